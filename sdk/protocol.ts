@@ -1,0 +1,134 @@
+/**
+ * Telemetry protocol v1 — the wire types shared by the SDK, the prober and the
+ * collector (see `docs/protocol.md`). Plain types only: the SDK ships no schema
+ * library; the collector validates the same shapes with TypeBox.
+ */
+
+/** One thing that fails as a unit. Model ids may contain `/`, `:` and `@`. */
+export interface BreakerKey {
+  provider: string;
+  endpoint: string;
+  model: string;
+  region?: string;
+}
+
+/** The error taxonomy of DESIGN.md: one class per kind of failure. */
+export type ErrorClass =
+  | 'rate_limit'
+  | 'quota'
+  | 'server'
+  | 'network'
+  | 'timeout'
+  | 'bad_request'
+  | 'auth'
+  | 'context_length'
+  | 'policy'
+  | 'truncated'
+  | 'stream_broken';
+
+export type BreakerStateName = 'closed' | 'open' | 'half_open' | 'forced_open';
+
+export type TransitionReason =
+  | 'created'
+  | 'error_rate'
+  | 'slow_calls'
+  | 'rejections'
+  | 'probe_failed'
+  | 'probes_succeeded'
+  | 'cooldown_elapsed'
+  | 'manual';
+
+/** A latency histogram: `counts.length === bounds.length + 1` (the last bucket is +Inf). */
+export interface Histogram {
+  bounds: number[];
+  counts: number[];
+}
+
+export interface TransitionEvent {
+  type: 'transition';
+  ts: number;
+  key: BreakerKey;
+  from: BreakerStateName | null;
+  to: BreakerStateName;
+  reason: TransitionReason;
+  cooldown_ms?: number;
+  attempt?: number;
+  rates?: { error: number; slow: number };
+}
+
+export interface WindowEvent {
+  type: 'window';
+  start: number;
+  end: number;
+  key: BreakerKey;
+  calls: number;
+  ok: number;
+  slow: number;
+  errors: Partial<Record<ErrorClass, number>>;
+  rejected: number;
+  short_circuited: number;
+  retries: number;
+  cold_excluded: number;
+  half_open: { ok: number; failed: number };
+  latency_ms: Histogram;
+  ttft_ms?: Histogram;
+  input_tokens: number;
+  output_tokens: number;
+  cost_usd: number;
+}
+
+export interface TasksEvent {
+  type: 'tasks';
+  start: number;
+  end: number;
+  operation: string;
+  completed: number;
+  failed: number;
+  degraded: number;
+  attempts: number;
+  cost_usd: number;
+  levels: Partial<Record<'0' | '1' | '2' | '3' | '4', number>>;
+  fallback: { invoked: number; failed: number };
+}
+
+export interface ConfigEvent {
+  type: 'config';
+  ts: number;
+  key: BreakerKey;
+  settings: Record<string, number | string | boolean>;
+  fallbacks: BreakerKey[];
+  warnings: string[];
+}
+
+export interface ProbeEvent {
+  type: 'probe';
+  ts: number;
+  key: BreakerKey;
+  location: string;
+  outcome: 'ok' | 'slow' | 'error';
+  error_class?: ErrorClass;
+  status?: number;
+  latency_ms: { connect?: number; ttfb?: number; total: number };
+  cold?: boolean;
+  cost_usd?: number;
+}
+
+export type TelemetryEvent = TransitionEvent | WindowEvent | TasksEvent | ConfigEvent | ProbeEvent;
+
+/** The body of `POST /v1/telemetry`. */
+export interface TelemetryBatch {
+  batch_id: string;
+  source: { service: string; instance: string; sdk?: string };
+  events: TelemetryEvent[];
+}
+
+/** The collector's answer to an accepted batch. */
+export interface TelemetryAck {
+  accepted: number;
+  duplicate: boolean;
+}
+
+/** Default latency histogram bounds in ms, shared so collector-side merges line up. */
+export const DEFAULT_LATENCY_BOUNDS_MS: readonly number[] = [
+  25, 50, 100, 250, 500, 1000, 2500, 5000, 10000, 30000, 60000,
+];
