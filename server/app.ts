@@ -1,0 +1,55 @@
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import type { Config } from './config/schema.ts';
+import { errorsPlugin } from './plugins/errors.ts';
+import { tracingPlugin } from './plugins/tracing.ts';
+import { dbPlugin } from './plugins/db.ts';
+import { authPlugin } from './plugins/auth.ts';
+import { ingestPlugin } from './plugins/ingest.ts';
+import { queryPlugin } from './plugins/query.ts';
+import { healthPlugin } from './plugins/health.ts';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    config: Config;
+  }
+}
+
+/** Options for building the collector app. */
+export interface AppOptions {
+  config: Config;
+  /** Fastify's logger option; tests pass false. */
+  logger?: FastifyServerOptions['logger'];
+}
+
+/** Log settings: JSON through pino, never a credential or a request body. */
+export function loggerOptions(level: string): FastifyServerOptions['logger'] {
+  return {
+    level,
+    redact: {
+      paths: ['req.headers.authorization', 'req.headers.cookie', 'headers.authorization', 'headers.cookie', 'body'],
+      censor: '[redacted]',
+    },
+  };
+}
+
+/**
+ * Builds the collector: one fastify plugin per concern, registered in dependency order.
+ * Nothing here listens or reads the environment; `main.ts` does that.
+ */
+export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: options.logger ?? loggerOptions(options.config.log_level),
+    forceCloseConnections: 'idle',
+    return503OnClosing: true,
+    ajv: { customOptions: { removeAdditional: false, allErrors: false } },
+  });
+  app.decorate('config', options.config);
+  await app.register(errorsPlugin);
+  await app.register(tracingPlugin);
+  await app.register(dbPlugin);
+  await app.register(authPlugin);
+  await app.register(healthPlugin);
+  await app.register(ingestPlugin);
+  await app.register(queryPlugin);
+  return app;
+}

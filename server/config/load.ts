@@ -1,0 +1,119 @@
+import { readFileSync } from 'node:fs';
+import { Value } from '@sinclair/typebox/value';
+import { parse as parseYaml } from 'yaml';
+import { ConfigSchema, type Config } from './schema.ts';
+
+/** A configuration problem, described in one line naming the setting. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** Environment variables and the setting each one sets (dot path into Config). */
+const ENV: Record<string, { path: string; type: 'int' | 'string' }> = {
+  BREAKERBOX_PORT: { path: 'port', type: 'int' },
+  BREAKERBOX_HOST: { path: 'host', type: 'string' },
+  BREAKERBOX_DB: { path: 'db', type: 'string' },
+  BREAKERBOX_ADMIN_TOKEN: { path: 'admin_token', type: 'string' },
+  BREAKERBOX_LOG_LEVEL: { path: 'log_level', type: 'string' },
+  OTEL_EXPORTER_OTLP_ENDPOINT: { path: 'otel.endpoint', type: 'string' },
+};
+
+/** Where a setting came from, so an error can name what the operator actually typed. */
+type Origin = Map<string, string>;
+
+function setPath(target: Record<string, unknown>, path: string, value: unknown): void {
+  const parts = path.split('.');
+  let node = target;
+  for (const part of parts.slice(0, -1)) {
+    if (typeof node[part] !== 'object' || node[part] === null) node[part] = {};
+    node = node[part] as Record<string, unknown>;
+  }
+  node[parts[parts.length - 1]!] = value;
+}
+
+function coerce(name: string, raw: string, type: 'int' | 'string'): unknown {
+  if (type === 'string') return raw;
+  if (!/^-?\d+$/.test(raw.trim())) throw new ConfigError(`${name}: must be an integer, got "${raw}"`);
+  return Number(raw);
+}
+
+/** Reads a YAML or JSON config file into a plain object. */
+function readConfigFile(file: string): Record<string, unknown> {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new ConfigError(`BREAKERBOX_CONFIG: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = file.endsWith('.json') ? JSON.parse(text) : parseYaml(text);
+  } catch (err) {
+    throw new ConfigError(`${file}: not valid ${file.endsWith('.json') ? 'JSON' : 'YAML'}: ${(err as Error).message.split('\n')[0]}`);
+  }
+  if (parsed === null || parsed === undefined) return {};
+  if (typeof parsed !== 'object' || Array.isArray(parsed)) throw new ConfigError(`${file}: must hold a mapping of settings`);
+  return parsed as Record<string, unknown>;
+}
+
+/** Inputs to `loadConfig`: the process's environment and the parsed command-line flags. */
+export interface ConfigSources {
+  env: Record<string, string | undefined>;
+  /** Flags as dot paths (`port`, `db`, `config`), already split from argv. */
+  flags?: Record<string, string>;
+}
+
+/**
+ * The one place configuration enters: defaults, then the config file, then environment,
+ * then flags. Throws a ConfigError whose message is a single line naming the setting,
+ * where it came from and what is allowed.
+ */
+export function loadConfig(sources: ConfigSources): Config {
+  const flags = sources.flags ?? {};
+  const origin: Origin = new Map();
+  const file = flags.config ?? sources.env.BREAKERBOX_CONFIG;
+  const input: Record<string, unknown> = file ? readConfigFile(file) : {};
+
+  for (const [name, { path, type }] of Object.entries(ENV)) {
+    const raw = sources.env[name];
+    if (raw === undefined || raw === '') continue;
+    setPath(input, path, coerce(name, raw, type));
+    origin.set(path, name);
+  }
+  for (const [flag, raw] of Object.entries(flags)) {
+    if (flag === 'config') continue;
+    const env = Object.values(ENV).find((e) => e.path === flag);
+    setPath(input, flag, coerce(`--${flag}`, raw, env?.type ?? 'string'));
+    origin.set(flag, `--${flag}`);
+  }
+
+  const config = Value.Default(ConfigSchema, structuredClone(input)) as unknown;
+  const error = Value.Errors(ConfigSchema, config).First();
+  if (error) {
+    const path = error.path.replace(/^\//, '').replaceAll('/', '.');
+    const where = origin.get(path) ?? (file ? `${file}: ${path || '(root)'}` : path);
+    const got = error.value === undefined ? '' : `, got ${JSON.stringify(error.value)}`;
+    const message = error.message.startsWith('Unexpected property')
+      ? `${where}: unknown setting`
+      : `${where}: ${describe(error.schema)}${got}`;
+    throw new ConfigError(message);
+  }
+  return config as Config;
+}
+
+/** Says what a schema allows, in words an operator reads. */
+function describe(schema: Record<string, unknown>): string {
+  if (Array.isArray(schema.anyOf)) return `must be one of ${schema.anyOf.map((s: { const?: unknown }) => JSON.stringify(s.const)).join(', ')}`;
+  const parts: string[] = [];
+  if (schema.type === 'integer') parts.push('must be an integer');
+  else if (schema.type === 'number') parts.push('must be a number');
+  else if (schema.type === 'string') parts.push('must be a text');
+  else if (schema.type === 'object') parts.push('must be a mapping');
+  else if (schema.type === 'boolean') parts.push('must be true or false');
+  else parts.push('is not allowed');
+  if (schema.minimum !== undefined) parts.push(`>= ${schema.minimum}`);
+  if (schema.exclusiveMinimum !== undefined) parts.push(`> ${schema.exclusiveMinimum}`);
+  if (schema.maximum !== undefined) parts.push(`<= ${schema.maximum}`);
+  if (schema.minLength !== undefined) parts.push(`at least ${schema.minLength} characters long`);
+  return parts.join(' ');
+}

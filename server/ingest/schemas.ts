@@ -1,0 +1,137 @@
+import { Type, type TSchema } from '@sinclair/typebox';
+
+/**
+ * Protocol v1 as JSON Schema (TypeBox). Objects accept unknown fields (forward
+ * compatibility); each event type has its own schema so an error names the exact field.
+ */
+
+const Count = Type.Integer({ minimum: 0 });
+const Millis = Type.Integer({ minimum: 0, description: 'ms since the Unix epoch (UTC)' });
+const Money = Type.Number({ minimum: 0 });
+const Name = (max: number) => Type.String({ minLength: 1, maxLength: max });
+
+export const BreakerKeySchema = Type.Object({
+  provider: Name(100),
+  endpoint: Name(100),
+  model: Name(300),
+  region: Type.Optional(Name(100)),
+});
+
+const ErrorClassName = Type.Union(
+  ['rate_limit', 'quota', 'server', 'network', 'timeout', 'bad_request', 'auth', 'context_length', 'policy', 'truncated', 'stream_broken'].map(
+    (c) => Type.Literal(c),
+  ),
+);
+const State = Type.Union(['closed', 'open', 'half_open', 'forced_open'].map((s) => Type.Literal(s)));
+const Reason = Type.Union(
+  ['created', 'error_rate', 'slow_calls', 'rejections', 'probe_failed', 'probes_succeeded', 'cooldown_elapsed', 'manual'].map((r) =>
+    Type.Literal(r),
+  ),
+);
+
+const HistogramSchema = Type.Object({
+  bounds: Type.Array(Type.Number({ minimum: 0 }), { maxItems: 64 }),
+  counts: Type.Array(Count, { minItems: 1, maxItems: 65 }),
+});
+
+export const TransitionSchema = Type.Object({
+  type: Type.Literal('transition'),
+  ts: Millis,
+  key: BreakerKeySchema,
+  from: Type.Union([State, Type.Null()]),
+  to: State,
+  reason: Reason,
+  cooldown_ms: Type.Optional(Count),
+  attempt: Type.Optional(Count),
+  rates: Type.Optional(Type.Object({ error: Type.Number({ minimum: 0, maximum: 1 }), slow: Type.Number({ minimum: 0, maximum: 1 }) })),
+});
+
+export const WindowSchema = Type.Object({
+  type: Type.Literal('window'),
+  start: Millis,
+  end: Millis,
+  key: BreakerKeySchema,
+  calls: Count,
+  ok: Count,
+  slow: Count,
+  errors: Type.Record(Type.String({ pattern: '^[a-z_]{1,40}$' }), Count, { maxProperties: 32 }),
+  rejected: Count,
+  short_circuited: Count,
+  retries: Count,
+  cold_excluded: Count,
+  half_open: Type.Object({ ok: Count, failed: Count }),
+  latency_ms: HistogramSchema,
+  ttft_ms: Type.Optional(HistogramSchema),
+  input_tokens: Count,
+  output_tokens: Count,
+  cost_usd: Money,
+});
+
+const Level = Type.Optional(Count);
+export const TasksSchema = Type.Object({
+  type: Type.Literal('tasks'),
+  start: Millis,
+  end: Millis,
+  operation: Name(200),
+  completed: Count,
+  failed: Count,
+  degraded: Count,
+  attempts: Count,
+  cost_usd: Money,
+  levels: Type.Object({ '0': Level, '1': Level, '2': Level, '3': Level, '4': Level }),
+  fallback: Type.Object({ invoked: Count, failed: Count }),
+});
+
+export const ConfigEventSchema = Type.Object({
+  type: Type.Literal('config'),
+  ts: Millis,
+  key: BreakerKeySchema,
+  settings: Type.Record(Type.String({ maxLength: 100 }), Type.Union([Type.Number(), Type.String({ maxLength: 1000 }), Type.Boolean()]), {
+    maxProperties: 100,
+  }),
+  fallbacks: Type.Array(BreakerKeySchema, { maxItems: 20 }),
+  warnings: Type.Array(Type.String({ maxLength: 1000 }), { maxItems: 50 }),
+});
+
+export const ProbeSchema = Type.Object({
+  type: Type.Literal('probe'),
+  ts: Millis,
+  key: BreakerKeySchema,
+  location: Name(100),
+  outcome: Type.Union([Type.Literal('ok'), Type.Literal('slow'), Type.Literal('error')]),
+  error_class: Type.Optional(ErrorClassName),
+  status: Type.Optional(Type.Integer({ minimum: 100, maximum: 599 })),
+  latency_ms: Type.Object({
+    connect: Type.Optional(Type.Number({ minimum: 0 })),
+    ttfb: Type.Optional(Type.Number({ minimum: 0 })),
+    total: Type.Number({ minimum: 0 }),
+  }),
+  cold: Type.Optional(Type.Boolean()),
+  cost_usd: Type.Optional(Money),
+});
+
+/** Each event type and its schema; a type not listed here is refused. */
+export const EVENT_SCHEMAS: Record<string, TSchema> = {
+  transition: TransitionSchema,
+  window: WindowSchema,
+  tasks: TasksSchema,
+  config: ConfigEventSchema,
+  probe: ProbeSchema,
+};
+
+/** The batch envelope; events are only checked to be typed objects here, then per type. */
+export const BatchEnvelopeSchema = Type.Object({
+  batch_id: Type.String({ minLength: 1, maxLength: 128 }),
+  source: Type.Object({
+    service: Name(200),
+    instance: Name(200),
+    sdk: Type.Optional(Type.String({ maxLength: 200 })),
+  }),
+  events: Type.Array(Type.Object({ type: Type.String() }), { minItems: 1, maxItems: 5000 }),
+});
+
+export const AckSchema = Type.Object({ accepted: Type.Integer(), duplicate: Type.Boolean() });
+
+export const ErrorReplySchema = Type.Object({
+  error: Type.Object({ code: Type.String(), message: Type.String(), path: Type.Optional(Type.String()) }),
+});

@@ -1,0 +1,73 @@
+import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
+import type { TSchema } from '@sinclair/typebox';
+import type { TelemetryBatch, Histogram } from '../../sdk/protocol.ts';
+import { BreakerboxError } from '../errors.ts';
+import { BatchEnvelopeSchema, EVENT_SCHEMAS } from './schemas.ts';
+
+const envelope = TypeCompiler.Compile(BatchEnvelopeSchema);
+const checks: Record<string, TypeCheck<TSchema>> = Object.fromEntries(
+  Object.entries(EVENT_SCHEMAS).map(([type, schema]) => [type, TypeCompiler.Compile(schema)]),
+);
+
+/** The time window an event's timestamps must fall in. */
+export interface TimeBounds {
+  /** Oldest acceptable time (now minus raw retention). */
+  oldest: number;
+  /** Newest acceptable time (now plus the allowed clock skew). */
+  newest: number;
+}
+
+function invalid(path: string, message: string): never {
+  throw new BreakerboxError('BB_ERR_INGEST_INVALID', message, { path });
+}
+
+function checkHistogram(h: Histogram, path: string): void {
+  if (h.counts.length !== h.bounds.length + 1) {
+    invalid(`${path}/counts`, `counts must have one more entry than bounds (${h.bounds.length + 1}), got ${h.counts.length}`);
+  }
+  for (let i = 1; i < h.bounds.length; i++) {
+    if (h.bounds[i]! <= h.bounds[i - 1]!) invalid(`${path}/bounds/${i}`, 'bounds must be strictly increasing');
+  }
+}
+
+function checkTime(value: number, path: string, bounds: TimeBounds): void {
+  if (value > bounds.newest) invalid(path, `timestamp ${value} is more than the allowed skew in the future (check the sender's clock)`);
+  if (value < bounds.oldest) invalid(path, `timestamp ${value} is older than the raw retention and would be pruned at once`);
+}
+
+/**
+ * Validates a parsed body against protocol v1 and returns it typed. Throws a 400
+ * BreakerboxError naming the first bad field as a JSON pointer (`/events/3/calls`).
+ */
+export function validateBatch(body: unknown, bounds: TimeBounds): TelemetryBatch {
+  if (!envelope.Check(body)) {
+    const first = envelope.Errors(body).First();
+    invalid(first?.path || '/', first?.message ?? 'invalid batch');
+  }
+  const batch = body as TelemetryBatch;
+  for (let i = 0; i < batch.events.length; i++) {
+    const event = batch.events[i]!;
+    const path = `/events/${i}`;
+    const check = checks[event.type];
+    if (!check) invalid(`${path}/type`, `unknown event type "${event.type}" (allowed: ${Object.keys(checks).join(', ')})`);
+    if (!check.Check(event)) {
+      const first = check.Errors(event).First();
+      invalid(`${path}${first?.path ?? ''}`, first?.message ?? 'invalid event');
+    }
+    switch (event.type) {
+      case 'window':
+      case 'tasks':
+        if (event.end < event.start) invalid(`${path}/end`, 'end must not be before start');
+        checkTime(event.start, `${path}/start`, bounds);
+        checkTime(event.end, `${path}/end`, bounds);
+        if (event.type === 'window') {
+          checkHistogram(event.latency_ms, `${path}/latency_ms`);
+          if (event.ttft_ms) checkHistogram(event.ttft_ms, `${path}/ttft_ms`);
+        }
+        break;
+      default:
+        checkTime(event.ts, `${path}/ts`, bounds);
+    }
+  }
+  return batch;
+}

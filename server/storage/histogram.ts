@@ -1,0 +1,71 @@
+import { DEFAULT_LATENCY_BOUNDS_MS, type Histogram } from '../../sdk/protocol.ts';
+
+/** Rollup histograms use these bounds; bucket i counts values <= bound i, the last bucket the rest. */
+export const ROLLUP_BOUNDS: readonly number[] = DEFAULT_LATENCY_BOUNDS_MS;
+export const ROLLUP_BUCKETS = ROLLUP_BOUNDS.length + 1;
+
+const mappings = new Map<string, Int8Array>();
+
+/**
+ * For each bucket of a histogram with `bounds`, the rollup bucket it lands in: the first
+ * rollup bucket whose bound is at or above the incoming bucket's upper bound. Re-bucketing
+ * can only move counts up, so merged percentiles err on the slow side, never the fast one.
+ */
+function mappingFor(bounds: readonly number[]): Int8Array {
+  const signature = bounds.join(',');
+  let mapping = mappings.get(signature);
+  if (!mapping) {
+    mapping = new Int8Array(bounds.length + 1);
+    for (let i = 0; i <= bounds.length; i++) {
+      const upper = i < bounds.length ? bounds[i]! : Number.POSITIVE_INFINITY;
+      let j = ROLLUP_BOUNDS.findIndex((b) => b >= upper);
+      if (j === -1) j = ROLLUP_BOUNDS.length;
+      mapping[i] = j;
+    }
+    // A client sending ever-new bound sets must not grow this cache without limit.
+    if (mappings.size > 1000) mappings.clear();
+    mappings.set(signature, mapping);
+  }
+  return mapping;
+}
+
+/** Adds `h` (any bounds) into `into`, a rollup-bounds count array. */
+export function addHistogram(into: number[], h: Histogram): void {
+  const mapping = mappingFor(h.bounds);
+  for (let i = 0; i < h.counts.length; i++) into[mapping[i]!]! += h.counts[i]!;
+}
+
+/** Adds one observed value into a rollup-bounds count array. */
+export function addValue(into: number[], value: number): void {
+  let j = ROLLUP_BOUNDS.findIndex((b) => value <= b);
+  if (j === -1) j = ROLLUP_BOUNDS.length;
+  into[j]! += 1;
+}
+
+/**
+ * The q-quantile (0..1) of rollup-bounds counts, interpolated linearly inside the bucket;
+ * null when empty. Values above the last bound report the last bound.
+ */
+export function quantile(counts: readonly number[], q: number): number | null {
+  let total = 0;
+  for (const c of counts) total += c;
+  if (total === 0) return null;
+  const rank = q * total;
+  let seen = 0;
+  for (let i = 0; i < counts.length; i++) {
+    const c = counts[i]!;
+    if (c > 0 && seen + c >= rank) {
+      if (i >= ROLLUP_BOUNDS.length) return ROLLUP_BOUNDS[ROLLUP_BOUNDS.length - 1]!;
+      const lower = i === 0 ? 0 : ROLLUP_BOUNDS[i - 1]!;
+      const upper = ROLLUP_BOUNDS[i]!;
+      return lower + ((rank - seen) / c) * (upper - lower);
+    }
+    seen += c;
+  }
+  return ROLLUP_BOUNDS[ROLLUP_BOUNDS.length - 1]!;
+}
+
+/** A zeroed rollup-bounds count array. */
+export function emptyCounts(): number[] {
+  return new Array<number>(ROLLUP_BUCKETS).fill(0);
+}

@@ -1,0 +1,157 @@
+import type { ErrorClass, ProbeEvent, TasksEvent, TransitionEvent, WindowEvent } from '../../sdk/protocol.ts';
+import { ROLLUP_BUCKETS, addHistogram, addValue, emptyCounts } from './histogram.ts';
+import type { Db } from './database.ts';
+
+/** The error classes that have a rollup column (`e_<class>`). */
+export const ERROR_CLASSES: readonly ErrorClass[] = [
+  'rate_limit', 'quota', 'server', 'network', 'timeout', 'bad_request',
+  'auth', 'context_length', 'policy', 'truncated', 'stream_broken',
+];
+
+const MINUTE = 60_000;
+/** Floors a time to its minute. */
+export const minuteOf = (ms: number): number => ms - (ms % MINUTE);
+
+const hCols = (prefix: string) => Array.from({ length: ROLLUP_BUCKETS }, (_, i) => `${prefix}${i}`);
+
+const KEY_COUNTERS = [
+  'calls', 'ok', 'slow', ...ERROR_CLASSES.map((c) => `e_${c}`), 'rejected', 'short_circuited', 'retries',
+  'cold_excluded', 'half_open_ok', 'half_open_failed', 'input_tokens', 'output_tokens', 'cost_usd',
+  'windows', 'transitions', 'opens', ...hCols('h'), ...hCols('t'),
+];
+const TASK_COUNTERS = [
+  'completed', 'failed', 'degraded', 'attempts', 'cost_usd',
+  'level0', 'level1', 'level2', 'level3', 'level4', 'fallback_invoked', 'fallback_failed',
+];
+const PROBE_COUNTERS = ['probes', 'ok', 'slow', 'error', 'misconfigured', 'cold', 'total_ms_sum', 'cost_usd', ...hCols('h')];
+
+function upsertSql(table: string, ids: string[], counters: string[]): string {
+  const cols = [...ids, ...counters];
+  return `INSERT INTO ${table} (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')})
+    ON CONFLICT (${ids.join(', ')}) DO UPDATE SET ${counters.map((c) => `${c} = ${c} + excluded.${c}`).join(', ')}`;
+}
+
+type Row = { ids: (number | string)[]; values: number[] };
+
+/**
+ * Accumulates one batch's contribution to the per-minute rollups in memory, so that a
+ * batch of 1,000 windows over 50 keys costs 50 upserts, not 1,000.
+ */
+export class RollupAccumulator {
+  private readonly keyRows = new Map<string, Row>();
+  private readonly taskRows = new Map<string, Row>();
+  private readonly probeRows = new Map<string, Row>();
+  private readonly keySources = new Set<string>();
+
+  private row(map: Map<string, Row>, ids: (number | string)[], width: number): number[] {
+    const id = ids.join('\u0000');
+    let row = map.get(id);
+    if (!row) {
+      row = { ids, values: new Array<number>(width).fill(0) };
+      map.set(id, row);
+    }
+    return row.values;
+  }
+
+  private keyRow(keyId: number, serviceId: number, minute: number): number[] {
+    return this.row(this.keyRows, [keyId, minute, serviceId], KEY_COUNTERS.length);
+  }
+
+  addWindow(keyId: number, serviceId: number, sourceId: number, e: WindowEvent): void {
+    const minute = minuteOf(e.start);
+    const v = this.keyRow(keyId, serviceId, minute);
+    v[0]! += e.calls;
+    v[1]! += e.ok;
+    v[2]! += e.slow;
+    for (let i = 0; i < ERROR_CLASSES.length; i++) v[3 + i]! += e.errors[ERROR_CLASSES[i]!] ?? 0;
+    let at = 3 + ERROR_CLASSES.length;
+    v[at++]! += e.rejected;
+    v[at++]! += e.short_circuited;
+    v[at++]! += e.retries;
+    v[at++]! += e.cold_excluded;
+    v[at++]! += e.half_open.ok;
+    v[at++]! += e.half_open.failed;
+    v[at++]! += e.input_tokens;
+    v[at++]! += e.output_tokens;
+    v[at++]! += e.cost_usd;
+    v[at++]! += 1; // windows
+    at += 2; // transitions, opens
+    const lat = emptyCounts();
+    addHistogram(lat, e.latency_ms);
+    for (let i = 0; i < ROLLUP_BUCKETS; i++) v[at + i]! += lat[i]!;
+    if (e.ttft_ms) {
+      const ttft = emptyCounts();
+      addHistogram(ttft, e.ttft_ms);
+      for (let i = 0; i < ROLLUP_BUCKETS; i++) v[at + ROLLUP_BUCKETS + i]! += ttft[i]!;
+    }
+    this.keySources.add(`${keyId}:${minute}:${sourceId}`);
+  }
+
+  addTransition(keyId: number, serviceId: number, sourceId: number, e: TransitionEvent): void {
+    const minute = minuteOf(e.ts);
+    const v = this.keyRow(keyId, serviceId, minute);
+    const at = KEY_COUNTERS.indexOf('transitions');
+    v[at]! += 1;
+    if (e.to === 'open' || e.to === 'forced_open') v[at + 1]! += 1;
+    this.keySources.add(`${keyId}:${minute}:${sourceId}`);
+  }
+
+  addTasks(serviceId: number, e: TasksEvent): void {
+    const v = this.row(this.taskRows, [e.operation, minuteOf(e.start), serviceId], TASK_COUNTERS.length);
+    v[0]! += e.completed;
+    v[1]! += e.failed;
+    v[2]! += e.degraded;
+    v[3]! += e.attempts;
+    v[4]! += e.cost_usd;
+    for (let level = 0; level <= 4; level++) v[5 + level]! += e.levels[String(level) as '0'] ?? 0;
+    v[10]! += e.fallback.invoked;
+    v[11]! += e.fallback.failed;
+  }
+
+  addProbe(keyId: number, e: ProbeEvent): void {
+    const v = this.row(this.probeRows, [keyId, minuteOf(e.ts), e.location], PROBE_COUNTERS.length);
+    if (e.cold) {
+      v[5]! += 1;
+    } else {
+      v[0]! += 1;
+      if (e.outcome === 'ok') v[1]! += 1;
+      else if (e.outcome === 'slow') v[2]! += 1;
+      else v[3]! += 1;
+      if (e.error_class === 'bad_request' || e.error_class === 'auth') v[4]! += 1;
+      v[6]! += e.latency_ms.total;
+      const lat = emptyCounts();
+      addValue(lat, e.latency_ms.total);
+      for (let i = 0; i < ROLLUP_BUCKETS; i++) v[8 + i]! += lat[i]!;
+    }
+    v[7]! += e.cost_usd ?? 0;
+  }
+
+  /** Writes the accumulated rows; call inside the batch's transaction. */
+  flush(statements: RollupStatements): void {
+    for (const row of this.keyRows.values()) statements.key.run(...row.ids, ...row.values);
+    for (const row of this.taskRows.values()) statements.task.run(...row.ids, ...row.values);
+    for (const row of this.probeRows.values()) statements.probe.run(...row.ids, ...row.values);
+    for (const id of this.keySources) {
+      const [k, m, s] = id.split(':');
+      statements.keySource.run(Number(k), Number(m), Number(s));
+    }
+  }
+}
+
+/** Prepared upserts for the rollup tables. */
+export interface RollupStatements {
+  key: { run(...args: unknown[]): unknown };
+  task: { run(...args: unknown[]): unknown };
+  probe: { run(...args: unknown[]): unknown };
+  keySource: { run(...args: unknown[]): unknown };
+}
+
+/** Prepares the rollup upserts once per database handle. */
+export function prepareRollupStatements(db: Db): RollupStatements {
+  return {
+    key: db.prepare(upsertSql('key_minutes', ['key_id', 'minute', 'service_id'], KEY_COUNTERS)),
+    task: db.prepare(upsertSql('task_minutes', ['operation', 'minute', 'service_id'], TASK_COUNTERS)),
+    probe: db.prepare(upsertSql('probe_minutes', ['key_id', 'minute', 'location'], PROBE_COUNTERS)),
+    keySource: db.prepare('INSERT OR IGNORE INTO key_minute_sources (key_id, minute, source_id) VALUES (?, ?, ?)'),
+  };
+}

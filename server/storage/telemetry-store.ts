@@ -1,0 +1,174 @@
+import type { BreakerKey, TelemetryAck, TelemetryBatch } from '../../sdk/protocol.ts';
+import type { Db } from './database.ts';
+import { RollupAccumulator, prepareRollupStatements } from './rollups.ts';
+
+/** A stored key with its id and the span it reported over. */
+export interface StoredKey {
+  id: number;
+  key: BreakerKey;
+  firstSeen: number;
+  lastSeen: number;
+}
+
+/** Writes telemetry batches and reads back what arrived. */
+export interface TelemetryStore {
+  /** Stores a validated batch in one transaction; a known `batch_id` changes nothing. */
+  insertBatch(batch: TelemetryBatch, receivedAt: number): TelemetryAck;
+  listKeys(): StoredKey[];
+  /** The id of a key, or undefined if it never reported. */
+  findKeyId(key: BreakerKey): number | undefined;
+}
+
+/** The database form of a key's optional region: '' for none, so the unique index holds. */
+export const regionColumn = (key: BreakerKey): string => key.region ?? '';
+
+/** Turns a `keys` row back into a key, exactly as it arrived. */
+export function keyFromRow(row: { provider: string; endpoint: string; model: string; region: string }): BreakerKey {
+  const key: BreakerKey = { provider: row.provider, endpoint: row.endpoint, model: row.model };
+  if (row.region !== '') key.region = row.region;
+  return key;
+}
+
+const keyCacheId = (k: BreakerKey) => `${k.provider}\u0000${k.endpoint}\u0000${k.model}\u0000${k.region ?? ''}`;
+
+/**
+ * Creates the telemetry store over the collector's single write connection. Key, service
+ * and source ids are cached in memory; ids created inside a batch's transaction are dropped
+ * from the cache if it rolls back, so a refused batch cannot leave a dangling id behind.
+ */
+export function createTelemetryStore(db: Db): TelemetryStore {
+  const s = {
+    batchSeen: db.prepare('SELECT 1 FROM batches WHERE batch_id = ?'),
+    batchInsert: db.prepare('INSERT INTO batches (batch_id, received_at, events) VALUES (?, ?, ?)'),
+    keySelect: db.prepare('SELECT id FROM keys WHERE provider = ? AND endpoint = ? AND model = ? AND region = ?'),
+    keyInsert: db.prepare('INSERT INTO keys (provider, endpoint, model, region, first_seen, last_seen) VALUES (?, ?, ?, ?, ?, ?)'),
+    keyTouch: db.prepare('UPDATE keys SET last_seen = max(last_seen, ?) WHERE id = ?'),
+    serviceSelect: db.prepare('SELECT id FROM services WHERE name = ?'),
+    serviceInsert: db.prepare('INSERT INTO services (name) VALUES (?)'),
+    sourceSelect: db.prepare('SELECT id FROM sources WHERE service_id = ? AND instance = ?'),
+    sourceInsert: db.prepare('INSERT INTO sources (service_id, instance, sdk, first_seen, last_seen) VALUES (?, ?, ?, ?, ?)'),
+    sourceTouch: db.prepare('UPDATE sources SET last_seen = ?, sdk = coalesce(?, sdk) WHERE id = ?'),
+    window: db.prepare(`INSERT INTO window_events (key_id, source_id, start, end, calls, ok, slow, errors, rejected,
+      short_circuited, retries, cold_excluded, half_open_ok, half_open_failed, latency, ttft, input_tokens, output_tokens, cost_usd)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+    transition: db.prepare(`INSERT INTO transition_events (key_id, source_id, ts, from_state, to_state, reason, cooldown_ms, attempt, rate_error, rate_slow)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+    tasks: db.prepare(`INSERT INTO task_events (source_id, operation, start, end, completed, failed, degraded, attempts, cost_usd, levels, fallback_invoked, fallback_failed)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+    config: db.prepare('INSERT INTO config_events (key_id, source_id, ts, settings, fallbacks, warnings) VALUES (?, ?, ?, ?, ?, ?)'),
+    probe: db.prepare(`INSERT INTO probe_events (key_id, source_id, location, ts, outcome, error_class, status, connect_ms, ttfb_ms, total_ms, cold, cost_usd)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+    listKeys: db.prepare('SELECT id, provider, endpoint, model, region, first_seen, last_seen FROM keys ORDER BY provider, endpoint, model, region'),
+  };
+  const rollups = prepareRollupStatements(db);
+
+  const keyIds = new Map<string, number>();
+  const serviceIds = new Map<string, number>();
+  const sourceIds = new Map<string, number>();
+
+  // Ids cached while a batch's transaction runs; forgotten again if it rolls back.
+  let pending: [Map<string, number>, string][] = [];
+  const remember = (map: Map<string, number>, id: string, value: number) => {
+    map.set(id, value);
+    pending.push([map, id]);
+  };
+
+  const write = db.transaction((batch: TelemetryBatch, receivedAt: number): TelemetryAck => {
+    if (s.batchSeen.get(batch.batch_id)) return { accepted: 0, duplicate: true };
+
+    let serviceId = serviceIds.get(batch.source.service);
+    if (serviceId === undefined) {
+      const row = s.serviceSelect.get(batch.source.service) as { id: number } | undefined;
+      serviceId = row ? row.id : Number(s.serviceInsert.run(batch.source.service).lastInsertRowid);
+      remember(serviceIds, batch.source.service, serviceId);
+    }
+    const sourceCacheId = `${serviceId}\u0000${batch.source.instance}`;
+    let sourceId = sourceIds.get(sourceCacheId);
+    if (sourceId === undefined) {
+      const row = s.sourceSelect.get(serviceId, batch.source.instance) as { id: number } | undefined;
+      sourceId = row
+        ? row.id
+        : Number(s.sourceInsert.run(serviceId, batch.source.instance, batch.source.sdk ?? null, receivedAt, receivedAt).lastInsertRowid);
+      remember(sourceIds, sourceCacheId, sourceId);
+    }
+    s.sourceTouch.run(receivedAt, batch.source.sdk ?? null, sourceId);
+
+    const touched = new Map<number, number>();
+    const keyId = (key: BreakerKey, ts: number): number => {
+      const cacheId = keyCacheId(key);
+      let id = keyIds.get(cacheId);
+      if (id === undefined) {
+        const region = regionColumn(key);
+        const row = s.keySelect.get(key.provider, key.endpoint, key.model, region) as { id: number } | undefined;
+        id = row ? row.id : Number(s.keyInsert.run(key.provider, key.endpoint, key.model, region, ts, ts).lastInsertRowid);
+        remember(keyIds, cacheId, id);
+      }
+      if ((touched.get(id) ?? 0) < ts) touched.set(id, ts);
+      return id;
+    };
+
+    const acc = new RollupAccumulator();
+    for (const e of batch.events) {
+      switch (e.type) {
+        case 'window': {
+          const k = keyId(e.key, e.end);
+          s.window.run(k, sourceId, e.start, e.end, e.calls, e.ok, e.slow, JSON.stringify(e.errors), e.rejected,
+            e.short_circuited, e.retries, e.cold_excluded, e.half_open.ok, e.half_open.failed,
+            JSON.stringify(e.latency_ms), e.ttft_ms ? JSON.stringify(e.ttft_ms) : null,
+            e.input_tokens, e.output_tokens, e.cost_usd);
+          acc.addWindow(k, serviceId, sourceId, e);
+          break;
+        }
+        case 'transition': {
+          const k = keyId(e.key, e.ts);
+          s.transition.run(k, sourceId, e.ts, e.from, e.to, e.reason, e.cooldown_ms ?? null, e.attempt ?? null,
+            e.rates?.error ?? null, e.rates?.slow ?? null);
+          acc.addTransition(k, serviceId, sourceId, e);
+          break;
+        }
+        case 'tasks':
+          s.tasks.run(sourceId, e.operation, e.start, e.end, e.completed, e.failed, e.degraded, e.attempts, e.cost_usd,
+            JSON.stringify(e.levels), e.fallback.invoked, e.fallback.failed);
+          acc.addTasks(serviceId, e);
+          break;
+        case 'config':
+          s.config.run(keyId(e.key, e.ts), sourceId, e.ts, JSON.stringify(e.settings), JSON.stringify(e.fallbacks), JSON.stringify(e.warnings));
+          break;
+        case 'probe': {
+          const k = keyId(e.key, e.ts);
+          s.probe.run(k, sourceId, e.location, e.ts, e.outcome, e.error_class ?? null, e.status ?? null,
+            e.latency_ms.connect ?? null, e.latency_ms.ttfb ?? null, e.latency_ms.total, e.cold ? 1 : 0, e.cost_usd ?? null);
+          acc.addProbe(k, e);
+          break;
+        }
+      }
+    }
+    for (const [id, ts] of touched) s.keyTouch.run(ts, id);
+    acc.flush(rollups);
+    s.batchInsert.run(batch.batch_id, receivedAt, batch.events.length);
+    return { accepted: batch.events.length, duplicate: false };
+  });
+
+  return {
+    insertBatch(batch, receivedAt) {
+      pending = [];
+      try {
+        return write.immediate(batch, receivedAt);
+      } catch (err) {
+        for (const [map, id] of pending) map.delete(id);
+        throw err;
+      } finally {
+        pending = [];
+      }
+    },
+    listKeys() {
+      return (s.listKeys.all() as { id: number; provider: string; endpoint: string; model: string; region: string; first_seen: number; last_seen: number }[]).map(
+        (row) => ({ id: row.id, key: keyFromRow(row), firstSeen: row.first_seen, lastSeen: row.last_seen }),
+      );
+    },
+    findKeyId(key) {
+      const row = s.keySelect.get(key.provider, key.endpoint, key.model, regionColumn(key)) as { id: number } | undefined;
+      return row?.id;
+    },
+  };
+}
