@@ -1,0 +1,359 @@
+/**
+ * A fault-injecting fake model provider: a real node:http server on port 0 that speaks
+ * OpenAI-compatible `POST /v1/chat/completions` and Anthropic-compatible `POST /v1/messages`,
+ * JSON and SSE, with faults scripted per model and a log of every attempt.
+ *
+ * Shared by the SDK's and the prober's tests and by the demo. Usage:
+ *
+ * ```ts
+ * const fake = await startFakeProvider();            // key 'test-key', 8 tokens per answer
+ * const openai = new OpenAI({ baseURL: fake.openaiBaseUrl, apiKey: fake.apiKey, maxRetries: 0 });
+ * const anthropic = new Anthropic({ baseURL: fake.anthropicBaseUrl, apiKey: fake.apiKey, maxRetries: 0 });
+ * fake.script('gpt-4o', [{ kind: 'status', status: 500 }]);   // next request 500, then healthy
+ * fake.script('gpt-4o', { kind: 'rate_limit' }, { persistent: true }); // every request 429 until rescripted
+ * fake.attempts                                       // what reached the server, in order
+ * await fake.close();
+ * ```
+ *
+ * Faults (each may also carry `latencyMs`, `tokens`, `tokenIntervalMs`):
+ * - `ok` — a normal answer. `latencyMs` delays the headers ("delay before headers").
+ * - `rate_limit` — 429 `rate_limit_exceeded` (OpenAI) / `rate_limit_error` (Anthropic);
+ *   `retryAfter` (seconds or an HTTP date) adds a `retry-after` header, absent otherwise.
+ * - `quota` — OpenAI: 429 `insufficient_quota`; Anthropic: 400 "credit balance is too low" (as the real API).
+ * - `status` — any status with the dialect's real default body (500, 503, 529, 400, 401, 404, 422, …);
+ *   `errorType`/`code`/`message`/`headers` override. OpenAI 502/504 answer with an HTML gateway page.
+ * - `context_length` — 400 `context_length_exceeded` / Anthropic "prompt is too long".
+ * - `model_not_found` — 404 `model_not_found` / `not_found_error`.
+ * - `reset` — the TCP connection is destroyed before any header.
+ * - `no_response` — the request is read and never answered (until the client gives up or `close()`).
+ * - `slow_first_token` — stream: headers and head frames at once, first token after `ms`;
+ *   JSON: the whole answer after `ms`.
+ * - `cut_stream` — after `afterTokens` tokens the socket is destroyed (`how: 'reset'`, default)
+ *   or the response ends cleanly without finish/end event (`how: 'end'`).
+ * - `stall` — after `afterTokens` tokens nothing more is sent; the connection stays open.
+ * - `malformed_chunk` — after `afterTokens` tokens one frame of broken JSON, then the rest as normal.
+ * - `no_end_event` — finish reason and usage sent, but no `[DONE]` / `message_stop`; then the
+ *   response ends (`keepOpen: false`, default) or the connection stays open (`keepOpen: true`).
+ * - `finish_length` — a complete answer with finish_reason `length` / stop_reason `max_tokens`.
+ * - `content_filter` — `as: 'finish'` (default): finish_reason `content_filter` / stop_reason
+ *   `refusal`; `as: 'error'`: 400 with code `content_filter` / "Output blocked by content filtering policy".
+ *
+ * Stream faults on a non-streamed request: `cut_stream` sends half the JSON body then
+ * destroys the socket, `stall` sends half and stalls, `malformed_chunk` sends invalid JSON
+ * with status 200, `no_end_event` behaves like `ok`.
+ *
+ * Like the real APIs: a wrong or missing key (`Authorization: Bearer` for OpenAI,
+ * `x-api-key` or Bearer for Anthropic) gets 401; `max_tokens` / `max_completion_tokens`
+ * below the answer length stops the answer there with finish `length` / `max_tokens`
+ * (so a 1-token probe sees `length`, as it would on the real API). Every answer carries
+ * `x-request-id` (OpenAI) or `request-id` (Anthropic).
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import {
+  baseHeaders,
+  errorAnswer,
+  estimateInputTokens,
+  jsonAnswer,
+  newRequestId,
+  newResponseId,
+  streamFrames,
+  type Dialect,
+} from './fake-provider-bodies.ts';
+
+import type { Attempt, FakeProvider, FakeProviderOptions, Fault } from './fake-provider-types.ts';
+import { closeSignal, flushed, headerValue, numberOr, readBody, redact, sleep } from './fake-provider-util.ts';
+
+export type { Dialect } from './fake-provider-bodies.ts';
+export type { Attempt, FakeProvider, FakeProviderOptions, Fault, FaultTiming, ScriptOptions } from './fake-provider-types.ts';
+
+interface Script {
+  faults: Fault[];
+  next: number;
+  persistent: boolean;
+}
+
+const OK: Fault = { kind: 'ok' };
+
+/** Starts a fake provider on an ephemeral loopback port. */
+export async function startFakeProvider(options: FakeProviderOptions = {}): Promise<FakeProvider> {
+  const o = {
+    apiKeys: options.apiKeys ?? ['test-key'],
+    latencyMs: options.latencyMs ?? 0,
+    tokens: options.tokens ?? 8,
+    tokenIntervalMs: options.tokenIntervalMs ?? 0,
+    models: options.models ? new Set(options.models) : undefined,
+    host: options.host ?? '127.0.0.1',
+  };
+  const scripts = new Map<string, Script>();
+  const attempts: Attempt[] = [];
+  const sockets = new Set<Socket>();
+  const waiters = new Set<() => void>();
+  const stopping = new AbortController();
+  let seq = 0;
+
+  function nextFault(model: string | undefined): Fault {
+    const s = (model !== undefined ? scripts.get(model) : undefined) ?? scripts.get('*');
+    if (!s || s.faults.length === 0) return OK;
+    if (s.next >= s.faults.length) {
+      if (!s.persistent) return OK;
+      s.next = 0;
+    }
+    return s.faults[s.next++]!;
+  }
+
+  const server = createServer((req, res) => {
+    void handle(req, res).catch(() => res.destroy());
+  });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const raw = await readBody(req);
+    const path = (req.url ?? '/').split('?')[0]!;
+    const dialect: Dialect | 'unknown' =
+      path === '/v1/chat/completions' ? 'openai' : path === '/v1/messages' ? 'anthropic' : 'unknown';
+    let body: unknown;
+    try {
+      body = raw.length ? (JSON.parse(raw) as unknown) : undefined;
+    } catch {
+      body = raw;
+    }
+    const b = (body && typeof body === 'object' ? body : {}) as Record<string, unknown>;
+    const model = typeof b.model === 'string' ? b.model : undefined;
+    const d: Dialect = dialect === 'unknown' ? 'openai' : dialect;
+    const requestId = newRequestId(d);
+    const attempt: Attempt = {
+      seq: ++seq,
+      ts: Date.now(),
+      dialect,
+      method: req.method ?? 'GET',
+      path,
+      model,
+      stream: b.stream === true,
+      fault: 'ok',
+      status: undefined,
+      requestId,
+      headers: redact(req.headers),
+      body,
+      tokensSent: 0,
+      clientAborted: false,
+    };
+    attempts.push(attempt);
+    for (const w of waiters) w();
+
+    let finished = false;
+    res.on('finish', () => (finished = true));
+    res.on('close', () => {
+      if (!finished) attempt.clientAborted = true;
+    });
+
+    const sendError = (status: number, over: { type?: string; code?: string | null; message?: string } = {}, extra: Record<string, string> = {}) => {
+      const e = errorAnswer(d, status, requestId, over);
+      attempt.status = status;
+      res.writeHead(status, { ...baseHeaders(d, requestId), 'content-type': e.contentType, ...extra });
+      res.end(e.body);
+    };
+
+    if (dialect === 'unknown' || req.method !== 'POST') {
+      sendError(404, { type: 'invalid_request_error', code: null, message: `Invalid URL (${req.method} ${path})` });
+      return;
+    }
+    if (!authorised(d, req)) {
+      sendError(401);
+      return;
+    }
+    if (typeof body !== 'object' || body === null) {
+      sendError(400, { message: 'We could not parse the JSON body of your request.' });
+      return;
+    }
+    const fault = nextFault(model);
+    attempt.fault = fault.kind;
+    const signal = AbortSignal.any([stopping.signal, closeSignal(res)]);
+
+    if (fault.kind === 'reset') {
+      req.socket.destroy();
+      return;
+    }
+    if (fault.kind === 'no_response') return; // kept open until the client or close() ends it
+    await sleep(fault.latencyMs ?? o.latencyMs, signal);
+    if (signal.aborted) return;
+    if (o.models && model !== undefined && !o.models.has(model)) {
+      sendError(404, { message: `The model \`${model}\` does not exist or you do not have access to it.` });
+      return;
+    }
+
+    switch (fault.kind) {
+      case 'rate_limit': {
+        const extra: Record<string, string> = fault.retryAfter === undefined ? {} : { 'retry-after': String(fault.retryAfter) };
+        sendError(429, {}, extra);
+        return;
+      }
+      case 'quota':
+        if (d === 'openai') {
+          sendError(429, {
+            type: 'insufficient_quota',
+            code: 'insufficient_quota',
+            message: 'You exceeded your current quota, please check your plan and billing details.',
+          });
+        } else {
+          sendError(400, { type: 'invalid_request_error', message: 'Your credit balance is too low to access the Anthropic API.' });
+        }
+        return;
+      case 'status':
+        sendError(fault.status, { type: fault.errorType, code: fault.code, message: fault.message }, fault.headers ?? {});
+        return;
+      case 'context_length':
+        if (d === 'openai') {
+          sendError(400, {
+            type: 'invalid_request_error',
+            code: 'context_length_exceeded',
+            message: "This model's maximum context length is 128000 tokens. However, your messages resulted in 131072 tokens.",
+          });
+        } else {
+          sendError(400, { type: 'invalid_request_error', message: 'prompt is too long: 210000 tokens > 200000 maximum' });
+        }
+        return;
+      case 'model_not_found':
+        sendError(404, { message: `The model \`${model ?? ''}\` does not exist or you do not have access to it.` });
+        return;
+      case 'content_filter':
+        if (fault.as === 'error') {
+          if (d === 'openai') {
+            sendError(400, {
+              type: 'invalid_request_error',
+              code: 'content_filter',
+              message: "The response was filtered due to the prompt triggering the content management policy.",
+            });
+          } else {
+            sendError(400, { type: 'invalid_request_error', message: 'Output blocked by content filtering policy' });
+          }
+          return;
+        }
+        break;
+      default:
+        break;
+    }
+    await answer(d, b, fault, attempt, res, signal);
+  }
+
+  async function answer(d: Dialect, b: Record<string, unknown>, fault: Fault, attempt: Attempt, res: ServerResponse, signal: AbortSignal) {
+    const wanted = fault.tokens ?? o.tokens;
+    const cap = numberOr(b.max_completion_tokens, numberOr(b.max_tokens, Infinity));
+    const tokens = Math.max(0, Math.min(wanted, cap));
+    let finish = d === 'openai' ? 'stop' : 'end_turn';
+    if (tokens < wanted || fault.kind === 'finish_length') finish = d === 'openai' ? 'length' : 'max_tokens';
+    if (fault.kind === 'content_filter') finish = d === 'openai' ? 'content_filter' : 'refusal';
+    const shape = { id: newResponseId(d), model: String(b.model ?? ''), tokens, inputTokens: estimateInputTokens(b), finish };
+    const headers = baseHeaders(d, attempt.requestId);
+    const interval = fault.tokenIntervalMs ?? o.tokenIntervalMs;
+    attempt.status = 200;
+
+    if (b.stream !== true) {
+      if (fault.kind === 'slow_first_token') await sleep(fault.ms, signal);
+      if (signal.aborted) return;
+      const full = jsonAnswer(d, shape);
+      if (fault.kind === 'malformed_chunk') {
+        res.writeHead(200, { ...headers, 'content-type': 'application/json' });
+        res.end(full.slice(0, Math.floor(full.length / 2)));
+        return;
+      }
+      if (fault.kind === 'cut_stream' || fault.kind === 'stall') {
+        res.writeHead(200, { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(full)) });
+        await flushed(res, full.slice(0, Math.floor(full.length / 2)));
+        if (fault.kind === 'cut_stream') res.destroy();
+        return;
+      }
+      attempt.tokensSent = tokens;
+      res.writeHead(200, { ...headers, 'content-type': 'application/json' });
+      res.end(full);
+      return;
+    }
+
+    const streamOptions = b.stream_options as { include_usage?: unknown } | undefined;
+    const frames = streamFrames(d, shape, d === 'anthropic' || streamOptions?.include_usage === true);
+    res.writeHead(200, { ...headers, 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
+    // A cut must come after what was written has reached the wire, or the reset would swallow it.
+    let lastWrite = flushed(res, frames.head.join(''));
+    const cut = async () => {
+      await lastWrite;
+      if ((fault as { how?: string }).how === 'end') res.end();
+      else res.destroy();
+    };
+    for (let i = 0; i < tokens; i++) {
+      const wait = i === 0 && fault.kind === 'slow_first_token' ? fault.ms : interval;
+      await sleep(wait, signal);
+      if (signal.aborted) return;
+      if (fault.kind === 'cut_stream' && i === fault.afterTokens) return cut();
+      if (fault.kind === 'stall' && i === fault.afterTokens) return;
+      if (fault.kind === 'malformed_chunk' && i === fault.afterTokens) res.write(frames.malformed);
+      lastWrite = flushed(res, frames.token(i));
+      attempt.tokensSent = i + 1;
+    }
+    // Faults positioned at or past the last token still apply, before the tail.
+    if (fault.kind === 'cut_stream' && fault.afterTokens >= tokens) return cut();
+    if (fault.kind === 'stall' && fault.afterTokens >= tokens) return;
+    for (const f of frames.tail) res.write(f);
+    if (fault.kind === 'no_end_event') {
+      if (!fault.keepOpen) res.end();
+      return;
+    }
+    res.end(frames.end);
+  }
+
+  function authorised(d: Dialect, req: IncomingMessage): boolean {
+    const bearer = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? '')?.[1];
+    const key = d === 'anthropic' ? (headerValue(req.headers['x-api-key']) ?? bearer) : bearer;
+    return key !== undefined && o.apiKeys.includes(key);
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, o.host, () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  const url = `http://${o.host.includes(':') ? `[${o.host}]` : o.host}:${port}`;
+
+  return {
+    url,
+    openaiBaseUrl: `${url}/v1`,
+    anthropicBaseUrl: url,
+    apiKey: o.apiKeys[0] ?? '',
+    attempts,
+    attemptsFor: (model) => attempts.filter((a) => a.model === model),
+    script(model, faults, opts = {}) {
+      scripts.set(model, { faults: Array.isArray(faults) ? [...faults] : [faults], next: 0, persistent: opts.persistent ?? false });
+    },
+    clear(model) {
+      if (model === undefined) scripts.clear();
+      else scripts.delete(model);
+    },
+    reset() {
+      scripts.clear();
+      attempts.length = 0;
+    },
+    waitForAttempts(n, timeoutMs = 5000) {
+      if (attempts.length >= n) return Promise.resolve();
+      return new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => {
+          waiters.delete(check);
+          reject(new Error(`fake provider: ${attempts.length} attempts after ${timeoutMs} ms, wanted ${n}`));
+        }, timeoutMs);
+        const check = () => {
+          if (attempts.length < n) return;
+          clearTimeout(timer);
+          waiters.delete(check);
+          resolve();
+        };
+        waiters.add(check);
+      });
+    },
+    async close() {
+      stopping.abort();
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
