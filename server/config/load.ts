@@ -111,9 +111,10 @@ function describe(schema: Record<string, unknown>): string {
   else if (schema.type === 'object') parts.push('must be a mapping');
   else if (schema.type === 'boolean') parts.push('must be true or false');
   else parts.push('is not allowed');
-  if (schema.minimum !== undefined) parts.push(`>= ${schema.minimum}`);
-  if (schema.exclusiveMinimum !== undefined) parts.push(`> ${schema.exclusiveMinimum}`);
-  if (schema.maximum !== undefined) parts.push(`<= ${schema.maximum}`);
-  if (schema.minLength !== undefined) parts.push(`at least ${schema.minLength} characters long`);
-  return parts.join(' ');
+  const limits: string[] = [];
+  if (schema.minimum !== undefined) limits.push(`>= ${schema.minimum}`);
+  if (schema.exclusiveMinimum !== undefined) limits.push(`> ${schema.exclusiveMinimum}`);
+  if (schema.maximum !== undefined) limits.push(`<= ${schema.maximum}`);
+  if (schema.minLength !== undefined) limits.push(`at least ${schema.minLength} characters long`);
+  return [parts.join(' '), limits.join(' and ')].filter(Boolean).join(' ');
 }
