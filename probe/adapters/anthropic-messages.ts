@@ -1,0 +1,145 @@
+/**
+ * `anthropic-messages`: Anthropic's `POST /v1/messages`. `base_url` is the host, as in
+ * the official client: `https://api.anthropic.com`.
+ */
+import { classifyErrorBody, classifyFinishReason } from '../../sdk/index.ts';
+import type { FieldReader } from '../config-fields.ts';
+import type { SseEvent } from '../sse.ts';
+import {
+  count,
+  estimateChatTokens,
+  isObject,
+  joinUrl,
+  malformed,
+  parseChatRequest,
+  tryJson,
+  type ChatRequest,
+} from './chat-request.ts';
+import type { OutgoingRequest, ParseContext, ProbeAdapter, ShapeVerdict, StreamChecker, StreamStep, Usage } from './types.ts';
+
+interface AnthropicRequest extends ChatRequest {
+  version: string;
+}
+
+function stopVerdict(stop: string, usage: Usage | undefined): ShapeVerdict {
+  const cls = classifyFinishReason(stop);
+  if (cls) return { ok: false, errorClass: cls, reason: `stop_reason ${stop}`, ...(usage ? { usage } : {}) };
+  return usage ? { ok: true, usage } : { ok: true };
+}
+
+class AnthropicStreamChecker implements StreamChecker {
+  private started = false;
+  private stopped = false;
+  private sawToken = false;
+  private stop: string | undefined;
+  private inputTokens: number | undefined;
+  private outputTokens: number | undefined;
+
+  private usage(): Usage | undefined {
+    if (this.inputTokens === undefined && this.outputTokens === undefined) return undefined;
+    return { inputTokens: this.inputTokens ?? 0, outputTokens: this.outputTokens ?? 0 };
+  }
+
+  onEvent(ev: SseEvent): StreamStep {
+    const data = tryJson(ev.data);
+    if (!isObject(data) || typeof data.type !== 'string') {
+      return { failure: { errorClass: 'stream_broken', reason: `malformed ${ev.event} event` } };
+    }
+    switch (data.type) {
+      case 'error':
+        return { failure: { errorClass: classifyErrorBody(data) ?? 'server', reason: 'error event in stream' } };
+      case 'message_start': {
+        this.started = true;
+        const msg = data.message;
+        if (isObject(msg) && isObject(msg.usage)) this.inputTokens = count(msg.usage.input_tokens);
+        return {};
+      }
+      case 'content_block_delta': {
+        const delta = data.delta;
+        const text = isObject(delta) ? (delta.text ?? delta.partial_json) : undefined;
+        if (typeof text === 'string' && text.length > 0 && !this.sawToken) {
+          this.sawToken = true;
+          return { firstToken: true };
+        }
+        return {};
+      }
+      case 'message_delta': {
+        if (isObject(data.delta) && typeof data.delta.stop_reason === 'string') this.stop = data.delta.stop_reason;
+        if (isObject(data.usage)) this.outputTokens = count(data.usage.output_tokens) ?? this.outputTokens;
+        return {};
+      }
+      case 'message_stop':
+        this.stopped = true;
+        return {};
+      default:
+        return {}; // ping, content_block_start/stop, and event types added later
+    }
+  }
+
+  end(): ShapeVerdict {
+    const usage = this.usage();
+    const u = usage ? { usage } : {};
+    if (!this.started) return { ok: false, errorClass: 'stream_broken', reason: 'stream ended without message_start', ...u };
+    if (!this.stopped) return { ok: false, errorClass: 'stream_broken', reason: 'stream ended without message_stop', ...u };
+    if (this.stop === undefined) return { ok: false, errorClass: 'stream_broken', reason: 'stream ended without a stop_reason', ...u };
+    return stopVerdict(this.stop, usage);
+  }
+}
+
+/** The `anthropic-messages` kind. */
+export const anthropicMessages: ProbeAdapter<AnthropicRequest> = {
+  kind: 'anthropic-messages',
+  requiresApiKey: true,
+
+  parseRequest(r: FieldReader, ctx: ParseContext): AnthropicRequest | undefined {
+    const chat = parseChatRequest(r, ctx, '/v1/messages', ['anthropic_version']);
+    const version = r.string('anthropic_version', { pattern: /^\d{4}-\d{2}-\d{2}$/, hint: 'must be a date like 2023-06-01' });
+    return chat && { ...chat, version: version ?? '2023-06-01' };
+  },
+
+  streamed: (req) => req.stream,
+  estimateTokens: (req) => estimateChatTokens(req),
+  acceptsStatus: (_req, status) => status >= 200 && status < 300,
+
+  buildRequest(baseUrl: URL, req: AnthropicRequest, apiKey: string | undefined): OutgoingRequest {
+    const body: Record<string, unknown> = {
+      model: req.model,
+      max_tokens: req.maxTokens,
+      messages: [{ role: 'user', content: req.prompt }],
+      stream: req.stream,
+      ...(req.system ? { system: req.system } : {}),
+    };
+    return {
+      url: joinUrl(baseUrl, req.path),
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: req.stream ? 'text/event-stream' : 'application/json',
+        'anthropic-version': req.version,
+        ...(apiKey ? { 'x-api-key': apiKey } : {}),
+      },
+      body: JSON.stringify(body),
+    };
+  },
+
+  checkBody(_req: AnthropicRequest, text: string): ShapeVerdict {
+    const body = tryJson(text);
+    if (!isObject(body)) return malformed(text, 'body is not a JSON object');
+    if (body.type !== 'message') return malformed(body, 'type is not "message"');
+    const u = isObject(body.usage) ? body.usage : undefined;
+    const input = u ? count(u.input_tokens) : undefined;
+    const output = u ? count(u.output_tokens) : undefined;
+    const usage = input !== undefined && output !== undefined ? { inputTokens: input, outputTokens: output } : undefined;
+    if (!Array.isArray(body.content)) return malformed(body, 'no content list', usage);
+    if (typeof body.stop_reason !== 'string') return malformed(body, 'no stop_reason', usage);
+    const stop = stopVerdict(body.stop_reason, usage);
+    if (!stop.ok) return stop;
+    if (!body.content.every((block: unknown) => isObject(block) && typeof block.type === 'string')) {
+      return malformed(body, 'a content block has no type', usage);
+    }
+    if (!usage) return malformed(body, 'no usage', usage);
+    return stop;
+  },
+
+  createStreamChecker: () => new AnthropicStreamChecker(),
+};

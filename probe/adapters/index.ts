@@ -1,0 +1,22 @@
+/**
+ * The table of provider kinds. A new kind is one new file implementing `ProbeAdapter`
+ * and one line here.
+ */
+import { anthropicMessages } from './anthropic-messages.ts';
+import { httpKind } from './http.ts';
+import { openAiChat } from './openai-chat.ts';
+import type { ProbeAdapter } from './types.ts';
+
+/** Every kind the prober knows, by the name used in the config's `kind` field. */
+export const ADAPTERS: Readonly<Record<string, ProbeAdapter<unknown>>> = {
+  [openAiChat.kind]: openAiChat as ProbeAdapter<unknown>,
+  [anthropicMessages.kind]: anthropicMessages as ProbeAdapter<unknown>,
+  [httpKind.kind]: httpKind as ProbeAdapter<unknown>,
+};
+
+/** The adapter of a kind, or undefined for an unknown kind. */
+export function adapterFor(kind: string): ProbeAdapter<unknown> | undefined {
+  return Object.hasOwn(ADAPTERS, kind) ? ADAPTERS[kind] : undefined;
+}
+
+export type { ProbeAdapter } from './types.ts';

@@ -1,0 +1,134 @@
+/**
+ * `openai-chat`: OpenAI's `POST /chat/completions` and every compatible endpoint
+ * (Together, Groq, vLLM, gateways). `base_url` includes the version, as in the
+ * official client: `https://api.openai.com/v1`.
+ */
+import { classifyErrorBody, classifyFinishReason } from '../../sdk/index.ts';
+import type { FieldReader } from '../config-fields.ts';
+import type { SseEvent } from '../sse.ts';
+import {
+  count,
+  estimateChatTokens,
+  isObject,
+  joinUrl,
+  malformed,
+  parseChatRequest,
+  tryJson,
+  type ChatRequest,
+} from './chat-request.ts';
+import type { OutgoingRequest, ParseContext, ProbeAdapter, ShapeVerdict, StreamChecker, StreamStep, Usage } from './types.ts';
+
+interface OpenAiChatRequest extends ChatRequest {
+  /** Ask for the usage chunk at the end of a stream (`stream_options.include_usage`). */
+  includeUsage: boolean;
+}
+
+function usageOf(value: unknown): Usage | undefined {
+  if (!isObject(value)) return undefined;
+  const input = count(value.prompt_tokens);
+  const output = count(value.completion_tokens);
+  return input === undefined || output === undefined ? undefined : { inputTokens: input, outputTokens: output };
+}
+
+/** Finish reason of a choice: a normal stop is ok, `length` / `content_filter` are not. */
+function finishVerdict(finish: string, usage: Usage | undefined): ShapeVerdict {
+  const cls = classifyFinishReason(finish);
+  if (cls) return { ok: false, errorClass: cls, reason: `finish_reason ${finish}`, ...(usage ? { usage } : {}) };
+  return usage ? { ok: true, usage } : { ok: true };
+}
+
+class OpenAiStreamChecker implements StreamChecker {
+  private done = false;
+  private sawChunk = false;
+  private sawToken = false;
+  private finish: string | undefined;
+  private usage: Usage | undefined;
+
+  onEvent(ev: SseEvent): StreamStep {
+    if (this.done) return {};
+    if (ev.data.trim() === '[DONE]') {
+      this.done = true;
+      return {};
+    }
+    const chunk = tryJson(ev.data);
+    if (!isObject(chunk)) return { failure: { errorClass: 'stream_broken', reason: 'malformed chunk (not a JSON object)' } };
+    if (chunk.error !== undefined) {
+      return { failure: { errorClass: classifyErrorBody(chunk) ?? 'server', reason: 'error event in stream' } };
+    }
+    if (!Array.isArray(chunk.choices)) return { failure: { errorClass: 'stream_broken', reason: 'malformed chunk (no choices)' } };
+    this.sawChunk = true;
+    this.usage = usageOf(chunk.usage) ?? this.usage;
+    const choice: unknown = chunk.choices[0];
+    if (choice === undefined) return {}; // the usage chunk has no choices
+    if (!isObject(choice) || !isObject(choice.delta)) {
+      return { failure: { errorClass: 'stream_broken', reason: 'malformed chunk (choice without delta)' } };
+    }
+    if (typeof choice.finish_reason === 'string') this.finish = choice.finish_reason;
+    const content = choice.delta.content;
+    if (typeof content === 'string' && content.length > 0 && !this.sawToken) {
+      this.sawToken = true;
+      return { firstToken: true };
+    }
+    return {};
+  }
+
+  end(): ShapeVerdict {
+    const usage = this.usage ? { usage: this.usage } : {};
+    if (!this.sawChunk) return { ok: false, errorClass: 'stream_broken', reason: 'stream ended before any chunk', ...usage };
+    if (!this.done) return { ok: false, errorClass: 'stream_broken', reason: 'stream ended without [DONE]', ...usage };
+    if (this.finish === undefined) return { ok: false, errorClass: 'stream_broken', reason: 'stream ended without a finish_reason', ...usage };
+    return finishVerdict(this.finish, this.usage);
+  }
+}
+
+/** The `openai-chat` kind. */
+export const openAiChat: ProbeAdapter<OpenAiChatRequest> = {
+  kind: 'openai-chat',
+  requiresApiKey: true,
+
+  parseRequest(r: FieldReader, ctx: ParseContext): OpenAiChatRequest | undefined {
+    const chat = parseChatRequest(r, ctx, '/chat/completions', ['include_usage']);
+    const includeUsage = r.boolean('include_usage') ?? true;
+    return chat && { ...chat, includeUsage };
+  },
+
+  streamed: (req) => req.stream,
+  estimateTokens: (req) => estimateChatTokens(req),
+  acceptsStatus: (_req, status) => status >= 200 && status < 300,
+
+  buildRequest(baseUrl: URL, req: OpenAiChatRequest, apiKey: string | undefined): OutgoingRequest {
+    const messages = [
+      ...(req.system ? [{ role: 'system', content: req.system }] : []),
+      { role: 'user', content: req.prompt },
+    ];
+    const body: Record<string, unknown> = { model: req.model, messages, max_tokens: req.maxTokens, stream: req.stream };
+    if (req.stream && req.includeUsage) body.stream_options = { include_usage: true };
+    return {
+      url: joinUrl(baseUrl, req.path),
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: req.stream ? 'text/event-stream' : 'application/json',
+        ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}),
+      },
+      body: JSON.stringify(body),
+    };
+  },
+
+  checkBody(_req: OpenAiChatRequest, text: string): ShapeVerdict {
+    const body = tryJson(text);
+    if (!isObject(body)) return malformed(text, 'body is not a JSON object');
+    const usage = usageOf(body.usage);
+    const choice: unknown = Array.isArray(body.choices) ? body.choices[0] : undefined;
+    if (!isObject(choice)) return malformed(body, 'no choices[0]', usage);
+    if (!isObject(choice.message)) return malformed(body, 'choices[0] has no message', usage);
+    if (typeof choice.finish_reason !== 'string') return malformed(body, 'choices[0] has no finish_reason', usage);
+    const finish = finishVerdict(choice.finish_reason, usage);
+    if (!finish.ok) return finish;
+    if (typeof choice.message.content !== 'string') return malformed(body, 'choices[0].message.content is not text', usage);
+    if (!usage) return malformed(body, 'no usage', usage);
+    return finish;
+  },
+
+  createStreamChecker: () => new OpenAiStreamChecker(),
+};

@@ -1,0 +1,68 @@
+/**
+ * The one interface every provider kind implements. A kind knows how to read its own
+ * `request` block, build the HTTP request, and check the answer's shape; timing,
+ * timeouts, transport errors and HTTP error statuses are handled once, in the runner.
+ * A new kind is one new file implementing this, plus one line in the registry.
+ */
+import type { BreakerKey, ErrorClass } from '../../sdk/protocol.ts';
+import type { FieldReader } from '../config-fields.ts';
+import type { SseEvent } from '../sse.ts';
+
+/** Token usage as the provider reported it. */
+export interface Usage {
+  inputTokens: number;
+  outputTokens: number;
+}
+
+/** The verdict on a complete answer's shape. */
+export type ShapeVerdict =
+  | { ok: true; usage?: Usage }
+  | { ok: false; errorClass: ErrorClass; reason: string; usage?: Usage };
+
+/** What one SSE event meant to the checker. */
+export interface StreamStep {
+  /** This event carried the first generated content (first token). */
+  firstToken?: boolean;
+  /** The stream reported a failure (e.g. Anthropic `event: error`): stop reading. */
+  failure?: { errorClass: ErrorClass; reason: string };
+}
+
+/** Follows one stream event by event; `end` gives the verdict once the body ended. */
+export interface StreamChecker {
+  onEvent(event: SseEvent): StreamStep;
+  end(): ShapeVerdict;
+}
+
+/** The HTTP request a kind wants sent. Header values may hold the API key: never log them. */
+export interface OutgoingRequest {
+  url: URL;
+  method: 'GET' | 'POST' | 'PUT';
+  headers: Record<string, string>;
+  body?: string;
+}
+
+/** Context handed to `parseRequest`. */
+export interface ParseContext {
+  key: BreakerKey;
+}
+
+/** One provider kind. `R` is the kind's resolved `request` block. */
+export interface ProbeAdapter<R> {
+  readonly kind: string;
+  /** False when probing without a key is meaningful (a public endpoint). */
+  readonly requiresApiKey: boolean;
+  /** Reads and checks the `request` block; problems are reported on the reader. */
+  parseRequest(request: FieldReader, ctx: ParseContext): R | undefined;
+  /** True when the answer is a stream (first byte then means first token). */
+  streamed(request: R): boolean;
+  /** Tokens one probe is expected to use, for the plan's cost estimate. */
+  estimateTokens(request: R): Usage;
+  /** Builds the request; `apiKey` is undefined only when `requiresApiKey` is false. */
+  buildRequest(baseUrl: URL, request: R, apiKey: string | undefined): OutgoingRequest;
+  /** True when a status counts as an answer to check (others go to the error classifier). */
+  acceptsStatus(request: R, status: number): boolean;
+  /** Checks a complete non-streamed body. */
+  checkBody(request: R, text: string, contentType: string | undefined): ShapeVerdict;
+  /** Starts checking a streamed body. */
+  createStreamChecker(request: R): StreamChecker;
+}

@@ -1,0 +1,163 @@
+/**
+ * One probe request over the wire: a fresh connection (so connect time — DNS, TCP,
+ * TLS — is measured on every probe, and a dead resolver or handshake is seen), then
+ * first byte (first token when streamed) and total, each under its own timeout.
+ * Transport errors and HTTP error statuses go to the SDK's classifier; the adapter
+ * only judges the shape of a success.
+ */
+import { performance } from 'node:perf_hooks';
+import { buildConnector, Client } from 'undici';
+import type { ErrorClass } from '../sdk/protocol.ts';
+import { classifyHttpError, classifyThrown, providerErrorInfo } from '../sdk/index.ts';
+import { malformed, tryJson } from './adapters/chat-request.ts';
+import type { ProbeAdapter, ShapeVerdict, Usage } from './adapters/types.ts';
+import type { ProbeTimeouts } from './config-types.ts';
+import { SseParser } from './sse.ts';
+
+/** What one exchange observed. `reason` may hold provider text: redact before logging. */
+export interface ExchangeResult {
+  ok: boolean;
+  errorClass?: ErrorClass;
+  status?: number;
+  latency: { connect?: number; ttfb?: number; total: number };
+  usage?: Usage;
+  reason: string;
+}
+
+/** Everything one exchange needs; `apiKey` is only ever placed in a request header. */
+export interface ExchangeInput {
+  adapter: ProbeAdapter<unknown>;
+  request: unknown;
+  baseUrl: URL;
+  apiKey: string | undefined;
+  timeouts: ProbeTimeouts;
+}
+
+const MAX_BODY_BYTES = 1 << 20;
+type Phase = 'first_byte' | 'total';
+
+/** Milliseconds between two `performance.now()` readings, rounded to whole ms. */
+function ms(from: number, to: number): number {
+  return Math.max(0, Math.round(to - from));
+}
+
+async function readText(body: AsyncIterable<Buffer>): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    if (size < MAX_BODY_BYTES) chunks.push(chunk);
+    size += chunk.length;
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** Runs one probe exchange; never throws. */
+export async function runExchange(input: ExchangeInput): Promise<ExchangeResult> {
+  const { adapter, request, timeouts } = input;
+  const out = adapter.buildRequest(input.baseUrl, request, input.apiKey);
+  const streamed = adapter.streamed(request);
+  const controller = new AbortController();
+  let timedOut: Phase | undefined;
+  const expire = (phase: Phase) => (): void => {
+    timedOut ??= phase;
+    controller.abort();
+  };
+  const t0 = performance.now();
+  let connectMs: number | undefined;
+  let ttfbMs: number | undefined;
+  let status: number | undefined;
+  let phase: 'connect' | 'body' = 'connect';
+  const firstByteTimer = setTimeout(expire('first_byte'), timeouts.firstByteMs);
+  const totalTimer = setTimeout(expire('total'), timeouts.totalMs);
+  const baseConnect = buildConnector({ timeout: timeouts.connectMs });
+  const client = new Client(out.url.origin, {
+    connect: (options, callback) => {
+      const start = performance.now();
+      baseConnect(options, (...args) => {
+        if (args[0] === null) connectMs = ms(start, performance.now());
+        callback(...args);
+      });
+    },
+    headersTimeout: 0,
+    bodyTimeout: 0,
+    pipelining: 1,
+  });
+  const finish = (verdict: ShapeVerdict | { ok: false; errorClass: ErrorClass; reason: string }): ExchangeResult => {
+    const latency: ExchangeResult['latency'] = { total: ms(t0, performance.now()) };
+    if (connectMs !== undefined) latency.connect = connectMs;
+    if (ttfbMs !== undefined) latency.ttfb = ttfbMs;
+    const usage = 'usage' in verdict && verdict.usage ? { usage: verdict.usage } : {};
+    const st = status === undefined ? {} : { status };
+    if (verdict.ok) return { ok: true, ...st, latency, ...usage, reason: 'ok' };
+    return { ok: false, errorClass: verdict.errorClass, ...st, latency, ...usage, reason: verdict.reason };
+  };
+
+  try {
+    const res = await client.request({
+      path: `${out.url.pathname}${out.url.search}`,
+      method: out.method,
+      headers: { ...out.headers, 'user-agent': 'breakerbox-probe/0.1.0' },
+      body: out.body ?? null,
+      signal: controller.signal,
+    });
+    status = res.statusCode;
+    phase = 'body';
+    const accepted = adapter.acceptsStatus(request, res.statusCode);
+    const contentType = String(res.headers['content-type'] ?? '');
+    const isSse = contentType.includes('text/event-stream');
+    if (!(streamed && accepted && isSse)) {
+      ttfbMs = ms(t0, performance.now());
+      clearTimeout(firstByteTimer);
+    }
+    if (!accepted) {
+      const text = await readText(res.body);
+      const body = tryJson(text) ?? text;
+      const info = providerErrorInfo(body);
+      const detail = info.message ?? info.code ?? info.type ?? '';
+      return finish({
+        ok: false,
+        errorClass: classifyHttpError(res.statusCode, body, res.headers as Record<string, string | string[] | undefined>),
+        reason: `HTTP ${res.statusCode}${detail ? `: ${detail.slice(0, 200)}` : ''}`,
+      });
+    }
+    if (!streamed) return finish(adapter.checkBody(request, await readText(res.body), contentType));
+    if (!isSse) {
+      const text = await readText(res.body);
+      return finish(malformed(tryJson(text) ?? text, `expected an event stream, got "${contentType || 'no content-type'}"`));
+    }
+    const parser = new SseParser();
+    const checker = adapter.createStreamChecker(request);
+    let firstEventAt: number | undefined;
+    for await (const chunk of res.body as AsyncIterable<Buffer>) {
+      for (const event of parser.push(chunk)) {
+        firstEventAt ??= performance.now();
+        const step = checker.onEvent(event);
+        if (step.firstToken && ttfbMs === undefined) {
+          ttfbMs = ms(t0, performance.now());
+          clearTimeout(firstByteTimer);
+        }
+        if (step.failure) {
+          res.body.destroy();
+          return finish({ ok: false, ...step.failure });
+        }
+      }
+    }
+    // A stream that produced no content token still had a first byte: its first event.
+    if (ttfbMs === undefined && firstEventAt !== undefined) ttfbMs = ms(t0, firstEventAt);
+    return finish(checker.end());
+  } catch (err) {
+    if (timedOut) {
+      const limit = timedOut === 'total' ? timeouts.totalMs : timeouts.firstByteMs;
+      return finish({ ok: false, errorClass: 'timeout', reason: `${timedOut.replace('_', ' ')} timeout after ${limit} ms` });
+    }
+    const message = err instanceof Error ? err.message : String(err);
+    if (phase === 'body' && streamed) {
+      return finish({ ok: false, errorClass: 'stream_broken', reason: `stream cut: ${message}` });
+    }
+    return finish({ ok: false, errorClass: classifyThrown(err), reason: `${phase === 'body' ? 'body' : 'request'} failed: ${message}` });
+  } finally {
+    clearTimeout(firstByteTimer);
+    clearTimeout(totalTimer);
+    client.destroy().catch(() => undefined);
+  }
+}
