@@ -152,7 +152,6 @@ export class PushClient {
         const all = this.wantAll;
         if (this.buffer.length === 0 || (!all && this.buffer.length < this.opts.batchSize)) break;
         this.current = { id: `probe-${this.opts.location}-${randomUUID()}`.slice(0, 128), events: this.buffer.splice(0, this.opts.batchSize) };
-        if (this.buffer.length === 0) this.wantAll = false;
       }
       const result = await this.send(this.current);
       if (result.done) {
