@@ -7,6 +7,8 @@ import { authPlugin } from './plugins/auth.ts';
 import { ingestPlugin } from './plugins/ingest.ts';
 import { queryPlugin } from './plugins/query.ts';
 import { healthPlugin } from './plugins/health.ts';
+import { sessionPlugin } from './plugins/session.ts';
+import { dashboardPlugin } from './plugins/dashboard.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -51,5 +53,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(healthPlugin);
   await app.register(ingestPlugin);
   await app.register(queryPlugin);
+  await app.register(sessionPlugin);
+  await app.register(dashboardPlugin);
   return app;
 }

@@ -1,0 +1,290 @@
+/**
+ * The read API's answers, as documented in `docs/api.md` (the contract). Only the fields
+ * the dashboard reads are typed; shares are 0..1 or null when their denominator is zero.
+ */
+
+/** A breaker key; model ids may hold `/`, `:` and `@`. Same shape as sdk/protocol.ts. */
+export interface BreakerKey {
+  provider: string;
+  endpoint: string;
+  model: string;
+  region?: string;
+}
+
+export type Verdict = 'provider_outage' | 'self_inflicted' | 'provider_degraded' | 'healthy' | 'insufficient_data';
+export type Hint =
+  | 'retry_storm' | 'client_errors' | 'quota' | 'capacity' | 'local' | 'regional' | 'probe_misconfigured' | 'no_probes' | 'low_volume';
+
+export interface Window {
+  from: number;
+  to: number;
+}
+
+export interface Percentiles {
+  p50: number | null;
+  p95: number | null;
+  p99?: number | null;
+  mean?: number | null;
+}
+
+export interface ClientFigures {
+  calls: number;
+  ok: number;
+  failed: number;
+  slow: number;
+  error_share: number | null;
+  provider_error_share: number | null;
+  client_error_share: number | null;
+  errors: Record<string, number>;
+  slow_share: number | null;
+  rejected: number;
+  rejection_share: number | null;
+  short_circuited: number;
+  retries: number;
+  retry_ratio: number | null;
+  half_open: { ok: number; failed: number; success_share: number | null };
+  open_share: number | null;
+  transitions: number;
+  opens: number;
+  transitions_per_hour: number | null;
+  opens_per_hour: number | null;
+  fallback: { invoked: number; failed: number };
+  latency_ms: Percentiles;
+  ttft_ms: Percentiles;
+  cost_usd: number;
+  instances: number;
+  services: number;
+  degraded: boolean;
+}
+
+export type ProbeStatus = 'ok' | 'failing' | 'misconfigured' | 'insufficient';
+
+export interface ProbeFigures {
+  probes: number;
+  ok: number;
+  slow: number;
+  error: number;
+  misconfigured: number;
+  success_share: number | null;
+  slow_share: number | null;
+  latency_ms: Percentiles;
+  recent: { probes: number; failed: number };
+  status: ProbeStatus;
+  last_ts: number | null;
+}
+
+export interface VerdictEntry {
+  key: BreakerKey;
+  verdict: Verdict;
+  hint: Hint | null;
+  clients: ClientFigures;
+  probes: Record<string, ProbeFigures>;
+  evidence: string[];
+}
+
+export interface VerdictsReply {
+  window: Window;
+  verdicts: VerdictEntry[];
+}
+
+export interface BreakerStateSummary {
+  summary: 'open' | 'half_open' | 'closed' | 'unknown';
+  open: number;
+  half_open: number;
+  closed: number;
+  instances: number;
+  text: string;
+}
+
+export interface KeyEntry {
+  key: BreakerKey;
+  first_seen: number;
+  last_seen: number;
+  state?: BreakerStateSummary;
+  verdict?: Verdict;
+  hint?: Hint | null;
+  /** Not in docs/api.md yet: the services reporting the key, for the board's service filter. */
+  services?: string[];
+  headline?: {
+    calls: number;
+    error_share: number | null;
+    provider_error_share: number | null;
+    slow_share: number | null;
+    open_share: number | null;
+    transitions_per_hour: number | null;
+    rejected: number;
+    short_circuited: number;
+    retry_ratio: number | null;
+    p95_ms: number | null;
+    probe_success_share: number | null;
+    cost_usd: number;
+    fallback_failed: number;
+  };
+}
+
+export interface KeysReply {
+  window?: Window;
+  keys: KeyEntry[];
+}
+
+export interface SeriesPoint {
+  t: number;
+  calls: number;
+  ok: number;
+  failed: number;
+  slow: number;
+  errors: Record<string, number>;
+  error_share: number | null;
+  slow_share: number | null;
+  rejected: number;
+  short_circuited: number;
+  retries: number;
+  open_share: number | null;
+  transitions: number;
+  opens: number;
+  half_open_ok: number;
+  half_open_failed: number;
+  fallback_invoked: number;
+  fallback_failed: number;
+  latency_ms: Percentiles;
+  /** Not in docs/api.md yet: TTFT percentiles per bucket. */
+  ttft_ms?: Percentiles;
+  cost_usd: number;
+  verdict: Verdict;
+  hint: Hint | null;
+}
+
+export interface ProbePoint {
+  t: number;
+  probes: number;
+  ok: number;
+  failed: number;
+  success_share: number | null;
+  latency_ms: Percentiles;
+}
+
+export interface TransitionRecord {
+  ts: number;
+  service: string;
+  instance: string;
+  from: string | null;
+  to: string;
+  reason: string;
+}
+
+export interface KeyDetailReply {
+  key: BreakerKey;
+  window: Window;
+  step_ms: number;
+  verdict: Verdict;
+  hint: Hint | null;
+  clients: ClientFigures;
+  probes: Record<string, ProbeFigures>;
+  evidence: string[];
+  state: BreakerStateSummary;
+  services: { service: string; instances: number; calls: number; error_share: number | null; slow_share: number | null; rejected: number; retry_ratio: number | null; degraded: boolean }[];
+  instances: { service: string; instance: string; sdk: string | null; state: string | null; state_since: number | null; last_seen: number; calls: number; failed: number; error_share: number | null; degraded: boolean }[];
+  config: { ts: number; service: string; instance: string; settings: Record<string, unknown>; fallbacks: BreakerKey[]; warnings: string[] } | null;
+  series: SeriesPoint[];
+  probe_series: Record<string, ProbePoint[]>;
+  transitions: TransitionRecord[];
+}
+
+export type AlertState = 'pending' | 'firing' | 'resolved';
+
+export interface Alert {
+  id: number;
+  fingerprint: string;
+  rule: string;
+  key: BreakerKey | null;
+  location: string | null;
+  operation: string | null;
+  state: AlertState;
+  severity: string;
+  summary: string;
+  value: number | null;
+  started_at: number;
+  fired_at: number | null;
+  resolved_at: number | null;
+  verdict: Verdict | null;
+  hint: Hint | null;
+  silenced: boolean;
+  silenced_by: string[];
+}
+
+export interface Matcher {
+  name: string;
+  value: string;
+  regex?: boolean;
+}
+
+export interface Silence {
+  id: string;
+  matchers: Matcher[];
+  starts_at: number;
+  ends_at: number;
+  comment: string;
+  created_by: string;
+  created_at: number;
+  state: 'pending' | 'active' | 'expired';
+}
+
+export interface Delivery {
+  id: number;
+  notifier: string;
+  type: string;
+  alert_id: number;
+  fingerprint: string;
+  event: string;
+  status: 'ok' | 'failed' | 'pending';
+  attempts: number;
+  http_status: number | null;
+  error: string | null;
+  created_at: number;
+}
+
+export interface CostOperation {
+  operation: string;
+  services: string[];
+  completed: number;
+  failed: number;
+  degraded: number;
+  attempts: number;
+  cost_usd: number;
+  cost_per_success: number | null;
+  baseline: { cost_per_success: number | null; completed: number };
+  ratio: number | null;
+  levels: Record<string, number | null>;
+  fallback: { invoked: number; failed: number };
+  series: { t: number; completed: number; failed: number; cost_usd: number; cost_per_success: number | null; baseline: number | null; levels: Record<string, number | null>; degraded?: number }[];
+}
+
+export interface CostReply {
+  window: Window;
+  step_ms: number;
+  operations: CostOperation[];
+}
+
+export interface ProbeResult {
+  ts: number;
+  outcome: 'ok' | 'slow' | 'error';
+  error_class: string | null;
+  status: number | null;
+  total_ms?: number;
+  latency_ms?: { connect?: number | null; ttfb?: number | null; total: number };
+}
+
+export interface ProbesReply {
+  window: Window;
+  locations: {
+    location: string;
+    last_ts: number | null;
+    targets: { key: BreakerKey; figures: ProbeFigures; last: ProbeResult | null; recent: ProbeResult[] }[];
+  }[];
+}
+
+export interface SessionInfo {
+  name: string;
+  rights: string[];
+  expires_at: number;
+}

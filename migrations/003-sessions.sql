@@ -1,0 +1,13 @@
+-- Dashboard sign-in sessions. The cookie carries a random id; only its sha256 is stored,
+-- so a copy of the database cannot be replayed as a cookie. A session lives only while its
+-- token does (joined on every request) and until expires_at.
+
+CREATE TABLE sessions (
+  id_hash     TEXT PRIMARY KEY,       -- sha256 hex of the cookie value
+  token_id    INTEGER NOT NULL,       -- the read token it was opened with
+  token_hash  TEXT NOT NULL,          -- that token's hash then: a rotated secret ends the session
+  created_at  INTEGER NOT NULL,
+  expires_at  INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX sessions_expires ON sessions (expires_at);
+CREATE INDEX sessions_token ON sessions (token_id);
