@@ -11,8 +11,9 @@ export const REDACTED = '[REDACTED]';
 
 const SHAPES: readonly RegExp[] = [
   /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=*-]{6,}/gi,
-  /\b(?:sk-ant-|sk-proj-|sk-|sk_|gsk_|xai-|hf_|r8_|pplx-|nvapi-|AIza)[A-Za-z0-9*._-]{3,}/g,
-  /\b(x-api-key|api-key|authorization)(["']?\s*[:=]\s*["']?)[^\s"',}]{4,}/gi,
+  /\b(?:sk-ant-|sk-proj-|sk-|sk_|gsk_|xai-|hf_|r8_|pplx-|nvapi-|AIza)[A-Za-z0-9*._-]{2,}[A-Za-z0-9*]/g,
+  // A bearer/basic value is handled by the first shape; this one takes bare header values.
+  /\b(x-api-key|api-key|authorization)(["']?\s*[:=]\s*["']?)(?!(?:Bearer|Basic)\s|\[REDACTED\])[^\s"',}]{4,}/gi,
 ];
 
 function escapeRegExp(s: string): string {
