@@ -68,8 +68,9 @@ CREATE TABLE window_events (
   output_tokens    INTEGER NOT NULL,
   cost_usd         REAL NOT NULL
 );
+-- Windows are the bulk of ingest, and every index costs a page write per distinct key per
+-- batch; per-service and per-minute questions are answered from key_minutes instead.
 CREATE INDEX window_events_key_time ON window_events (key_id, end);
-CREATE INDEX window_events_source_time ON window_events (source_id, end);
 CREATE INDEX window_events_time ON window_events (end);
 
 CREATE TABLE transition_events (
@@ -141,6 +142,8 @@ CREATE INDEX probe_events_time ON probe_events (ts);
 
 -- Per-minute rollups, maintained at ingest. Latency histograms are re-bucketed onto the
 -- fixed bounds of sdk/protocol.ts DEFAULT_LATENCY_BOUNDS_MS: h0..h11 (h11 = above the last bound).
+-- Primary keys lead with the minute so a batch's upserts touch the few pages of the current
+-- minute; a second index by key serves per-key series (updates leave it untouched).
 
 -- Client telemetry per key x service x minute (sum over services for the per-key figure).
 CREATE TABLE key_minutes (
@@ -181,9 +184,10 @@ CREATE TABLE key_minutes (
   t3 INTEGER NOT NULL DEFAULT 0, t4 INTEGER NOT NULL DEFAULT 0, t5 INTEGER NOT NULL DEFAULT 0,
   t6 INTEGER NOT NULL DEFAULT 0, t7 INTEGER NOT NULL DEFAULT 0, t8 INTEGER NOT NULL DEFAULT 0,
   t9 INTEGER NOT NULL DEFAULT 0, t10 INTEGER NOT NULL DEFAULT 0, t11 INTEGER NOT NULL DEFAULT 0,
-  PRIMARY KEY (key_id, minute, service_id)
+  PRIMARY KEY (minute, key_id, service_id)
 ) WITHOUT ROWID;
-CREATE INDEX key_minutes_minute ON key_minutes (minute);
+CREATE INDEX key_minutes_key ON key_minutes (key_id, minute);
+CREATE INDEX key_minutes_service ON key_minutes (service_id, minute);
 
 -- Which instances reported a key in a minute (windows or transitions): the open-share
 -- denominator and the "only some instances" evidence.
@@ -191,9 +195,10 @@ CREATE TABLE key_minute_sources (
   key_id     INTEGER NOT NULL,
   minute     INTEGER NOT NULL,
   source_id  INTEGER NOT NULL,
-  PRIMARY KEY (key_id, minute, source_id)
+  PRIMARY KEY (minute, key_id, source_id)
 ) WITHOUT ROWID;
-CREATE INDEX key_minute_sources_minute ON key_minute_sources (minute);
+CREATE INDEX key_minute_sources_key ON key_minute_sources (key_id, minute);
+CREATE INDEX key_minute_sources_source ON key_minute_sources (source_id, minute);
 
 -- Task outcomes per operation x service x minute.
 CREATE TABLE task_minutes (
@@ -212,9 +217,9 @@ CREATE TABLE task_minutes (
   level4            INTEGER NOT NULL DEFAULT 0,
   fallback_invoked  INTEGER NOT NULL DEFAULT 0,
   fallback_failed   INTEGER NOT NULL DEFAULT 0,
-  PRIMARY KEY (operation, minute, service_id)
+  PRIMARY KEY (minute, operation, service_id)
 ) WITHOUT ROWID;
-CREATE INDEX task_minutes_minute ON task_minutes (minute);
+CREATE INDEX task_minutes_operation ON task_minutes (operation, minute);
 
 -- Probe results per key x location x minute.
 CREATE TABLE probe_minutes (
@@ -233,6 +238,6 @@ CREATE TABLE probe_minutes (
   h3 INTEGER NOT NULL DEFAULT 0, h4 INTEGER NOT NULL DEFAULT 0, h5 INTEGER NOT NULL DEFAULT 0,
   h6 INTEGER NOT NULL DEFAULT 0, h7 INTEGER NOT NULL DEFAULT 0, h8 INTEGER NOT NULL DEFAULT 0,
   h9 INTEGER NOT NULL DEFAULT 0, h10 INTEGER NOT NULL DEFAULT 0, h11 INTEGER NOT NULL DEFAULT 0,
-  PRIMARY KEY (key_id, minute, location)
+  PRIMARY KEY (minute, key_id, location)
 ) WITHOUT ROWID;
-CREATE INDEX probe_minutes_minute ON probe_minutes (minute);
+CREATE INDEX probe_minutes_key ON probe_minutes (key_id, minute);

@@ -29,17 +29,17 @@ function mappingFor(bounds: readonly number[]): Int8Array {
   return mapping;
 }
 
-/** Adds `h` (any bounds) into `into`, a rollup-bounds count array. */
-export function addHistogram(into: number[], h: Histogram): void {
+/** Adds `h` (any bounds) into the rollup-bounds counts that start at `into[offset]`. */
+export function addHistogram(into: number[], h: Histogram, offset = 0): void {
   const mapping = mappingFor(h.bounds);
-  for (let i = 0; i < h.counts.length; i++) into[mapping[i]!]! += h.counts[i]!;
+  for (let i = 0; i < h.counts.length; i++) into[offset + mapping[i]!]! += h.counts[i]!;
 }
 
-/** Adds one observed value into a rollup-bounds count array. */
-export function addValue(into: number[], value: number): void {
+/** Adds one observed value into the rollup-bounds counts that start at `into[offset]`. */
+export function addValue(into: number[], value: number, offset = 0): void {
   let j = ROLLUP_BOUNDS.findIndex((b) => value <= b);
   if (j === -1) j = ROLLUP_BOUNDS.length;
-  into[j]! += 1;
+  into[offset + j]! += 1;
 }
 
 /**

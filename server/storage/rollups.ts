@@ -1,5 +1,5 @@
 import type { ErrorClass, ProbeEvent, TasksEvent, TransitionEvent, WindowEvent } from '../../sdk/protocol.ts';
-import { ROLLUP_BUCKETS, addHistogram, addValue, emptyCounts } from './histogram.ts';
+import { ROLLUP_BUCKETS, addHistogram, addValue } from './histogram.ts';
 import type { Db } from './database.ts';
 
 /** The error classes that have a rollup column (`e_<class>`). */
@@ -54,7 +54,7 @@ export class RollupAccumulator {
   }
 
   private keyRow(keyId: number, serviceId: number, minute: number): number[] {
-    return this.row(this.keyRows, [keyId, minute, serviceId], KEY_COUNTERS.length);
+    return this.row(this.keyRows, [minute, keyId, serviceId], KEY_COUNTERS.length);
   }
 
   addWindow(keyId: number, serviceId: number, sourceId: number, e: WindowEvent): void {
@@ -76,15 +76,9 @@ export class RollupAccumulator {
     v[at++]! += e.cost_usd;
     v[at++]! += 1; // windows
     at += 2; // transitions, opens
-    const lat = emptyCounts();
-    addHistogram(lat, e.latency_ms);
-    for (let i = 0; i < ROLLUP_BUCKETS; i++) v[at + i]! += lat[i]!;
-    if (e.ttft_ms) {
-      const ttft = emptyCounts();
-      addHistogram(ttft, e.ttft_ms);
-      for (let i = 0; i < ROLLUP_BUCKETS; i++) v[at + ROLLUP_BUCKETS + i]! += ttft[i]!;
-    }
-    this.keySources.add(`${keyId}:${minute}:${sourceId}`);
+    addHistogram(v, e.latency_ms, at);
+    if (e.ttft_ms) addHistogram(v, e.ttft_ms, at + ROLLUP_BUCKETS);
+    this.keySources.add(`${minute}:${keyId}:${sourceId}`);
   }
 
   addTransition(keyId: number, serviceId: number, sourceId: number, e: TransitionEvent): void {
@@ -93,11 +87,11 @@ export class RollupAccumulator {
     const at = KEY_COUNTERS.indexOf('transitions');
     v[at]! += 1;
     if (e.to === 'open' || e.to === 'forced_open') v[at + 1]! += 1;
-    this.keySources.add(`${keyId}:${minute}:${sourceId}`);
+    this.keySources.add(`${minute}:${keyId}:${sourceId}`);
   }
 
   addTasks(serviceId: number, e: TasksEvent): void {
-    const v = this.row(this.taskRows, [e.operation, minuteOf(e.start), serviceId], TASK_COUNTERS.length);
+    const v = this.row(this.taskRows, [minuteOf(e.start), e.operation, serviceId], TASK_COUNTERS.length);
     v[0]! += e.completed;
     v[1]! += e.failed;
     v[2]! += e.degraded;
@@ -109,7 +103,7 @@ export class RollupAccumulator {
   }
 
   addProbe(keyId: number, e: ProbeEvent): void {
-    const v = this.row(this.probeRows, [keyId, minuteOf(e.ts), e.location], PROBE_COUNTERS.length);
+    const v = this.row(this.probeRows, [minuteOf(e.ts), keyId, e.location], PROBE_COUNTERS.length);
     if (e.cold) {
       v[5]! += 1;
     } else {
@@ -119,9 +113,7 @@ export class RollupAccumulator {
       else v[3]! += 1;
       if (e.error_class === 'bad_request' || e.error_class === 'auth') v[4]! += 1;
       v[6]! += e.latency_ms.total;
-      const lat = emptyCounts();
-      addValue(lat, e.latency_ms.total);
-      for (let i = 0; i < ROLLUP_BUCKETS; i++) v[8 + i]! += lat[i]!;
+      addValue(v, e.latency_ms.total, 8);
     }
     v[7]! += e.cost_usd ?? 0;
   }
@@ -132,8 +124,8 @@ export class RollupAccumulator {
     for (const row of this.taskRows.values()) statements.task.run(...row.ids, ...row.values);
     for (const row of this.probeRows.values()) statements.probe.run(...row.ids, ...row.values);
     for (const id of this.keySources) {
-      const [k, m, s] = id.split(':');
-      statements.keySource.run(Number(k), Number(m), Number(s));
+      const [m, k, s] = id.split(':');
+      statements.keySource.run(Number(m), Number(k), Number(s));
     }
   }
 }
@@ -149,9 +141,9 @@ export interface RollupStatements {
 /** Prepares the rollup upserts once per database handle. */
 export function prepareRollupStatements(db: Db): RollupStatements {
   return {
-    key: db.prepare(upsertSql('key_minutes', ['key_id', 'minute', 'service_id'], KEY_COUNTERS)),
-    task: db.prepare(upsertSql('task_minutes', ['operation', 'minute', 'service_id'], TASK_COUNTERS)),
-    probe: db.prepare(upsertSql('probe_minutes', ['key_id', 'minute', 'location'], PROBE_COUNTERS)),
-    keySource: db.prepare('INSERT OR IGNORE INTO key_minute_sources (key_id, minute, source_id) VALUES (?, ?, ?)'),
+    key: db.prepare(upsertSql('key_minutes', ['minute', 'key_id', 'service_id'], KEY_COUNTERS)),
+    task: db.prepare(upsertSql('task_minutes', ['minute', 'operation', 'service_id'], TASK_COUNTERS)),
+    probe: db.prepare(upsertSql('probe_minutes', ['minute', 'key_id', 'location'], PROBE_COUNTERS)),
+    keySource: db.prepare('INSERT OR IGNORE INTO key_minute_sources (minute, key_id, source_id) VALUES (?, ?, ?)'),
   };
 }

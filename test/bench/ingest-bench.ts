@@ -1,0 +1,184 @@
+/**
+ * Ingest benchmark (issue 2). Prints:
+ *  - the physical limit: the same window rows inserted straight through better-sqlite3,
+ *    one transaction per 1,000, on the same kind of file (WAL, synchronous=FULL);
+ *  - HTTP ingest: batches of 1,000 `window` events from 2 concurrent clients against the
+ *    real `breakerbox server` process (raw rows + rollups + idempotency record per batch);
+ *  - their ratio; p50/p99 request latency at a steady 10,000 events/s; the server's peak RSS.
+ * Targets on a 2-core machine: >= 100,000 events/s, >= 0.3 of raw, p99 < 50 ms, RSS < 250 MB.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Pool } from 'undici';
+import { openDatabase } from '../../server/storage/database.ts';
+import { applyMigrations } from '../../server/storage/migrations.ts';
+import type { TelemetryBatch, WindowEvent } from '../../sdk/protocol.ts';
+
+const BATCH = 1000;
+const THROUGHPUT_SECONDS = Number(process.env.BENCH_SECONDS ?? 12);
+const STEADY_SECONDS = Number(process.env.BENCH_STEADY_SECONDS ?? 15);
+const ADMIN = 'bench-admin-secret-0123456789abcdef';
+const dir = mkdtempSync(join(tmpdir(), 'bbx-bench-'));
+
+const KEYS = Array.from({ length: 200 }, (_, i) => ({
+  provider: ['openai', 'anthropic', 'together'][i % 3]!,
+  endpoint: 'chat',
+  model: `org/model-${i}:v1`,
+  region: ['us-east', 'eu-west'][i % 2]!,
+}));
+
+/**
+ * A batch as an SDK instance sends it after a short collector outage: every key's 10-second
+ * windows for the last few intervals (200 keys x 5 intervals = 1,000 events).
+ */
+function windows(n: number, seed: number): WindowEvent[] {
+  const now = Date.now() - (Date.now() % 10_000);
+  return Array.from({ length: n }, (_, i) => {
+    const end = now - (Math.floor(i / KEYS.length) + (seed % 6)) * 10_000;
+    return {
+      type: 'window', start: end - 10_000, end, key: KEYS[i % KEYS.length]!,
+      calls: 50 + (i % 50), ok: 45, slow: 2, errors: { server: 2, rate_limit: 1 }, rejected: 0, short_circuited: 0,
+      retries: 3, cold_excluded: 0, half_open: { ok: 0, failed: 0 },
+      latency_ms: { bounds: [100, 250, 500, 1000, 2500], counts: [5, 10, 20, 10, 4, 1] },
+      ttft_ms: { bounds: [100, 250, 500], counts: [10, 20, 15, 5] },
+      input_tokens: 4000, output_tokens: 1200, cost_usd: 0.012,
+    };
+  });
+}
+
+const pct = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
+
+/** The physical limit: raw inserts of the same rows, one transaction per 1,000. */
+function rawInsertRate(): number {
+  const db = openDatabase(join(dir, 'raw.db'));
+  applyMigrations(db);
+  const insert = db.prepare(`INSERT INTO window_events (key_id, source_id, start, end, calls, ok, slow, errors, rejected,
+    short_circuited, retries, cold_excluded, half_open_ok, half_open_failed, latency, ttft, input_tokens, output_tokens, cost_usd)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+  const tx = db.transaction((rows: WindowEvent[]) => {
+    for (const e of rows) {
+      insert.run(1 + (e.calls % 200), 1, e.start, e.end, e.calls, e.ok, e.slow, JSON.stringify(e.errors), e.rejected,
+        e.short_circuited, e.retries, e.cold_excluded, e.half_open.ok, e.half_open.failed,
+        JSON.stringify(e.latency_ms), JSON.stringify(e.ttft_ms), e.input_tokens, e.output_tokens, e.cost_usd);
+    }
+  });
+  const batches = Array.from({ length: 20 }, (_, i) => windows(BATCH, i * 7));
+  let n = 0;
+  const started = performance.now();
+  while (performance.now() - started < THROUGHPUT_SECONDS * 500) {
+    tx(batches[n % batches.length]!);
+    n++;
+  }
+  const seconds = (performance.now() - started) / 1000;
+  db.close();
+  return (n * BATCH) / seconds;
+}
+
+async function startServer(): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
+  const config = join(dir, 'bench.yaml');
+  writeFileSync(config, 'ingest:\n  rate_limit:\n    per_second: 100000\n    burst: 100000\n');
+  const child = spawn(process.execPath, [join(import.meta.dirname, '..', '..', 'bin', 'breakerbox.js'), 'server', '--port', '0'], {
+    env: { ...process.env, BREAKERBOX_DB: join(dir, 'http.db'), BREAKERBOX_ADMIN_TOKEN: ADMIN, BREAKERBOX_LOG_LEVEL: 'warn', BREAKERBOX_CONFIG: config },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let out = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout!.on('data', (d) => {
+      out += d;
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m) resolve(m[1]!);
+    });
+    child.once('exit', (code) => reject(new Error(`server exited ${code}: ${out}`)));
+  });
+  return {
+    url,
+    pid: child.pid!,
+    stop: () => new Promise((resolve) => {
+      child.once('exit', () => resolve());
+      child.kill('SIGTERM');
+    }),
+  };
+}
+
+function peakRssMb(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0) / 1024;
+}
+
+let seq = 0;
+const body = (events: WindowEvent[], instance: string): string =>
+  JSON.stringify({ batch_id: `bench-${seq++}-${Math.random()}`, source: { service: 'bench', instance }, events } satisfies TelemetryBatch);
+
+async function post(pool: Pool, payload: string): Promise<number> {
+  const started = performance.now();
+  const res = await pool.request({
+    path: '/v1/telemetry', method: 'POST', body: payload,
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${ADMIN}` },
+  });
+  await res.body.text();
+  if (res.statusCode !== 200) throw new Error(`ingest answered ${res.statusCode}`);
+  return performance.now() - started;
+}
+
+async function main() {
+  console.log(`raw better-sqlite3 inserts, 1 transaction per ${BATCH} rows ...`);
+  const raw = rawInsertRate();
+  console.log(`  raw insert rate: ${fmt(raw)} events/s`);
+
+  const server = await startServer();
+  const pool = new Pool(server.url, { connections: 4 });
+  // Pre-serialise bodies so the clients' JSON work does not count against the server.
+  const payloads = Array.from({ length: 40 }, (_, i) => windows(BATCH, i * 13));
+  const fresh = (i: number, instance: string) => body(payloads[i % payloads.length]!, instance);
+
+  for (let i = 0; i < 10; i++) await post(pool, fresh(i, 'warmup'));
+
+  console.log(`HTTP ingest, 2 concurrent clients, ${BATCH}-event batches, ${THROUGHPUT_SECONDS} s ...`);
+  let sent = 0;
+  const deadline = performance.now() + THROUGHPUT_SECONDS * 1000;
+  const started = performance.now();
+  const client = async (name: string) => {
+    let i = 0;
+    let next = fresh(i, name);
+    while (performance.now() < deadline) {
+      const pending = post(pool, next);
+      next = fresh(++i, name); // serialise the next body while this one is in flight
+      await pending;
+      sent += BATCH;
+    }
+  };
+  await Promise.all([client('pod-1'), client('pod-2')]);
+  const http = sent / ((performance.now() - started) / 1000);
+  console.log(`  HTTP ingest rate: ${fmt(http)} events/s (${fmt(sent)} events)`);
+
+  console.log(`steady 10,000 events/s (${BATCH}-event batch every 100 ms) for ${STEADY_SECONDS} s ...`);
+  const latencies: number[] = [];
+  const inflight: Promise<void>[] = [];
+  for (let i = 0; i < STEADY_SECONDS * 10; i++) {
+    const tick = performance.now();
+    const payload = fresh(i, 'steady');
+    inflight.push(post(pool, payload).then((ms) => void latencies.push(ms)));
+    const wait = 100 - (performance.now() - tick);
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+  }
+  await Promise.all(inflight);
+  latencies.sort((a, b) => a - b);
+  const rss = peakRssMb(server.pid);
+  await pool.close();
+  await server.stop();
+  rmSync(dir, { recursive: true, force: true });
+
+  const ratio = http / raw;
+  console.log('\nresults (targets in brackets)');
+  console.log(`  raw better-sqlite3        ${fmt(raw).padStart(10)} events/s`);
+  console.log(`  HTTP ingest               ${fmt(http).padStart(10)} events/s   [>= 100,000] ${http >= 100_000 ? 'met' : 'MISSED'}`);
+  console.log(`  ratio HTTP / raw          ${ratio.toFixed(2).padStart(10)}            [>= 0.30] ${ratio >= 0.3 ? 'met' : 'MISSED'}`);
+  console.log(`  latency @10k ev/s p50     ${pct(latencies, 0.5).toFixed(1).padStart(10)} ms`);
+  console.log(`  latency @10k ev/s p99     ${pct(latencies, 0.99).toFixed(1).padStart(10)} ms         [< 50] ${pct(latencies, 0.99) < 50 ? 'met' : 'MISSED'}`);
+  console.log(`  server peak RSS           ${rss.toFixed(0).padStart(10)} MB         [< 250] ${rss < 250 ? 'met' : 'MISSED'}`);
+}
+
+await main();
