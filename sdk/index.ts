@@ -1,5 +1,10 @@
 /**
  * breakerbox SDK — the one entry point. Applications import everything from here.
+ *
+ * ```ts
+ * const bb = createBreakerbox({ telemetry: { url, token, service: 'ticket-drafts' } });
+ * const openai = new OpenAI({ fetch: bb.fetch({ fallbacks: { 'gpt-4o': [{ model: 'gpt-4o-mini' }] } }), maxRetries: 0 });
+ * ```
  */
 export type * from './protocol.ts';
 export { DEFAULT_LATENCY_BOUNDS_MS } from './protocol.ts';
@@ -15,8 +20,49 @@ export {
   parseRetryAfter,
   providerErrorInfo,
   retryAfterFromHeaders,
+  retryAfterOfError,
   retryNeedsCare,
 } from './errors/classify.ts';
 export type { ProviderErrorInfo } from './errors/classify.ts';
 export { BreakerboxError, SDK_ERROR_CODES, isBreakerboxError } from './errors/catalog.ts';
 export type { BreakerboxErrorDetails, SdkErrorCode } from './errors/catalog.ts';
+
+export { Breakerbox, createBreakerbox } from './breakerbox.ts';
+export type { BreakerboxOptions, Operation } from './breakerbox.ts';
+export { KeyPolicy } from './key-policy.ts';
+export type { AttemptControl, AttemptFn, AttemptRecord, CallFacts, CallOptions } from './key-policy.ts';
+export type { CallEvent } from './call-event.ts';
+export { systemClock, sleep } from './clock.ts';
+export type { Clock, TimerHandle } from './clock.ts';
+export type { EventSubscriber, Unsubscribe } from './events.ts';
+export { keyId, keyLabel } from './key.ts';
+export { resolveSettings, DEFAULT_COLD_AFTER_IDLE_MS, DEFAULT_HEDGE_OPTIONS } from './settings.ts';
+export type { HedgeOptions, KeySettings, ResolvedKeySettings, TimeoutOptions } from './settings.ts';
+
+export { Breaker, DEFAULT_BREAKER_OPTIONS } from './policies/breaker.ts';
+export type { BreakerOptions, BreakerState, BreakerTransition } from './policies/breaker.ts';
+export { Bulkhead, DEFAULT_BULKHEAD_OPTIONS } from './policies/bulkhead.ts';
+export type { BulkheadOptions } from './policies/bulkhead.ts';
+export { DEFAULT_RETRY_OPTIONS, backoffDelay, decideRetry } from './policies/retry.ts';
+export type { RetryDecision, RetryOptions } from './policies/retry.ts';
+export { RetryBudget, DEFAULT_RETRY_BUDGET_OPTIONS } from './policies/retry-budget.ts';
+export type { RetryBudgetOptions } from './policies/retry-budget.ts';
+export { CostBudget } from './policies/cost-budget.ts';
+export type { CostBudgetOptions } from './policies/cost-budget.ts';
+export { runHedged } from './policies/hedge.ts';
+export { runChain, levelOf } from './policies/fallback.ts';
+export type { ChainLevel, FailoverLevel, OperationResult, OperationSpec, RunOptions } from './policies/fallback.ts';
+export { PriceTable, DEFAULT_PRICES, estimateTokens } from './pricing.ts';
+export type { ModelPrice } from './pricing.ts';
+export { reviewFallbacks } from './config-review.ts';
+export type { ReviewedRoute } from './config-review.ts';
+
+export { createBreakerboxFetch } from './fetch/create-fetch.ts';
+export type { BreakerboxFetchOptions, FetchRoute } from './fetch/create-fetch.ts';
+export { ProviderHttpError } from './fetch/http-attempt.ts';
+export type { FetchLike } from './fetch/http-attempt.ts';
+export { guardStream } from './streams/stream-guard.ts';
+export type { GuardedStream, StreamGuardOptions, StreamSummary } from './streams/stream-guard.ts';
+
+export { TelemetryReporter, SDK_NAME, newBatchId } from './telemetry/reporter.ts';
+export type { ReporterError, ReporterOptions, ReporterStats, TelemetrySource } from './telemetry/reporter.ts';

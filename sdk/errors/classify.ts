@@ -316,3 +316,15 @@ export function classifyFinishReason(reason: string | null | undefined): ErrorCl
   }
   return undefined;
 }
+
+/**
+ * The wait a thrown error asks for: an SDK error's `retryAfterMs`, or the `retry-after-ms`
+ * / `retry-after` header of an official client's `APIError`. Undefined when none.
+ */
+export function retryAfterOfError(err: unknown, now: number = Date.now()): number | undefined {
+  if (!err || typeof err !== 'object') return undefined;
+  const e = err as { retryAfterMs?: unknown; headers?: unknown };
+  if (typeof e.retryAfterMs === 'number') return e.retryAfterMs;
+  if (e.headers && typeof e.headers === 'object') return retryAfterFromHeaders(e.headers as HeaderBag, now);
+  return undefined;
+}

@@ -1,0 +1,265 @@
+/**
+ * The SDK instance: a registry that creates each key's policies on demand, the shared
+ * retry and cost budgets, operations (fallback chains), events, configuration review and,
+ * when a collector is configured, the telemetry reporter. With no collector it is a plain
+ * resilience library.
+ */
+import type { BreakerKey, ConfigEvent, TelemetryEvent, TransitionEvent } from './protocol.ts';
+import { DEFAULT_LATENCY_BOUNDS_MS } from './protocol.ts';
+import { systemClock, type Clock } from './clock.ts';
+import { Emitter, type EventSubscriber } from './events.ts';
+import type { CallEvent } from './call-event.ts';
+import { cleanKey, keyId } from './key.ts';
+import { KeyPolicy, type AttemptFn, type CallOptions, type SdkContext } from './key-policy.ts';
+import { resolveSettings, settingsForTelemetry, type KeySettings } from './settings.ts';
+import { RetryBudget, DEFAULT_RETRY_BUDGET_OPTIONS, type RetryBudgetOptions } from './policies/retry-budget.ts';
+import { CostBudget, type CostBudgetOptions } from './policies/cost-budget.ts';
+import { PriceTable, type ModelPrice } from './pricing.ts';
+import { runChain, type ChainHost, type OperationResult, type OperationSpec, type RunOptions } from './policies/fallback.ts';
+import type { BreakerTransition } from './policies/breaker.ts';
+import { TaskStats } from './telemetry/task-stats.ts';
+import { TelemetryReporter, type ReporterOptions, type ReporterStats } from './telemetry/reporter.ts';
+import { reviewFallbacks, type ReviewedRoute } from './config-review.ts';
+import { createBreakerboxFetch, type BreakerboxFetchOptions } from './fetch/create-fetch.ts';
+import type { FetchLike } from './fetch/http-attempt.ts';
+
+/** Options of `createBreakerbox`; everything is optional. */
+export interface BreakerboxOptions {
+  /** Settings for every key. */
+  defaults?: KeySettings;
+  /** Per-key overrides (e.g. a lower `minCalls` for a rarely called model). Called once per key. */
+  keySettings?: (key: BreakerKey) => KeySettings | undefined;
+  retryBudget?: Partial<RetryBudgetOptions>;
+  /** Spending ceilings; refused before sending. */
+  budget?: CostBudgetOptions;
+  /** Prices per model (USD per million tokens), over the built-in table. */
+  prices?: Record<string, ModelPrice>;
+  /** Latency histogram bounds (default: the protocol's shared bounds). */
+  latencyBoundsMs?: readonly number[];
+  /** Push telemetry to a collector. Without it, nothing leaves the process. */
+  telemetry?: Omit<ReporterOptions, 'clock' | 'random'>;
+  clock?: Clock;
+  random?: () => number;
+}
+
+/** A configured operation, ready to run inputs through its chain. */
+export interface Operation<I, T> {
+  readonly name: string;
+  /** Warnings from the configuration review of its fallbacks. */
+  readonly warnings: readonly string[];
+  run(input: I, opts?: RunOptions): Promise<OperationResult<T>>;
+}
+
+interface KeyConfig {
+  fallbacks: BreakerKey[];
+  warnings: string[];
+}
+
+/** One SDK instance. Create it with `createBreakerbox`. */
+export class Breakerbox {
+  private readonly ctx: SdkContext;
+  private readonly registry = new Map<string, KeyPolicy>();
+  private readonly taskStats = new Map<string, TaskStats>();
+  private readonly configs = new Map<string, KeyConfig>();
+  private readonly transitions = new Emitter<BreakerTransition>();
+  private readonly warningsEmitter = new Emitter<string>();
+  private readonly warned = new Set<string>();
+  private readonly reporter: TelemetryReporter | undefined;
+  private readonly calls = new Emitter<CallEvent>();
+  private readonly chainHost: ChainHost;
+
+  /** Subscribes to every logical call's summary (see `CallEvent`). */
+  readonly onCall: EventSubscriber<CallEvent> = this.calls.on;
+  /** Subscribes to every breaker's state changes, first state included. */
+  readonly onStateChange: EventSubscriber<BreakerTransition> = this.transitions.on;
+  /**
+   * Subscribes to configuration warnings. With no subscriber, warnings go to
+   * `process.emitWarning` (printed once by Node).
+   */
+  readonly onWarning: EventSubscriber<string> = this.warningsEmitter.on;
+
+  constructor(private readonly options: BreakerboxOptions = {}) {
+    const clock = options.clock ?? systemClock;
+    this.ctx = {
+      clock,
+      random: options.random ?? Math.random,
+      retryBudget: new RetryBudget({ ...DEFAULT_RETRY_BUDGET_OPTIONS, ...options.retryBudget }, clock),
+      costBudget: new CostBudget(options.budget ?? {}, clock),
+      prices: new PriceTable(options.prices),
+      calls: this.calls,
+      latencyBounds: options.latencyBoundsMs ?? DEFAULT_LATENCY_BOUNDS_MS,
+    };
+    this.chainHost = {
+      clock,
+      policy: (key) => this.policy(key),
+      tasks: (operation) => {
+        let t = this.taskStats.get(operation);
+        if (!t) {
+          t = new TaskStats(operation, clock.now());
+          this.taskStats.set(operation, t);
+        }
+        return t;
+      },
+      calls: this.calls,
+    };
+    // Fail at construction, not on the first call, if the defaults are invalid.
+    resolveSettings(options.defaults);
+    if (options.telemetry) {
+      this.reporter = new TelemetryReporter({ ...options.telemetry, clock, random: this.ctx.random }, { collect: (now) => this.collect(now) });
+    }
+  }
+
+  /** The clock this instance runs on. */
+  get clock(): Clock {
+    return this.ctx.clock;
+  }
+
+  /** The cost budget (read what was spent). */
+  get costBudget(): CostBudget {
+    return this.ctx.costBudget;
+  }
+
+  /** The price table. */
+  get prices(): PriceTable {
+    return this.ctx.prices;
+  }
+
+  /** The policies of `key`, created on first use. */
+  policy(key: BreakerKey): KeyPolicy {
+    const id = keyId(key);
+    let p = this.registry.get(id);
+    if (p === undefined) p = this.create(id, key);
+    return p;
+  }
+
+  /** Runs `fn` under `key`'s policies (see `KeyPolicy.execute`). */
+  execute<T>(key: BreakerKey, fn: AttemptFn<T>, opts?: CallOptions<T>): Promise<T> {
+    return this.policy(key).execute(fn, opts);
+  }
+
+  /**
+   * A `fetch` for the official `openai` / `@anthropic-ai/sdk` clients (`fetch` option,
+   * with `maxRetries: 0`): every model request runs under these policies and fallbacks.
+   */
+  fetch(options?: BreakerboxFetchOptions): FetchLike {
+    return createBreakerboxFetch(this, options);
+  }
+
+  /** Keys created so far. */
+  keys(): BreakerKey[] {
+    return [...this.registry.values()].map((p) => p.key);
+  }
+
+  /** Defines an operation (a fallback chain); its fallbacks are reviewed now. */
+  operation<I, T>(spec: OperationSpec<I, T>): Operation<I, T> {
+    const keyed = spec.levels.filter((l) => l.key);
+    const warnings = keyed.length > 1 ? this.declareFallbacks({ key: keyed[0]!.key! }, keyed.slice(1).map((l) => ({ key: l.key! }))) : [];
+    return {
+      name: spec.name,
+      warnings,
+      run: (input, opts) => runChain(this.chainHost, spec, input, opts),
+    };
+  }
+
+  /**
+   * Declares the fallbacks of a primary route: reviews them (warning about ones that
+   * would fail with it) and reports them in the primary key's `config` event.
+   */
+  declareFallbacks(primary: ReviewedRoute, fallbacks: readonly ReviewedRoute[]): string[] {
+    const warnings = reviewFallbacks(primary, fallbacks);
+    for (const w of warnings) this.warn(w);
+    const policy = this.policy(primary.key);
+    const cfg = this.configs.get(keyId(primary.key))!;
+    cfg.fallbacks = fallbacks.map((f) => cleanKey(f.key));
+    cfg.warnings = warnings;
+    this.pushConfig(policy);
+    return warnings;
+  }
+
+  /** Drains every key's window and every operation's tasks since the last collection. */
+  collect(now = this.ctx.clock.now()): TelemetryEvent[] {
+    const out: TelemetryEvent[] = [];
+    for (const p of this.registry.values()) {
+      const w = p.stats.drain(now);
+      if (w) out.push(w);
+    }
+    for (const t of this.taskStats.values()) {
+      const e = t.drain(now);
+      if (e) out.push(e);
+    }
+    return out;
+  }
+
+  /** Reporter health (undefined without a collector). */
+  telemetryStats(): ReporterStats | undefined {
+    return this.reporter?.stats();
+  }
+
+  /** Subscribes to telemetry push failures (no-op without a collector). */
+  onTelemetryError(listener: (e: { status?: number; message: string; dropped: boolean }) => void): () => void {
+    return this.reporter ? this.reporter.onError(listener) : () => undefined;
+  }
+
+  /** Sends what is buffered now (bounded wait; never rejects). */
+  flush(timeoutMs?: number): Promise<void> {
+    return this.reporter ? this.reporter.flush(timeoutMs) : Promise.resolve();
+  }
+
+  /** Flushes and stops the reporter's timers. */
+  close(timeoutMs?: number): Promise<void> {
+    return this.reporter ? this.reporter.close(timeoutMs) : Promise.resolve();
+  }
+
+  private create(id: string, key: BreakerKey): KeyPolicy {
+    const k = cleanKey(key);
+    const settings = resolveSettings(this.options.defaults, this.options.keySettings?.(k));
+    const p = new KeyPolicy(k, settings, this.ctx);
+    this.registry.set(id, p);
+    this.configs.set(id, { fallbacks: [], warnings: [] });
+    p.breaker.onStateChange((t) => {
+      this.transitions.emit(t);
+      if (this.reporter) this.reporter.push(transitionEvent(t), true);
+    });
+    p.breaker.announce();
+    this.pushConfig(p);
+    return p;
+  }
+
+  private pushConfig(p: KeyPolicy): void {
+    if (!this.reporter) return;
+    const cfg = this.configs.get(keyId(p.key))!;
+    const ev: ConfigEvent = {
+      type: 'config',
+      ts: this.ctx.clock.now(),
+      key: p.key,
+      settings: settingsForTelemetry(p.settings),
+      fallbacks: cfg.fallbacks,
+      warnings: cfg.warnings,
+    };
+    this.reporter.push(ev, true);
+  }
+
+  private warn(message: string): void {
+    if (this.warned.has(message)) return;
+    this.warned.add(message);
+    if (this.warningsEmitter.size) this.warningsEmitter.emit(message);
+    else process.emitWarning(message, { code: 'BB_WARN_SDK_FALLBACK_NOT_INDEPENDENT' });
+  }
+}
+
+function transitionEvent(t: BreakerTransition): TransitionEvent {
+  const ev: TransitionEvent = { type: 'transition', ts: t.ts, key: t.key, from: t.from, to: t.to, reason: t.reason };
+  if (t.cooldownMs !== undefined) ev.cooldown_ms = t.cooldownMs;
+  if (t.attempt !== undefined) ev.attempt = t.attempt;
+  ev.rates = { error: round4(t.rates.error), slow: round4(t.rates.slow) };
+  return ev;
+}
+
+function round4(x: number): number {
+  return Math.round(x * 1e4) / 1e4;
+}
+
+/** Creates an SDK instance. */
+export function createBreakerbox(options?: BreakerboxOptions): Breakerbox {
+  return new Breakerbox(options);
+}

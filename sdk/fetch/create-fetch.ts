@@ -1,0 +1,270 @@
+/**
+ * A `fetch`-compatible function for the official `openai` and `@anthropic-ai/sdk` clients
+ * (their `fetch` option). Every model request goes through the key's policies (key from
+ * the URL and the body's `model`) and through a fallback chain built from configuration:
+ * another model at the same provider, or another base URL with its own key. Give the
+ * official client `maxRetries: 0`: retries are decided here, within the budget.
+ *
+ * Requests that are not model calls (no JSON body with a `model`, unknown endpoint) pass
+ * through untouched.
+ */
+import { createHash } from 'node:crypto';
+import { Agent, fetch as undiciFetch } from 'undici';
+import type { BreakerKey, ErrorClass } from '../protocol.ts';
+import type { Breakerbox, Operation } from '../breakerbox.ts';
+import type { TimeoutOptions } from '../settings.ts';
+import type { FailoverLevel, OperationResult } from '../policies/fallback.ts';
+import type { CallFacts } from '../key-policy.ts';
+import { BreakerboxError, SDK_ERROR_CODES } from '../errors/catalog.ts';
+import { dialectOf, endpointOf, providerOf, retarget } from './route.ts';
+import { ProviderHttpError, sendAttempt, type FetchLike } from './http-attempt.ts';
+import { estimateTokens } from '../pricing.ts';
+
+/** A fallback route for a model. Unset fields are the primary's. */
+export interface FetchRoute {
+  model?: string;
+  /** Base URL up to where the endpoint path starts (e.g. `https://api.together.xyz/v1`). */
+  baseURL?: string;
+  apiKey?: string;
+  provider?: string;
+  region?: string;
+  /** Failover level (default: 1 for the same model elsewhere, 2 for another model). */
+  level?: FailoverLevel;
+}
+
+/** Options of the fetch wrapper. */
+export interface BreakerboxFetchOptions {
+  /** The fetch to send with (default: undici's, with a connect timeout when one is set). */
+  fetch?: FetchLike;
+  /** The primary's base URL; when given, fallbacks are reviewed at construction. */
+  baseURL?: string;
+  /** Provider name of the primary (default: from the host). */
+  provider?: string;
+  /** Region of the primary, when traffic is routed across regions. */
+  region?: string;
+  /** Fallback routes, by the primary's model id. */
+  fallbacks?: Record<string, FetchRoute[]>;
+  /** Client-fault classes that also move on to the next route (e.g. `['context_length']`). */
+  fallbackOn?: ErrorClass[];
+  /** Never substitute another route (durable writes). */
+  failClosed?: boolean;
+  /** Operation name for tasks telemetry (default: `<endpoint>:<model>`). */
+  operation?: string | ((model: string, endpoint: string) => string);
+  /** Layered timeouts; unset layers fall back to the key's settings. */
+  timeouts?: TimeoutOptions;
+  /** What to do with a malformed stream chunk: fail the stream (default) or drop the chunk. */
+  malformedChunks?: 'error' | 'skip';
+  /** After finish and usage, how long to wait for `[DONE]` / `message_stop`, ms (default 200). */
+  endGraceMs?: number;
+}
+
+interface RequestInput {
+  url: URL;
+  method: string;
+  headers: Headers;
+  body: Record<string, unknown>;
+  endpointAt: number;
+  stream: boolean;
+  done: (ok: boolean, facts: CallFacts, cls: ErrorClass | undefined, cancelled: boolean) => void;
+}
+
+interface ResolvedRoute {
+  key: BreakerKey;
+  level: FailoverLevel;
+  route: FetchRoute;
+}
+
+/** Builds the wrapper for one SDK instance. */
+export function createBreakerboxFetch(bb: Breakerbox, options: BreakerboxFetchOptions = {}): FetchLike {
+  const connectMs = options.timeouts?.connectMs;
+  const underlying: FetchLike =
+    options.fetch ??
+    (connectMs !== undefined
+      ? (() => {
+          const dispatcher = new Agent({ connect: { timeout: connectMs } });
+          return (input, init) => undiciFetch(input as never, { ...(init as object), dispatcher } as never) as unknown as Promise<Response>;
+        })()
+      : (input, init) => globalThis.fetch(input, init));
+  const operations = new Map<string, { op: Operation<RequestInput, Response>; routes: ResolvedRoute[] }>();
+
+  if (options.baseURL && options.fallbacks) {
+    const base = new URL(options.baseURL);
+    const family = providerOf(base) === 'anthropic' ? 'messages' : 'chat';
+    for (const model of Object.keys(options.fallbacks)) operationFor(base, family, model, undefined);
+  }
+
+  function operationFor(url: URL, family: string, model: string, credential: string | undefined) {
+    const provider = options.provider ?? providerOf(url);
+    const id = `${url.origin}\u0001${family}\u0001${model}`;
+    let entry = operations.get(id);
+    if (entry) return entry;
+    const primary: ResolvedRoute = { key: withRegion({ provider, endpoint: family, model }, options.region), level: 0, route: {} };
+    const routes = [primary];
+    for (const r of options.fallbacks?.[model] ?? []) {
+      const target = r.baseURL ? new URL(r.baseURL) : url;
+      const key = withRegion(
+        { provider: r.provider ?? (r.baseURL ? providerOf(target) : provider), endpoint: family, model: r.model ?? model },
+        r.region ?? (r.baseURL ? undefined : options.region),
+      );
+      routes.push({ key, level: r.level ?? (r.model && r.model !== model ? 2 : 1), route: r });
+    }
+    if (routes.length > 1) {
+      bb.declareFallbacks(
+        { key: primary.key, host: url.host, credentialId: credential },
+        routes.slice(1).map((r) => ({
+          key: r.key,
+          host: r.route.baseURL ? new URL(r.route.baseURL).host : url.host,
+          credentialId: r.route.apiKey ? fingerprint(r.route.apiKey) : credential,
+        })),
+      );
+    }
+    const name = typeof options.operation === 'function' ? options.operation(model, family) : (options.operation ?? `${family}:${model}`);
+    const op = bb.operation<RequestInput, Response>({
+      name,
+      failClosed: options.failClosed,
+      fallbackOn: options.fallbackOn,
+      levels: routes.map((r) => ({
+        key: r.key,
+        level: r.level,
+        run: (input, signal, _attempt, control) => attemptRoute(r, input, signal, control),
+      })),
+    });
+    entry = { op, routes };
+    operations.set(id, entry);
+    return entry;
+  }
+
+  function attemptRoute(r: ResolvedRoute, input: RequestInput, signal: AbortSignal | undefined, control: Parameters<typeof sendAttempt>[2]) {
+    const policy = bb.policy(r.key);
+    const timeouts = { ...policy.settings.timeouts, ...definedOnly(options.timeouts) };
+    const url = r.route.baseURL ? retarget(input.url, r.route.baseURL, input.endpointAt) : input.url;
+    const headers = new Headers(input.headers);
+    if (r.route.apiKey) {
+      if (headers.has('x-api-key') || (!headers.has('authorization') && dialectOf(r.key.endpoint) === 'anthropic')) headers.set('x-api-key', r.route.apiKey);
+      if (headers.has('authorization') || dialectOf(r.key.endpoint) === 'openai') headers.set('authorization', `Bearer ${r.route.apiKey}`);
+    }
+    const body = r.route.model ? { ...input.body, model: r.route.model } : input.body;
+    const streamOptions = body.stream_options as { include_usage?: unknown } | undefined;
+    return sendAttempt(
+      {
+        fetch: underlying,
+        url,
+        method: input.method,
+        headers,
+        body: JSON.stringify(body),
+        stream: input.stream,
+        dialect: dialectOf(r.key.endpoint),
+        timeouts,
+        clock: bb.clock,
+        endGraceMs: options.endGraceMs ?? 200,
+        malformed: options.malformedChunks ?? 'error',
+        expectUsage: dialectOf(r.key.endpoint) === 'anthropic' || streamOptions?.include_usage === true,
+        onDone: input.done,
+      },
+      signal,
+      control,
+    );
+  }
+
+  return async function breakerboxFetch(input: string | URL | Request, init?: RequestInit): Promise<Response> {
+    const req = await readRequest(input, init);
+    const ep = req ? endpointOf(req.url.pathname) : undefined;
+    if (!req || !ep) return underlying(input, init);
+    const model = req.body.model as string;
+    const credential = credentialOf(req.headers);
+    const { op } = operationFor(req.url, ep.family, model, credential);
+
+    // The stream may end before `run` resolves; whichever comes second completes the task.
+    let result: OperationResult<Response> | undefined;
+    let ended: [boolean, CallFacts, ErrorClass | undefined] | undefined;
+    const finish = () => {
+      if (result?.complete && ended) result.complete(ended[0], ended[1], ended[2]);
+    };
+    const ri: RequestInput = {
+      url: req.url,
+      method: req.method,
+      headers: req.headers,
+      body: req.body,
+      endpointAt: ep.at,
+      stream: req.body.stream === true,
+      done: (ok, facts, cls, cancelled) => {
+        ended = [ok && !cancelled, facts, cancelled ? undefined : cls];
+        finish();
+      },
+    };
+    const estimate = bb.costBudget.active
+      ? bb.prices.cost(model, estimateTokens(req.body), numberOr(req.body.max_tokens ?? req.body.max_completion_tokens, 1024))
+      : undefined;
+    try {
+      result = await op.run(ri, {
+        signal: req.signal,
+        deadlineMs: options.timeouts?.totalMs,
+        deferSettle: true,
+        idempotencyKey: req.headers.get('idempotency-key') ?? undefined,
+        estimatedCostUsd: estimate,
+      });
+    } catch (err) {
+      const answer = providerAnswerOf(err);
+      // Hand the provider's own answer back, so the official client raises its typed error.
+      if (answer) return new Response(answer.body, { status: answer.status, statusText: answer.statusText, headers: answer.headers });
+      throw err;
+    }
+    finish();
+    const res = result.value;
+    res.headers.set('x-breakerbox-level', String(result.level));
+    res.headers.set('x-breakerbox-model', result.key?.model ?? model);
+    res.headers.set('x-breakerbox-attempts', String(result.attempts.length));
+    return res;
+  };
+}
+
+async function readRequest(input: string | URL | Request, init?: RequestInit) {
+  const url = new URL(input instanceof Request ? input.url : String(input));
+  const method = (init?.method ?? (input instanceof Request ? input.method : 'GET')).toUpperCase();
+  if (method !== 'POST') return undefined;
+  let text: string | undefined;
+  if (typeof init?.body === 'string') text = init.body;
+  else if (init?.body === undefined && input instanceof Request) text = await input.clone().text();
+  if (!text) return undefined;
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (!body || typeof body !== 'object' || typeof (body as { model?: unknown }).model !== 'string') return undefined;
+  const headers = new Headers(input instanceof Request ? input.headers : undefined);
+  new Headers(init?.headers).forEach((v, k) => headers.set(k, v));
+  const signal = init?.signal ?? (input instanceof Request ? input.signal : undefined) ?? undefined;
+  return { url, method, headers, body: body as Record<string, unknown>, signal };
+}
+
+function providerAnswerOf(err: unknown) {
+  let e: unknown = err;
+  if (e instanceof BreakerboxError && e.code === SDK_ERROR_CODES.FALLBACK_EXHAUSTED) e = (e as Error).cause;
+  return e instanceof ProviderHttpError ? e.answer : undefined;
+}
+
+function credentialOf(h: Headers): string | undefined {
+  const k = h.get('x-api-key') ?? h.get('authorization')?.replace(/^Bearer\s+/i, '');
+  return k ? fingerprint(k) : undefined;
+}
+
+/** A short, non-reversible id of a credential: enough to tell two keys apart, never the key. */
+function fingerprint(secret: string): string {
+  return createHash('sha256').update(secret).digest('hex').slice(0, 12);
+}
+
+function withRegion(key: BreakerKey, region: string | undefined): BreakerKey {
+  return region ? { ...key, region } : key;
+}
+
+function definedOnly<T extends object>(o: T | undefined): Partial<T> {
+  const out: Partial<T> = {};
+  if (o) for (const [k, v] of Object.entries(o)) if (v !== undefined) (out as Record<string, unknown>)[k] = v;
+  return out;
+}
+
+function numberOr(v: unknown, d: number): number {
+  return typeof v === 'number' ? v : d;
+}

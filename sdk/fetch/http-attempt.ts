@@ -1,0 +1,186 @@
+/**
+ * One HTTP attempt of the fetch wrapper: send, apply the first-byte limit, turn an error
+ * status into a classified `BreakerboxError` (keeping the answer so it can be handed back
+ * to the official client), and for streams wait under the guard until the first token.
+ */
+import type { ErrorClass } from '../protocol.ts';
+import type { Clock } from '../clock.ts';
+import type { AttemptControl, CallFacts } from '../key-policy.ts';
+import type { TimeoutOptions } from '../settings.ts';
+import { BreakerboxError, SDK_ERROR_CODES } from '../errors/catalog.ts';
+import { classifyFinishReason, classifyHttpError, providerErrorInfo, retryAfterFromHeaders } from '../errors/classify.ts';
+import { guardStream, type StreamSummary } from '../streams/stream-guard.ts';
+import type { StreamDialect } from '../streams/sse-frames.ts';
+
+/** A fetch function (the global one, undici's, or the application's). */
+export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+
+/** An error answer kept whole, so the official client can raise its own typed error from it. */
+export interface ProviderAnswer {
+  status: number;
+  statusText: string;
+  headers: Headers;
+  body: string;
+}
+
+/** A provider's error answer, classified. */
+export class ProviderHttpError extends BreakerboxError {
+  constructor(
+    readonly answer: ProviderAnswer,
+    cls: ErrorClass,
+    now: number,
+  ) {
+    const info = providerErrorInfo(answer.body);
+    super(SDK_ERROR_CODES.PROVIDER_ERROR, `provider answered ${answer.status}${info.message ? `: ${info.message}` : ''}`, {
+      errorClass: cls,
+      status: answer.status,
+      providerReason: info.code ?? info.type,
+      upstreamRequestId: answer.headers.get('x-request-id') ?? answer.headers.get('request-id') ?? undefined,
+      retryAfterMs: retryAfterFromHeaders(answer.headers, now),
+    });
+    this.name = 'ProviderHttpError';
+  }
+}
+
+/** Everything one attempt needs. */
+export interface HttpAttempt {
+  fetch: FetchLike;
+  url: URL;
+  method: string;
+  headers: Headers;
+  body: string;
+  stream: boolean;
+  dialect: StreamDialect;
+  timeouts: Readonly<TimeoutOptions>;
+  clock: Clock;
+  endGraceMs: number;
+  malformed: 'error' | 'skip';
+  expectUsage: boolean;
+  /** Called once the answer is fully known (JSON read, or stream ended). */
+  onDone: (ok: boolean, facts: CallFacts, cls: ErrorClass | undefined, cancelled: boolean) => void;
+}
+
+/** Sends one attempt; resolves with the Response to hand to the client (a stream: after its first token). */
+export async function sendAttempt(a: HttpAttempt, signal: AbortSignal | undefined, control: AttemptControl | undefined): Promise<Response> {
+  const started = a.clock.now();
+  const ac = new AbortController();
+  const onOuter = () => ac.abort(signal!.reason);
+  if (signal?.aborted) throw signal.reason;
+  signal?.addEventListener('abort', onOuter, { once: true });
+  const unlink = () => signal?.removeEventListener('abort', onOuter);
+  const firstByte =
+    a.timeouts.firstByteMs === undefined
+      ? undefined
+      : a.clock.setTimeout(
+          () => ac.abort(new BreakerboxError(SDK_ERROR_CODES.TIMEOUT, `no response headers within ${a.timeouts.firstByteMs} ms`, { errorClass: 'timeout', providerReason: 'first_byte' })),
+          a.timeouts.firstByteMs,
+        );
+  const failWith = (err: unknown): never => {
+    unlink();
+    // Prefer our own timeout error over the generic AbortError fetch throws for it.
+    const reason: unknown = ac.signal.aborted ? ac.signal.reason : undefined;
+    throw reason instanceof BreakerboxError ? reason : err;
+  };
+
+  let res: Response;
+  try {
+    res = await a.fetch(a.url, { method: a.method, headers: a.headers, body: a.body, signal: ac.signal });
+  } catch (err) {
+    return failWith(err);
+  } finally {
+    if (firstByte !== undefined) a.clock.clearTimeout(firstByte);
+  }
+  const upstreamRequestId = res.headers.get('x-request-id') ?? res.headers.get('request-id') ?? undefined;
+
+  if (!res.ok) {
+    let text = '';
+    try {
+      text = await res.text();
+    } catch {
+      // the body of an error answer is a hint only
+    }
+    unlink();
+    const answer = { status: res.status, statusText: res.statusText, headers: res.headers, body: text };
+    throw new ProviderHttpError(answer, classifyHttpError(res.status, text, res.headers), a.clock.now());
+  }
+
+  const headers = new Headers(res.headers);
+  headers.delete('content-length');
+  headers.delete('content-encoding');
+  const isSse = (res.headers.get('content-type') ?? '').includes('text/event-stream');
+
+  if (a.stream && isSse && res.body) {
+    const g = guardStream(
+      res.body,
+      {
+        dialect: a.dialect,
+        clock: a.clock,
+        startedAt: started,
+        firstTokenMs: a.timeouts.firstTokenMs,
+        idleMs: a.timeouts.idleMs,
+        endGraceMs: a.endGraceMs,
+        expectUsage: a.expectUsage,
+        malformed: a.malformed,
+        abortUpstream: (r) => ac.abort(r),
+      },
+      (s: StreamSummary) => {
+        unlink();
+        const facts = streamFacts(s, upstreamRequestId);
+        if (s.cancelled) control?.cancel();
+        else control?.settle(s.cls, facts);
+        a.onDone(!s.cancelled && s.cls === null, facts, s.cls ?? undefined, s.cancelled);
+      },
+    );
+    try {
+      await g.ready;
+    } catch (err) {
+      return failWith(err);
+    }
+    return new Response(g.stream, { status: res.status, statusText: res.statusText, headers });
+  }
+
+  let text: string;
+  try {
+    text = await res.text();
+  } catch (err) {
+    return failWith(err);
+  }
+  unlink();
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (err) {
+    throw new BreakerboxError(SDK_ERROR_CODES.STREAM_BROKEN, 'malformed JSON answer', { errorClass: 'stream_broken', upstreamRequestId, cause: err });
+  }
+  const facts = jsonFacts(parsed, upstreamRequestId);
+  const cls = classifyFinishReason(facts.finishReason) ?? null;
+  control?.settle(cls, facts);
+  a.onDone(cls === null, facts, cls ?? undefined, false);
+  return new Response(text, { status: res.status, statusText: res.statusText, headers });
+}
+
+function streamFacts(s: StreamSummary, upstreamRequestId: string | undefined): CallFacts {
+  const f: CallFacts = { upstreamRequestId };
+  if (s.ttftMs !== undefined) f.ttftMs = s.ttftMs;
+  if (s.inputTokens !== undefined) f.inputTokens = s.inputTokens;
+  if (s.outputTokens !== undefined) f.outputTokens = s.outputTokens;
+  if (s.finishReason) f.finishReason = s.finishReason;
+  if (s.cachedTokens !== undefined) f.cacheHit = s.cachedTokens > 0;
+  return f;
+}
+
+/** Usage, finish reason and cache use of a JSON answer (OpenAI-compatible or Anthropic). */
+export function jsonFacts(body: unknown, upstreamRequestId: string | undefined): CallFacts {
+  const f: CallFacts = { upstreamRequestId };
+  const b = (body ?? {}) as Record<string, unknown>;
+  const u = (b.usage ?? {}) as Record<string, unknown>;
+  const num = (v: unknown) => (typeof v === 'number' ? v : undefined);
+  f.inputTokens = num(u.prompt_tokens) ?? num(u.input_tokens);
+  f.outputTokens = num(u.completion_tokens) ?? num(u.output_tokens);
+  const cached = num((u.prompt_tokens_details as Record<string, unknown> | undefined)?.cached_tokens) ?? num(u.cache_read_input_tokens);
+  if (cached !== undefined) f.cacheHit = cached > 0;
+  const choice = Array.isArray(b.choices) ? (b.choices[0] as { finish_reason?: unknown } | undefined) : undefined;
+  const finish = choice?.finish_reason ?? b.stop_reason;
+  if (typeof finish === 'string') f.finishReason = finish;
+  return f;
+}

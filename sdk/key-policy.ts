@@ -1,0 +1,415 @@
+/**
+ * Everything that protects one breaker key: bulkhead, breaker, retries within the shared
+ * budget, the total deadline, optional hedging, and the key's telemetry window.
+ *
+ * The hot path of `execute` (no failure, no deadline) allocates nothing of its own beyond
+ * the async function's promise and starts no timer.
+ */
+import type { BreakerKey, ErrorClass } from './protocol.ts';
+import type { Clock } from './clock.ts';
+import { sleep } from './clock.ts';
+import type { Emitter } from './events.ts';
+import type { CallEvent } from './call-event.ts';
+import { newCallId } from './call-event.ts';
+import { Breaker, PASS_PROBE, REFUSED_OPEN } from './policies/breaker.ts';
+import { Bulkhead } from './policies/bulkhead.ts';
+import { decideRetry } from './policies/retry.ts';
+import type { RetryBudget } from './policies/retry-budget.ts';
+import type { CostBudget } from './policies/cost-budget.ts';
+import { Deadline } from './policies/deadline.ts';
+import { runHedged } from './policies/hedge.ts';
+import type { PriceTable } from './pricing.ts';
+import type { ResolvedKeySettings } from './settings.ts';
+import { KeyStats, type AttemptFacts } from './telemetry/key-stats.ts';
+import { classifyFinishReason, classifyThrown, retryAfterOfError } from './errors/classify.ts';
+import { BreakerboxError, SDK_ERROR_CODES, type SdkErrorCode } from './errors/catalog.ts';
+
+/** What every key of one SDK instance shares. */
+export interface SdkContext {
+  clock: Clock;
+  random: () => number;
+  retryBudget: RetryBudget;
+  costBudget: CostBudget;
+  prices: PriceTable;
+  calls: Emitter<CallEvent>;
+  latencyBounds: readonly number[];
+}
+
+/** Facts about a successful answer, for telemetry and `onCall`. */
+export interface CallFacts extends AttemptFacts {
+  finishReason?: string;
+  upstreamRequestId?: string;
+  cacheHit?: boolean;
+}
+
+/** Settles an attempt whose outcome is known only later (a stream still being read). */
+export interface AttemptControl {
+  /** Records the attempt's outcome once; later calls are ignored. `cls` null means success. */
+  settle(cls: ErrorClass | null, facts?: CallFacts): void;
+  /** Forgets the attempt without an outcome (the caller gave up). */
+  cancel(): void;
+}
+
+/** One attempt of a protected call: `signal` aborts on the deadline; `attempt` counts from 1. */
+export type AttemptFn<T> = (signal: AbortSignal | undefined, attempt: number, control: AttemptControl | undefined) => Promise<T>;
+
+/** Options of one protected call. */
+export interface CallOptions<T = unknown> {
+  /** The caller's signal: aborting it ends the call without counting against the provider. */
+  signal?: AbortSignal;
+  /** Total deadline for the call, retries included, ms (default: the key's `timeouts.totalMs`). */
+  deadlineMs?: number;
+  /** False for a request that must not be sent twice; it is then never retried without `idempotencyKey`. */
+  idempotent?: boolean;
+  idempotencyKey?: string;
+  /** Reads usage / finish reason from the value for telemetry; a `length` finish records the call as `truncated`. */
+  facts?: (value: T) => CallFacts | undefined;
+  /** Refuse before sending when this estimate crosses the cost budget, USD. */
+  estimatedCostUsd?: number;
+  /** The attempt settles itself through the `AttemptControl` it is given (used for streams). */
+  deferSettle?: boolean;
+  /** Emit no `onCall` event (the caller emits one for the whole chain). */
+  silent?: boolean;
+  /** Operation name carried into `onCall`. */
+  operation?: string;
+  /** Called after every attempt with its outcome (used by fallback chains to list attempts). */
+  onAttempt?: (record: AttemptRecord) => void;
+}
+
+/** One attempt, as `onAttempt` and operation results report it. */
+export interface AttemptRecord {
+  key: BreakerKey | undefined;
+  level: number;
+  /** 1-based attempt number on this key. */
+  attempt: number;
+  ok: boolean;
+  errorClass?: ErrorClass;
+  errorCode?: string;
+  durationMs: number;
+  costUsd: number;
+}
+
+const FLAG_PROBE = 1;
+const FLAG_COLD = 2;
+const NEED_QUEUE = -1;
+
+/** Builds refusal errors without a stack trace: they are frequent while a breaker is open. */
+function refusal(code: SdkErrorCode, message: string): BreakerboxError {
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    return new BreakerboxError(code, message, { errorClass: 'server' });
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
+}
+
+/** The policies of one key. */
+export class KeyPolicy {
+  readonly breaker: Breaker;
+  readonly bulkhead: Bulkhead;
+  readonly stats: KeyStats;
+  private lastStart = -Infinity;
+  private readonly refusedOpen: string;
+
+  constructor(
+    readonly key: BreakerKey,
+    readonly settings: ResolvedKeySettings,
+    private readonly ctx: SdkContext,
+  ) {
+    this.breaker = new Breaker(key, settings.breaker, ctx.clock, ctx.random);
+    this.bulkhead = new Bulkhead(settings.bulkhead);
+    this.stats = new KeyStats(key, ctx.latencyBounds, ctx.clock.now());
+    this.refusedOpen = `breaker open for ${key.provider}/${key.endpoint}/${key.model}${key.region ? `@${key.region}` : ''}`;
+  }
+
+  /**
+   * Lets one attempt through or throws a refusal (`BB_ERR_SDK_BREAKER_OPEN`,
+   * `BB_ERR_SDK_HALF_OPEN_BUSY`, `BB_ERR_SDK_BULKHEAD_FULL`). Returns flags for `settle`,
+   * or `NEED_QUEUE` (-1) when the caller should wait in the bulkhead's queue.
+   */
+  admit(now: number): number {
+    const pass = this.breaker.tryPass(now);
+    if (pass < 0) {
+      this.stats.shortCircuit();
+      throw pass === REFUSED_OPEN
+        ? refusal(SDK_ERROR_CODES.BREAKER_OPEN, this.refusedOpen)
+        : refusal(SDK_ERROR_CODES.HALF_OPEN_BUSY, `${this.refusedOpen}: half-open, probe slots taken`);
+    }
+    if (!this.bulkhead.tryAcquire()) {
+      if (pass === PASS_PROBE) this.breaker.releaseProbe();
+      if (this.bulkhead.canQueue()) return NEED_QUEUE;
+      this.stats.rejection();
+      this.breaker.recordRejection(now);
+      throw refusal(SDK_ERROR_CODES.BULKHEAD_FULL, `bulkhead full for ${this.key.model} (${this.settings.bulkhead.maxConcurrent} in flight)`);
+    }
+    return this.flags(now, pass === PASS_PROBE);
+  }
+
+  /** `admit`, waiting in the bulkhead's queue when it says so. */
+  async admitOrQueue(now: number, signal: AbortSignal | undefined): Promise<number> {
+    const flags = this.admit(now);
+    if (flags !== NEED_QUEUE) return flags;
+    await this.bulkhead.waitForSlot(signal);
+    // The slot was handed over by `release`; the breaker may have changed meanwhile.
+    const t = this.ctx.clock.now();
+    const pass = this.breaker.tryPass(t);
+    if (pass < 0) {
+      this.bulkhead.release();
+      this.stats.shortCircuit();
+      throw refusal(SDK_ERROR_CODES.BREAKER_OPEN, this.refusedOpen);
+    }
+    return this.flags(t, pass === PASS_PROBE);
+  }
+
+  private flags(now: number, probe: boolean): number {
+    const cold = now - this.lastStart > this.settings.coldAfterIdleMs;
+    this.lastStart = now;
+    return (probe ? FLAG_PROBE : 0) | (cold ? FLAG_COLD : 0);
+  }
+
+  /** Records an admitted attempt's outcome (`cls` null: success) and frees its slot. */
+  settle(flags: number, now: number, start: number, cls: ErrorClass | null, retry: boolean, facts: AttemptFacts | undefined): void {
+    this.bulkhead.release();
+    const latency = now - start;
+    const slow = cls === null && latency > this.settings.breaker.latencyCeilingMs;
+    const probe = (flags & FLAG_PROBE) !== 0;
+    const cold = (flags & FLAG_COLD) !== 0;
+    this.breaker.record(now, cls, slow, probe, cold);
+    this.stats.attempt(latency, cls, slow, retry, cold, probe, facts);
+    if (facts?.costUsd) this.ctx.costBudget.record(facts.costUsd, now);
+  }
+
+  /** Frees an admitted attempt's slot without recording an outcome. */
+  cancel(flags: number): void {
+    this.bulkhead.release();
+    if (flags & FLAG_PROBE) this.breaker.releaseProbe();
+  }
+
+  /** Cost of `facts` at this key's model price, unless the facts carry one. */
+  costOf(facts: AttemptFacts | undefined): number {
+    if (!facts) return 0;
+    if (facts.costUsd !== undefined) return facts.costUsd;
+    return this.ctx.prices.cost(this.key.model, facts.inputTokens ?? 0, facts.outputTokens ?? 0);
+  }
+
+  /**
+   * Runs `fn` under every policy of the key: refusal when open or full, retries of
+   * retryable classes within the attempt cap, the budget and the deadline, telemetry.
+   */
+  async execute<T>(fn: AttemptFn<T>, opts?: CallOptions<T>): Promise<T> {
+    const ctx = this.ctx;
+    const clock = ctx.clock;
+    const t0 = clock.now();
+    ctx.retryBudget.recordRequest(t0);
+    if (opts?.estimatedCostUsd !== undefined && ctx.costBudget.active) ctx.costBudget.check(opts.estimatedCostUsd, this.key.model, t0);
+    const totalMs = opts?.deadlineMs ?? this.settings.timeouts.totalMs;
+    const deadline = totalMs === undefined ? undefined : new Deadline(clock, totalMs, opts?.signal);
+    const signal = deadline ? deadline.signal : opts?.signal;
+    let attempt = 0;
+    let costUsd = 0;
+    try {
+      for (;;) {
+        attempt++;
+        let start = clock.now();
+        let flags = this.admit(start);
+        if (flags === NEED_QUEUE) {
+          flags = await this.admitOrQueue(start, signal);
+          start = clock.now();
+        }
+        let value: T;
+        try {
+          if (opts?.deferSettle) {
+            value = await this.deferred(fn, signal, attempt, flags, start, deadline, opts);
+          } else if (this.settings.hedge.enabled && this.hedgeAllowed(start)) {
+            value = await this.hedged(fn, signal, attempt, flags, start);
+          } else {
+            const p = fn(signal, attempt, undefined);
+            value = deadline ? await deadline.race(p) : await p;
+          }
+        } catch (err) {
+          const end = clock.now();
+          const callerAborted = opts?.signal?.aborted === true;
+          if (!isSettled(err)) {
+            // A caller who gave up tells us nothing about the provider.
+            if (callerAborted) this.cancel(flags);
+            else this.settle(flags, end, start, classifyThrown(err), attempt > 1, undefined);
+            opts?.onAttempt?.(attemptRecord(this.key, attempt, end - start, classifyThrown(err), err, 0));
+          }
+          if (callerAborted) throw err;
+          const cls = classifyThrown(err);
+          const d = decideRetry(
+            this.settings.retry,
+            {
+              cls,
+              attempt,
+              retryAfterMs: retryAfterOfError(err, end),
+              remainingMs: deadline ? deadline.remaining() : Infinity,
+              breakerClosed: this.breaker.state.name === 'closed',
+              idempotent: opts?.idempotent !== false || opts.idempotencyKey !== undefined,
+              withdraw: () => ctx.retryBudget.tryWithdraw(end),
+            },
+            ctx.random,
+          );
+          if (!d.retry) {
+            if (ctx.calls.size && !opts?.silent) this.emitCall(t0, attempt, costUsd, cls, err, undefined, opts);
+            throw err;
+          }
+          await sleep(clock, d.delayMs, signal);
+          continue;
+        }
+        if (opts?.deferSettle) return value;
+        const end = clock.now();
+        const facts = opts?.facts ? safeFacts(opts.facts, value) : undefined;
+        let cls: ErrorClass | null = null;
+        if (facts) {
+          facts.costUsd = this.costOf(facts);
+          costUsd += facts.costUsd;
+          cls = classifyFinishReason(facts.finishReason) ?? null;
+        }
+        this.settle(flags, end, start, cls, attempt > 1, facts);
+        opts?.onAttempt?.(attemptRecord(this.key, attempt, end - start, cls ?? undefined, undefined, facts?.costUsd ?? 0));
+        if (ctx.calls.size && !opts?.silent) this.emitCall(t0, attempt, costUsd, cls ?? undefined, undefined, facts, opts);
+        return value;
+      }
+    } finally {
+      deadline?.dispose();
+    }
+  }
+
+  private hedgeAllowed(now: number): boolean {
+    return this.breaker.state.name === 'closed' && this.breaker.rates(now).error < this.settings.hedge.maxErrorShare;
+  }
+
+  private async deferred<T>(
+    fn: AttemptFn<T>,
+    signal: AbortSignal | undefined,
+    attempt: number,
+    flags: number,
+    start: number,
+    deadline: Deadline | undefined,
+    opts: CallOptions<T>,
+  ): Promise<T> {
+    let done = false;
+    const control: AttemptControl = {
+      settle: (cls, facts) => {
+        if (done) return;
+        done = true;
+        if (facts) facts.costUsd = this.costOf(facts);
+        const now = this.ctx.clock.now();
+        this.settle(flags, now, start, cls, attempt > 1, facts);
+        opts.onAttempt?.(attemptRecord(this.key, attempt, now - start, cls ?? undefined, undefined, facts?.costUsd ?? 0));
+      },
+      cancel: () => {
+        if (done) return;
+        done = true;
+        this.cancel(flags);
+      },
+    };
+    try {
+      const p = fn(signal, attempt, control);
+      return await (deadline ? deadline.race(p) : p);
+    } catch (err) {
+      if (done) throw markSettled(err);
+      done = true;
+      throw err;
+    }
+  }
+
+  private async hedged<T>(fn: AttemptFn<T>, signal: AbortSignal | undefined, attempt: number, flags: number, start: number): Promise<T> {
+    const clock = this.ctx.clock;
+    return runHedged<T>(
+      async (s) => {
+        try {
+          const v = await fn(s, attempt, undefined);
+          this.settle(flags, clock.now(), start, null, attempt > 1, undefined);
+          return v;
+        } catch (err) {
+          if (s.aborted && !signal?.aborted) this.cancel(flags);
+          else this.settle(flags, clock.now(), start, classifyThrown(err), attempt > 1, undefined);
+          throw markSettled(err);
+        }
+      },
+      async (s) => {
+        const t = clock.now();
+        if (!this.ctx.retryBudget.tryWithdraw(t)) throw new Error('hedge budget');
+        const f2 = this.admit(t);
+        if (f2 === NEED_QUEUE) throw new Error('hedge: bulkhead full');
+        try {
+          const v = await fn(s, attempt + 1, undefined);
+          this.settle(f2, clock.now(), t, null, true, undefined);
+          return v;
+        } catch (err) {
+          if (s.aborted && !signal?.aborted) this.cancel(f2);
+          else this.settle(f2, clock.now(), t, classifyThrown(err), true, undefined);
+          throw markSettled(err);
+        }
+      },
+      this.settings.hedge.delayMs,
+      clock,
+      signal,
+    );
+  }
+
+  private emitCall(t0: number, attempts: number, costUsd: number, cls: ErrorClass | undefined, err: unknown, facts: CallFacts | undefined, opts: CallOptions<never> | CallOptions<unknown> | undefined): void {
+    const k = this.key;
+    const ev: CallEvent = {
+      requestId: newCallId(),
+      provider: k.provider,
+      endpoint: k.endpoint,
+      model: k.model,
+      attempts,
+      level: 0,
+      ok: cls === undefined,
+      durationMs: this.ctx.clock.now() - t0,
+      costUsd,
+    };
+    if (k.region) ev.region = k.region;
+    if (opts?.operation) ev.operation = opts.operation;
+    if (cls) ev.errorClass = cls;
+    if (err instanceof BreakerboxError) ev.errorCode = err.code;
+    if (facts) {
+      if (facts.upstreamRequestId) ev.upstreamRequestId = facts.upstreamRequestId;
+      if (facts.ttftMs !== undefined) ev.ttftMs = facts.ttftMs;
+      if (facts.inputTokens !== undefined) ev.inputTokens = facts.inputTokens;
+      if (facts.outputTokens !== undefined) ev.outputTokens = facts.outputTokens;
+      if (facts.finishReason) ev.finishReason = facts.finishReason;
+      if (facts.cacheHit !== undefined) ev.cacheHit = facts.cacheHit;
+    }
+    this.ctx.calls.emit(ev);
+  }
+}
+
+/** Marks an error whose attempt was already recorded, so `execute` does not record it twice. */
+const SETTLED = Symbol('breakerbox.settled');
+
+function attemptRecord(key: BreakerKey, attempt: number, durationMs: number, cls: ErrorClass | undefined, err: unknown, costUsd: number): AttemptRecord {
+  const r: AttemptRecord = { key, level: 0, attempt, ok: cls === undefined, durationMs, costUsd };
+  if (cls) r.errorClass = cls;
+  if (err instanceof BreakerboxError) r.errorCode = err.code;
+  return r;
+}
+
+function isSettled(err: unknown): boolean {
+  return !!err && typeof err === 'object' && (err as { [SETTLED]?: boolean })[SETTLED] === true;
+}
+
+function markSettled(err: unknown): unknown {
+  if (err && typeof err === 'object') {
+    try {
+      Object.defineProperty(err, SETTLED, { value: true, configurable: true });
+    } catch {
+      // frozen error: it will be recorded twice at worst
+    }
+  }
+  return err;
+}
+
+function safeFacts<T>(f: (v: T) => CallFacts | undefined, v: T): CallFacts | undefined {
+  try {
+    const r = f(v);
+    return r ? { ...r } : undefined;
+  } catch {
+    return undefined;
+  }
+}

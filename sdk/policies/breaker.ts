@@ -1,0 +1,244 @@
+/**
+ * Circuit breaker for one key. Trips on any of three signals over a rolling window, each
+ * only past a minimum volume: provider-side error share, slow-call share over an absolute
+ * latency ceiling, and bulkhead rejections. Client-fault classes are counted as calls but
+ * never as errors. Half-open admits a hard-capped number of concurrent probes and closes
+ * after K consecutive clean ones; a failed probe re-opens with a longer, jittered cooldown.
+ *
+ * State changes happen inside `tryPass` / `record` (the open → half-open step is taken
+ * lazily by the first caller after the cooldown), so the breaker owns no timer.
+ */
+import type { BreakerKey, BreakerStateName, ErrorClass, TransitionReason } from '../protocol.ts';
+import type { Clock } from '../clock.ts';
+import { Emitter, type EventSubscriber } from '../events.ts';
+import { countsAgainstProvider } from '../errors/classify.ts';
+import { Counter, RollingWindow } from './rolling-window.ts';
+
+/** Breaker settings; every field has a default (see `DEFAULT_BREAKER_OPTIONS`). */
+export interface BreakerOptions {
+  /** Rolling window the trip statistics cover, ms. */
+  windowMs: number;
+  /** Slices of the window. */
+  buckets: number;
+  /** Minimum calls in the window before any signal may trip the breaker. */
+  minCalls: number;
+  /** Share of provider-side errors that trips it (0–1). */
+  errorThreshold: number;
+  /** Share of slow successes that trips it (0–1). */
+  slowThreshold: number;
+  /** Bulkhead rejections in the window that trip it. */
+  rejectionThreshold: number;
+  /** Absolute latency ceiling, ms: a success slower than this is a slow call. */
+  latencyCeilingMs: number;
+  /** Concurrent probes allowed while half-open; extra callers are refused, not queued. */
+  halfOpenMaxProbes: number;
+  /** Consecutive clean probes that close the breaker. */
+  halfOpenSuccesses: number;
+  /** Cooldown after the first open, ms. */
+  cooldownMs: number;
+  /** Factor applied to the cooldown per consecutive open. */
+  cooldownMultiplier: number;
+  /** Ceiling of the cooldown, ms. */
+  maxCooldownMs: number;
+  /** Jitter of the cooldown, as a share (0.2 → ±20%). */
+  cooldownJitter: number;
+  /** Closed this long, the consecutive-open count starts again from zero, ms. */
+  stableResetMs: number;
+}
+
+/** The defaults of DESIGN.md / the SDK issue. */
+export const DEFAULT_BREAKER_OPTIONS: Readonly<BreakerOptions> = Object.freeze({
+  windowMs: 60_000,
+  buckets: 12,
+  minCalls: 20,
+  errorThreshold: 0.5,
+  slowThreshold: 0.5,
+  rejectionThreshold: 10,
+  latencyCeilingMs: 30_000,
+  halfOpenMaxProbes: 1,
+  halfOpenSuccesses: 3,
+  cooldownMs: 30_000,
+  cooldownMultiplier: 2,
+  maxCooldownMs: 600_000,
+  cooldownJitter: 0.2,
+  stableResetMs: 300_000,
+});
+
+/** The breaker's state, as a discriminated union on `name`. */
+export type BreakerState =
+  | { readonly name: 'closed'; readonly since: number }
+  | { readonly name: 'open'; readonly since: number; readonly until: number; readonly cooldownMs: number; readonly attempt: number }
+  | { readonly name: 'half_open'; readonly since: number; readonly attempt: number }
+  | { readonly name: 'forced_open'; readonly since: number };
+
+/** Emitted on every state change (and once, `from: null`, when the breaker is created). */
+export interface BreakerTransition {
+  key: BreakerKey;
+  ts: number;
+  from: BreakerStateName | null;
+  to: BreakerStateName;
+  reason: TransitionReason;
+  cooldownMs?: number;
+  attempt?: number;
+  rates: { error: number; slow: number };
+}
+
+/** `tryPass` results. Non-negative: pass; negative: refused. */
+export const PASS = 0;
+export const PASS_PROBE = 1;
+export const REFUSED_OPEN = -1;
+export const REFUSED_HALF_OPEN_BUSY = -2;
+
+/** A circuit breaker for one key. */
+export class Breaker {
+  private current: BreakerState;
+  private readonly window: RollingWindow;
+  private readonly transitions = new Emitter<BreakerTransition>();
+  private probesInFlight = 0;
+  private probeSuccesses = 0;
+  private consecutiveOpens = 0;
+  /** Subscribes to state changes; returns an unsubscribe function. */
+  readonly onStateChange: EventSubscriber<BreakerTransition> = this.transitions.on;
+
+  constructor(
+    readonly key: BreakerKey,
+    readonly options: Readonly<BreakerOptions>,
+    private readonly clock: Clock,
+    private readonly random: () => number = Math.random,
+  ) {
+    this.window = new RollingWindow(options.windowMs, options.buckets);
+    this.current = { name: 'closed', since: clock.now() };
+  }
+
+  /** Announces the breaker's first state (`from: null`, reason `created`). */
+  announce(): void {
+    this.emit(null, 'created');
+  }
+
+  /** The current state (reading it may move an expired open state to half-open). */
+  get state(): BreakerState {
+    const s = this.current;
+    if (s.name === 'open' && this.clock.now() >= s.until) this.toHalfOpen(s.attempt);
+    return this.current;
+  }
+
+  /** Error and slow shares over the window right now. */
+  rates(now = this.clock.now()): { error: number; slow: number } {
+    const calls = this.window.total(now, Counter.Calls);
+    if (calls === 0) return { error: 0, slow: 0 };
+    return { error: this.window.total(now, Counter.Errors) / calls, slow: this.window.total(now, Counter.Slow) / calls };
+  }
+
+  /**
+   * Asks to send one call. Returns `PASS`, `PASS_PROBE` (a half-open probe: report it
+   * with `record(..., probe = true)` or `releaseProbe`), or a negative refusal code.
+   */
+  tryPass(now: number): number {
+    const s = this.current;
+    if (s.name === 'closed') return PASS;
+    if (s.name === 'open') {
+      if (now < s.until) return REFUSED_OPEN;
+      this.toHalfOpen(s.attempt);
+    } else if (s.name === 'forced_open') {
+      return REFUSED_OPEN;
+    }
+    if (this.probesInFlight >= this.options.halfOpenMaxProbes) return REFUSED_HALF_OPEN_BUSY;
+    this.probesInFlight++;
+    return PASS_PROBE;
+  }
+
+  /** Gives back a probe slot that was never used (e.g. the bulkhead refused the call). */
+  releaseProbe(): void {
+    if (this.probesInFlight > 0) this.probesInFlight--;
+  }
+
+  /**
+   * Records the outcome of a call that was let through. `cls` is null for a success;
+   * `slow` marks a success over the latency ceiling; `cold` calls are left out of the
+   * trip statistics.
+   */
+  record(now: number, cls: ErrorClass | null, slow: boolean, probe: boolean, cold: boolean): void {
+    const failed = cls !== null && countsAgainstProvider(cls);
+    if (probe) {
+      this.releaseProbe();
+      if (this.current.name !== 'half_open') return;
+      if (failed || slow) {
+        this.toOpen(now, 'probe_failed');
+      } else if (cls === null && ++this.probeSuccesses >= this.options.halfOpenSuccesses) {
+        this.window.clear();
+        this.setState({ name: 'closed', since: now }, 'probes_succeeded');
+      }
+      return;
+    }
+    if (cold || this.current.name !== 'closed') return;
+    this.window.add(now, Counter.Calls);
+    if (failed) this.window.add(now, Counter.Errors);
+    else if (slow) this.window.add(now, Counter.Slow);
+    else return; // a clean call cannot trip the breaker
+    this.check(now);
+  }
+
+  /** Records a bulkhead rejection (a signal of its own). */
+  recordRejection(now: number): void {
+    if (this.current.name !== 'closed') return;
+    this.window.add(now, Counter.Rejections);
+    this.check(now);
+  }
+
+  /** Opens the breaker until `forceClose` (reason `manual`). */
+  forceOpen(): void {
+    if (this.current.name !== 'forced_open') this.setState({ name: 'forced_open', since: this.clock.now() }, 'manual');
+  }
+
+  /** Closes the breaker now, forgetting the window and the consecutive-open count (reason `manual`). */
+  forceClose(): void {
+    this.window.clear();
+    this.consecutiveOpens = 0;
+    if (this.current.name !== 'closed') this.setState({ name: 'closed', since: this.clock.now() }, 'manual');
+  }
+
+  private check(now: number): void {
+    const o = this.options;
+    const calls = this.window.total(now, Counter.Calls);
+    const rejections = this.window.total(now, Counter.Rejections);
+    if (calls + rejections < o.minCalls) return;
+    if (calls > 0 && this.window.total(now, Counter.Errors) / calls >= o.errorThreshold) this.toOpen(now, 'error_rate');
+    else if (calls > 0 && this.window.total(now, Counter.Slow) / calls >= o.slowThreshold) this.toOpen(now, 'slow_calls');
+    else if (rejections >= o.rejectionThreshold) this.toOpen(now, 'rejections');
+  }
+
+  private toOpen(now: number, reason: TransitionReason): void {
+    const o = this.options;
+    const prev = this.current;
+    if (prev.name === 'closed' && now - prev.since >= o.stableResetMs) this.consecutiveOpens = 0;
+    const attempt = ++this.consecutiveOpens;
+    const base = Math.min(o.maxCooldownMs, o.cooldownMs * o.cooldownMultiplier ** (attempt - 1));
+    const cooldownMs = Math.max(0, Math.round(base * (1 + o.cooldownJitter * (2 * this.random() - 1))));
+    const rates = this.rates(now);
+    this.window.clear();
+    this.setState({ name: 'open', since: now, until: now + cooldownMs, cooldownMs, attempt }, reason, rates);
+  }
+
+  private toHalfOpen(attempt: number): void {
+    this.probeSuccesses = 0;
+    this.probesInFlight = 0;
+    this.setState({ name: 'half_open', since: this.clock.now(), attempt }, 'cooldown_elapsed');
+  }
+
+  private setState(next: BreakerState, reason: TransitionReason, rates?: { error: number; slow: number }): void {
+    const from = this.current.name;
+    this.current = next;
+    this.emit(from, reason, rates);
+  }
+
+  private emit(from: BreakerStateName | null, reason: TransitionReason, rates?: { error: number; slow: number }): void {
+    if (this.transitions.size === 0) return;
+    const s = this.current;
+    const ev: BreakerTransition = { key: this.key, ts: s.since, from, to: s.name, reason, rates: rates ?? this.rates(s.since) };
+    if (s.name === 'open') {
+      ev.cooldownMs = s.cooldownMs;
+      ev.attempt = s.attempt;
+    }
+    this.transitions.emit(ev);
+  }
+}

@@ -1,0 +1,204 @@
+/**
+ * Fallback chain for one operation: ordered levels 0–4 (0 primary; 1 same model
+ * elsewhere; 2 equivalent model; 3 cheaper model; 4 cached or templated answer, always
+ * flagged degraded). Each level with a key runs under that key's own policies. The chain
+ * moves on for provider-side failures and refusals (open breaker, full bulkhead), not for
+ * client-fault errors unless listed in `fallbackOn` (e.g. `context_length` → a
+ * long-context model). A `failClosed` operation never substitutes.
+ */
+import type { BreakerKey, ErrorClass } from '../protocol.ts';
+import type { Clock } from '../clock.ts';
+import type { Emitter } from '../events.ts';
+import type { CallEvent } from '../call-event.ts';
+import { newCallId } from '../call-event.ts';
+import type { AttemptControl, AttemptRecord, CallFacts, CallOptions, KeyPolicy } from '../key-policy.ts';
+import type { TaskStats } from '../telemetry/task-stats.ts';
+import { classifyFinishReason, classifyThrown, countsAgainstProvider } from '../errors/classify.ts';
+import { BreakerboxError, SDK_ERROR_CODES } from '../errors/catalog.ts';
+
+/** Failover levels of DESIGN.md. */
+export type FailoverLevel = 0 | 1 | 2 | 3 | 4;
+
+/** One level of a chain. A level without `key` is a local answer (cache, template): level 4, degraded. */
+export interface ChainLevel<I, T> {
+  level?: FailoverLevel;
+  key?: BreakerKey;
+  run: (input: I, signal: AbortSignal | undefined, attempt: number, control: AttemptControl | undefined) => Promise<T>;
+  /** Usage and finish reason of an answer, for telemetry and cost. */
+  facts?: (value: T) => CallFacts | undefined;
+}
+
+/** An operation: a named, ordered chain. */
+export interface OperationSpec<I, T> {
+  name: string;
+  levels: ReadonlyArray<ChainLevel<I, T>>;
+  /** Durable writes: never substitute another level for the primary. */
+  failClosed?: boolean;
+  /** Client-fault classes that also move the chain on. */
+  fallbackOn?: readonly ErrorClass[];
+}
+
+/** Per-run options. */
+export interface RunOptions {
+  signal?: AbortSignal;
+  /** Deadline for the whole chain, ms. */
+  deadlineMs?: number;
+  idempotent?: boolean;
+  idempotencyKey?: string;
+  estimatedCostUsd?: number;
+  /** Attempts settle later (streams): see `AttemptControl`. */
+  deferSettle?: boolean;
+}
+
+/** What a chain run returns. */
+export interface OperationResult<T> {
+  value: T;
+  /** The level that served. */
+  level: FailoverLevel;
+  /** The key that served (absent for a local level-4 answer). */
+  key: BreakerKey | undefined;
+  degraded: boolean;
+  /** Every attempt made, failed ones included, in order. */
+  attempts: AttemptRecord[];
+  /** Cost of all attempts, USD (attempts still streaming add theirs when they settle). */
+  costUsd: number;
+  /**
+   * With `deferSettle`: call once the served answer has been consumed, to record the task
+   * and emit `onCall` with the answer's facts (`ok` false if the stream then broke).
+   */
+  complete?: (ok: boolean, facts?: CallFacts, errorClass?: ErrorClass) => void;
+}
+
+/** What the chain needs from the SDK instance. */
+export interface ChainHost {
+  clock: Clock;
+  policy(key: BreakerKey): KeyPolicy;
+  tasks(operation: string): TaskStats;
+  calls: Emitter<CallEvent>;
+}
+
+const MOVE_ON_CODES = new Set<string>([SDK_ERROR_CODES.BREAKER_OPEN, SDK_ERROR_CODES.HALF_OPEN_BUSY, SDK_ERROR_CODES.BULKHEAD_FULL]);
+
+/** Level of the i-th entry when not given: its index, capped at 3 for keyed levels; 4 for local answers. */
+export function levelOf<I, T>(l: ChainLevel<I, T>, i: number): FailoverLevel {
+  return l.level ?? (l.key ? (Math.min(i, 3) as FailoverLevel) : 4);
+}
+
+/** Runs the chain for one input. */
+export async function runChain<I, T>(host: ChainHost, spec: OperationSpec<I, T>, input: I, opts: RunOptions = {}): Promise<OperationResult<T>> {
+  const t0 = host.clock.now();
+  const attempts: AttemptRecord[] = [];
+  let lastErr: unknown;
+  let lastCls: ErrorClass | undefined;
+  let lastKey: BreakerKey | undefined;
+  let fallbackInvoked = false;
+  let fallbackFailed = false;
+  const levels = spec.failClosed ? spec.levels.slice(0, 1) : spec.levels;
+  const cost = () => attempts.reduce((s, a) => s + a.costUsd, 0);
+  const finish = (ok: boolean, level: FailoverLevel | undefined, degraded: boolean, facts?: CallFacts) => {
+    // An answer cut by its token limit or a filter is delivered, but it is not a success.
+    const finishCls = classifyFinishReason(facts?.finishReason);
+    if (ok && finishCls) {
+      ok = false;
+      lastCls = finishCls;
+    }
+    host.tasks(spec.name).record({ ok, level: ok ? level : undefined, degraded, attempts: attempts.length, costUsd: cost(), fallbackInvoked, fallbackFailed });
+    if (host.calls.size) emitChainCall(host, spec.name, t0, attempts, ok, level ?? 0, lastKey, ok ? undefined : lastCls, lastErr, facts);
+  };
+
+  for (let i = 0; i < levels.length; i++) {
+    const l = levels[i]!;
+    const level = levelOf(l, i);
+    if (i > 0) fallbackInvoked = true;
+    const remaining = opts.deadlineMs === undefined ? undefined : opts.deadlineMs - (host.clock.now() - t0);
+    if (remaining !== undefined && remaining <= 0) break;
+    lastKey = l.key;
+    try {
+      let value: T;
+      let facts: CallFacts | undefined;
+      if (!l.key) {
+        value = await l.run(input, opts.signal, 1, undefined);
+        attempts.push({ key: undefined, level, attempt: 1, ok: true, durationMs: 0, costUsd: 0 });
+      } else {
+        const callOpts: CallOptions<T> = {
+          signal: opts.signal,
+          deadlineMs: remaining,
+          idempotent: opts.idempotent,
+          idempotencyKey: opts.idempotencyKey,
+          estimatedCostUsd: opts.estimatedCostUsd,
+          deferSettle: opts.deferSettle,
+          silent: true,
+          operation: spec.name,
+          facts: l.facts ? (v) => (facts = l.facts!(v)) : undefined,
+          onAttempt: (r) => attempts.push({ ...r, level }),
+        };
+        value = await host.policy(l.key).execute((signal, attempt, control) => l.run(input, signal, attempt, control), callOpts);
+      }
+      const degraded = level === 4;
+      if (opts.deferSettle && l.key) {
+        let done = false;
+        const complete = (ok: boolean, f?: CallFacts, cls?: ErrorClass) => {
+          if (done) return;
+          done = true;
+          if (!ok) lastCls = cls;
+          finish(ok, level, degraded, f ?? facts);
+        };
+        return { value, level, key: l.key, degraded, attempts, costUsd: cost(), complete };
+      }
+      finish(true, level, degraded, facts);
+      return { value, level, key: l.key, degraded, attempts, costUsd: cost() };
+    } catch (err) {
+      lastErr = err;
+      lastCls = classifyThrown(err);
+      if (i > 0) fallbackFailed = true;
+      if (opts.signal?.aborted) break;
+      const code = err instanceof BreakerboxError ? err.code : undefined;
+      const moveOn = countsAgainstProvider(lastCls) || (code !== undefined && MOVE_ON_CODES.has(code)) || (spec.fallbackOn?.includes(lastCls) ?? false);
+      if (!moveOn) break;
+    }
+  }
+  finish(false, undefined, false);
+  if (levels.length === 1 || !(lastErr instanceof Error) || opts.signal?.aborted) throw lastErr;
+  throw new BreakerboxError(SDK_ERROR_CODES.FALLBACK_EXHAUSTED, `${spec.name}: every level failed; last: ${lastErr.message}`, {
+    errorClass: lastCls,
+    cause: lastErr,
+  });
+}
+
+function emitChainCall(
+  host: ChainHost,
+  operation: string,
+  t0: number,
+  attempts: AttemptRecord[],
+  ok: boolean,
+  level: number,
+  key: BreakerKey | undefined,
+  cls: ErrorClass | undefined,
+  err: unknown,
+  facts: CallFacts | undefined,
+): void {
+  const ev: CallEvent = {
+    requestId: newCallId(),
+    provider: key?.provider ?? 'local',
+    endpoint: key?.endpoint ?? 'local',
+    model: key?.model ?? 'local',
+    operation,
+    attempts: attempts.length,
+    level,
+    ok,
+    durationMs: host.clock.now() - t0,
+    costUsd: attempts.reduce((s, a) => s + a.costUsd, 0),
+  };
+  if (key?.region) ev.region = key.region;
+  if (!ok && cls) ev.errorClass = cls;
+  if (!ok && err instanceof BreakerboxError) ev.errorCode = err.code;
+  if (facts) {
+    if (facts.upstreamRequestId) ev.upstreamRequestId = facts.upstreamRequestId;
+    if (facts.inputTokens !== undefined) ev.inputTokens = facts.inputTokens;
+    if (facts.outputTokens !== undefined) ev.outputTokens = facts.outputTokens;
+    if (facts.finishReason) ev.finishReason = facts.finishReason;
+    if (facts.ttftMs !== undefined) ev.ttftMs = facts.ttftMs;
+    if (facts.cacheHit !== undefined) ev.cacheHit = facts.cacheHit;
+  }
+  host.calls.emit(ev);
+}

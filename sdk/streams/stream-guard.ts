@@ -1,0 +1,213 @@
+/**
+ * Wraps a model's SSE response body so that every way a stream can go wrong becomes a
+ * clean, classified outcome: no first token within `firstTokenMs` → `timeout`; an idle
+ * gap over `idleMs`, a cut connection, a malformed chunk (or, with `malformed: 'skip'`,
+ * the chunk is dropped), or an end without `[DONE]` / `message_stop` and without a finish
+ * → `stream_broken`; a `length` / `max_tokens` finish → `truncated`, never a success.
+ *
+ * A stream that delivered its finish reason and usage but not its end event is finalised
+ * promptly (after `endGraceMs`) as a success, with usage reported.
+ *
+ * The guard forwards whole frames only, so a consumer never sees half an event.
+ */
+import type { ErrorClass } from '../protocol.ts';
+import type { Clock, TimerHandle } from '../clock.ts';
+import { BreakerboxError, SDK_ERROR_CODES } from '../errors/catalog.ts';
+import { classifyFinishReason } from '../errors/classify.ts';
+import { interpretFrame, type StreamDialect } from './sse-frames.ts';
+
+/** Guard settings. */
+export interface StreamGuardOptions {
+  dialect: StreamDialect;
+  clock: Clock;
+  /** When the attempt started (TTFT is measured from here). */
+  startedAt: number;
+  firstTokenMs?: number;
+  idleMs?: number;
+  /** After finish and usage, how long to wait for the end event, ms. */
+  endGraceMs: number;
+  /** Whether usage is expected before the end (OpenAI `stream_options.include_usage`; always for Anthropic). */
+  expectUsage: boolean;
+  malformed: 'error' | 'skip';
+  /** Aborts the upstream request (frees the connection). */
+  abortUpstream: (reason: unknown) => void;
+}
+
+/** How the stream ended. `cancelled`: the consumer stopped reading; no outcome. */
+export interface StreamSummary {
+  cls: ErrorClass | null;
+  cancelled: boolean;
+  error?: BreakerboxError;
+  finishReason?: string;
+  inputTokens?: number;
+  outputTokens?: number;
+  cachedTokens?: number;
+  ttftMs?: number;
+  tokens: number;
+  skippedFrames: number;
+}
+
+/** A guarded stream. `ready` settles at the first token (or the end): rejects for failures before it. */
+export interface GuardedStream {
+  ready: Promise<void>;
+  stream: ReadableStream<Uint8Array>;
+}
+
+/** Starts reading `body` under the guard. `onEnd` is called exactly once. */
+export function guardStream(body: ReadableStream<Uint8Array>, o: StreamGuardOptions, onEnd: (s: StreamSummary) => void): GuardedStream {
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  const encoder = new TextEncoder();
+  const summary: StreamSummary = { cls: null, cancelled: false, tokens: 0, skippedFrames: 0 };
+  let buf = '';
+  let finished = false;
+  let endSeen = false;
+  let firstSeen = false;
+  let usageSeen = false;
+  let timer: TimerHandle | undefined;
+  let controller!: ReadableStreamDefaultController<Uint8Array>;
+  let resolveReady!: () => void;
+  let rejectReady!: (e: unknown) => void;
+  const ready = new Promise<void>((res, rej) => {
+    resolveReady = res;
+    rejectReady = rej;
+  });
+  ready.catch(() => undefined);
+
+  const arm = (ms: number | undefined, fire: () => void) => {
+    if (timer !== undefined) o.clock.clearTimeout(timer);
+    timer = ms === undefined ? undefined : o.clock.setTimeout(fire, ms);
+  };
+
+  const end = (cls: ErrorClass | null, error?: BreakerboxError) => {
+    if (finished) return;
+    finished = true;
+    if (timer !== undefined) o.clock.clearTimeout(timer);
+    summary.cls = cls;
+    if (error) {
+      summary.error = error;
+      o.abortUpstream(error);
+      reader.cancel(error).catch(() => undefined);
+      rejectReady(error);
+      try {
+        controller.error(error);
+      } catch {
+        // already closed by the consumer
+      }
+    } else {
+      resolveReady();
+      reader.cancel().catch(() => undefined);
+      try {
+        controller.close();
+      } catch {
+        // already closed
+      }
+    }
+    onEnd(summary);
+  };
+
+  const broken = (message: string, cause?: unknown) =>
+    end('stream_broken', new BreakerboxError(SDK_ERROR_CODES.STREAM_BROKEN, message, { errorClass: 'stream_broken', cause }));
+
+  const complete = () => {
+    const cls = classifyFinishReason(summary.finishReason) ?? null;
+    end(cls);
+  };
+
+  const onFrame = (frame: string) => {
+    const f = interpretFrame(o.dialect, frame);
+    if (f.malformed) {
+      if (o.malformed === 'skip') {
+        summary.skippedFrames++;
+        return;
+      }
+      broken('malformed chunk in stream');
+      return;
+    }
+    if (f.error) {
+      const code = f.error.cls === 'stream_broken' ? SDK_ERROR_CODES.STREAM_BROKEN : SDK_ERROR_CODES.PROVIDER_ERROR;
+      end(f.error.cls, new BreakerboxError(code, `provider error in stream: ${f.error.message}`, { errorClass: f.error.cls, providerReason: f.error.message }));
+      return;
+    }
+    controller.enqueue(encoder.encode(frame + '\n\n'));
+    if (f.inputTokens !== undefined) summary.inputTokens = f.inputTokens;
+    if (f.cachedTokens !== undefined) summary.cachedTokens = f.cachedTokens;
+    if (f.outputTokens !== undefined) {
+      summary.outputTokens = f.outputTokens;
+      usageSeen = true;
+    }
+    if (f.finishReason) summary.finishReason = f.finishReason;
+    if (f.token) {
+      summary.tokens++;
+      if (!firstSeen) {
+        firstSeen = true;
+        summary.ttftMs = o.clock.now() - o.startedAt;
+        resolveReady();
+      }
+    }
+    if (f.end) {
+      endSeen = true;
+      complete();
+      return;
+    }
+    if (summary.finishReason && (usageSeen || !o.expectUsage)) {
+      // Everything that matters has arrived; do not let a missing end event hold the call open.
+      arm(o.endGraceMs, complete);
+    } else if (firstSeen) {
+      arm(o.idleMs, () => broken(`stream idle for ${o.idleMs} ms`));
+    }
+  };
+
+  const pump = async () => {
+    for (;;) {
+      let r: ReadableStreamReadResult<Uint8Array>;
+      try {
+        r = await reader.read();
+      } catch (err) {
+        if (!finished) broken(firstSeen ? 'stream cut' : 'stream cut before the first token', err);
+        return;
+      }
+      if (finished) return;
+      if (r.done) {
+        if (buf.trim()) onFrame(buf);
+        buf = '';
+        if (finished) return;
+        if (!endSeen && summary.finishReason) complete();
+        else broken(o.dialect === 'openai' ? 'stream ended without [DONE]' : 'stream ended without message_stop');
+        return;
+      }
+      buf += decoder.decode(r.value, { stream: true }).replace(/\r\n/g, '\n');
+      let i: number;
+      while (!finished && (i = buf.indexOf('\n\n')) >= 0) {
+        const frame = buf.slice(0, i);
+        buf = buf.slice(i + 2);
+        if (frame) onFrame(frame);
+      }
+    }
+  };
+
+  const stream = new ReadableStream<Uint8Array>({
+    start(c) {
+      controller = c;
+    },
+    cancel(reason) {
+      if (finished) return;
+      finished = true;
+      if (timer !== undefined) o.clock.clearTimeout(timer);
+      summary.cancelled = true;
+      o.abortUpstream(reason);
+      reader.cancel(reason).catch(() => undefined);
+      onEnd(summary);
+    },
+  });
+
+  if (o.firstTokenMs !== undefined) {
+    arm(o.firstTokenMs, () =>
+      end('timeout', new BreakerboxError(SDK_ERROR_CODES.TIMEOUT, `no first token within ${o.firstTokenMs} ms`, { errorClass: 'timeout', providerReason: 'first_token' })),
+    );
+  } else if (o.idleMs !== undefined) {
+    arm(o.idleMs, () => broken(`stream idle for ${o.idleMs} ms`));
+  }
+  void pump();
+  return { ready, stream };
+}

@@ -1,0 +1,143 @@
+/**
+ * Per-key aggregation for one telemetry interval: the counters of a protocol v1 `window`
+ * event. Recording is a handful of additions; nothing is allocated per call.
+ */
+import type { BreakerKey, ErrorClass, Histogram, WindowEvent } from '../protocol.ts';
+import { ERROR_CLASSES } from '../errors/classify.ts';
+
+const CLASS_INDEX: Record<ErrorClass, number> = Object.fromEntries(ERROR_CLASSES.map((c, i) => [c, i])) as Record<ErrorClass, number>;
+
+/** What a finished attempt adds to the window besides its outcome. */
+export interface AttemptFacts {
+  ttftMs?: number;
+  inputTokens?: number;
+  outputTokens?: number;
+  costUsd?: number;
+}
+
+function bucketOf(bounds: readonly number[], v: number): number {
+  let i = 0;
+  while (i < bounds.length && v > bounds[i]!) i++;
+  return i;
+}
+
+/** The window counters of one key. */
+export class KeyStats {
+  private calls = 0;
+  private ok = 0;
+  private slow = 0;
+  private readonly errors = new Float64Array(ERROR_CLASSES.length);
+  private rejected = 0;
+  private shortCircuited = 0;
+  private retries = 0;
+  private coldExcluded = 0;
+  private halfOk = 0;
+  private halfFailed = 0;
+  private readonly latency: Float64Array;
+  private ttft: Float64Array | undefined;
+  private inputTokens = 0;
+  private outputTokens = 0;
+  private costUsd = 0;
+  private start: number;
+
+  constructor(
+    private readonly key: BreakerKey,
+    private readonly bounds: readonly number[],
+    now: number,
+  ) {
+    this.latency = new Float64Array(bounds.length + 1);
+    this.start = now;
+  }
+
+  /** True when anything was recorded since the last drain. */
+  get touched(): boolean {
+    return this.calls + this.rejected + this.shortCircuited > 0;
+  }
+
+  /** Records one attempt that was sent. */
+  attempt(latencyMs: number, cls: ErrorClass | null, slow: boolean, retry: boolean, cold: boolean, probe: boolean, facts?: AttemptFacts): void {
+    this.calls++;
+    if (cls === null) {
+      if (slow) this.slow++;
+      else this.ok++;
+    } else {
+      this.errors[CLASS_INDEX[cls]]!++;
+    }
+    if (retry) this.retries++;
+    if (cold) this.coldExcluded++;
+    if (probe) {
+      if (cls === null && !slow) this.halfOk++;
+      else this.halfFailed++;
+    }
+    this.latency[bucketOf(this.bounds, latencyMs)]!++;
+    if (facts) {
+      if (facts.ttftMs !== undefined) {
+        this.ttft ??= new Float64Array(this.bounds.length + 1);
+        this.ttft[bucketOf(this.bounds, facts.ttftMs)]!++;
+      }
+      this.inputTokens += facts.inputTokens ?? 0;
+      this.outputTokens += facts.outputTokens ?? 0;
+      this.costUsd += facts.costUsd ?? 0;
+    }
+  }
+
+  /** Records a call refused by the bulkhead. */
+  rejection(): void {
+    this.rejected++;
+  }
+
+  /** Records a call refused because the breaker was open or its probe slots were taken. */
+  shortCircuit(): void {
+    this.shortCircuited++;
+  }
+
+  /** Returns the window since the last drain (or undefined if it saw no traffic) and starts a new one at `now`. */
+  drain(now: number): WindowEvent | undefined {
+    if (!this.touched) {
+      this.start = now;
+      return undefined;
+    }
+    const errors: Partial<Record<ErrorClass, number>> = {};
+    for (let i = 0; i < ERROR_CLASSES.length; i++) if (this.errors[i]) errors[ERROR_CLASSES[i]!] = this.errors[i]!;
+    const ev: WindowEvent = {
+      type: 'window',
+      start: this.start,
+      end: now,
+      key: this.key,
+      calls: this.calls,
+      ok: this.ok,
+      slow: this.slow,
+      errors,
+      rejected: this.rejected,
+      short_circuited: this.shortCircuited,
+      retries: this.retries,
+      cold_excluded: this.coldExcluded,
+      half_open: { ok: this.halfOk, failed: this.halfFailed },
+      latency_ms: histogram(this.bounds, this.latency),
+      input_tokens: this.inputTokens,
+      output_tokens: this.outputTokens,
+      cost_usd: round6(this.costUsd),
+    };
+    if (this.ttft) ev.ttft_ms = histogram(this.bounds, this.ttft);
+    this.reset(now);
+    return ev;
+  }
+
+  private reset(now: number): void {
+    this.calls = this.ok = this.slow = this.rejected = this.shortCircuited = this.retries = this.coldExcluded = 0;
+    this.halfOk = this.halfFailed = this.inputTokens = this.outputTokens = this.costUsd = 0;
+    this.errors.fill(0);
+    this.latency.fill(0);
+    this.ttft = undefined;
+    this.start = now;
+  }
+}
+
+function histogram(bounds: readonly number[], counts: Float64Array): Histogram {
+  return { bounds: [...bounds], counts: Array.from(counts) };
+}
+
+/** Rounds money to a millionth of a dollar, so sums stay readable on the wire. */
+export function round6(x: number): number {
+  return Math.round(x * 1e6) / 1e6;
+}

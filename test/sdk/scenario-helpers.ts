@@ -1,0 +1,58 @@
+/**
+ * Shared set-up for the scenario tests: a fake provider, an SDK instance on the real
+ * clock, and the official `openai` client using the SDK's fetch with `maxRetries: 0`.
+ */
+import OpenAI from 'openai';
+import { createBreakerbox, type BreakerboxFetchOptions, type BreakerboxOptions, type CallEvent } from '../../sdk/index.ts';
+import { startFakeProvider, type FakeProvider } from '../support/fake-provider.ts';
+
+/** Retry backoff scaled down 1/20 (200 ms base → 10 ms) so scenarios stay quick. */
+export const FAST_RETRY = { baseDelayMs: 10, maxDelayMs: 100 } as const;
+
+export interface Rig {
+  fake: FakeProvider;
+  bb: ReturnType<typeof createBreakerbox>;
+  client: OpenAI;
+  calls: CallEvent[];
+  close(): Promise<void>;
+}
+
+/** Starts a fake provider and an SDK-protected openai client against it. */
+export async function rig(fetchOptions: BreakerboxFetchOptions = {}, bbOptions: BreakerboxOptions = {}): Promise<Rig> {
+  const fake = await startFakeProvider({ tokens: 8 });
+  const bb = createBreakerbox({ ...bbOptions, defaults: { retry: FAST_RETRY, ...bbOptions.defaults } });
+  const calls: CallEvent[] = [];
+  bb.onCall((e) => calls.push(e));
+  bb.onWarning(() => undefined);
+  const client = new OpenAI({ baseURL: fake.openaiBaseUrl, apiKey: fake.apiKey, maxRetries: 0, fetch: bb.fetch(fetchOptions) });
+  return {
+    fake,
+    bb,
+    client,
+    calls,
+    async close() {
+      await bb.close(100);
+      await fake.close();
+    },
+  };
+}
+
+/** A one-message chat request. */
+export function ask(model: string, extra: Record<string, unknown> = {}) {
+  return { model, messages: [{ role: 'user' as const, content: 'Say hello' }], ...extra };
+}
+
+/** Reads a whole streamed completion; returns the text or the error it ended with. */
+export async function readStream(stream: AsyncIterable<OpenAI.Chat.Completions.ChatCompletionChunk>): Promise<{ text: string; error?: unknown; usage?: unknown }> {
+  let text = '';
+  let usage: unknown;
+  try {
+    for await (const c of stream) {
+      text += c.choices[0]?.delta.content ?? '';
+      if (c.usage) usage = c.usage;
+    }
+    return { text, usage };
+  } catch (error) {
+    return { text, error, usage };
+  }
+}
