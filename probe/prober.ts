@@ -106,7 +106,14 @@ export class Prober {
 
   /** Schedules every target. */
   start(): void {
-    for (const t of this.config.targets) this.scheduler.add(t, (at) => void this.fire(t.name, at));
+    for (const t of this.config.targets) {
+      this.scheduler.add(t, (at) => {
+        // A bug in one probe must not take the process (and every other target) down.
+        this.fire(t.name, at).catch((err: unknown) =>
+          this.log.error('probe failed unexpectedly', { target: t.name, error: err instanceof Error ? err.message : String(err) }),
+        );
+      });
+    }
     this.log.info('prober started', {
       location: this.config.location,
       targets: this.config.targets.length,
