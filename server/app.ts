@@ -6,6 +6,7 @@ import { dbPlugin } from './plugins/db.ts';
 import { authPlugin } from './plugins/auth.ts';
 import { ingestPlugin } from './plugins/ingest.ts';
 import { queryPlugin } from './plugins/query.ts';
+import { verdictsPlugin } from './plugins/verdicts.ts';
 import { healthPlugin } from './plugins/health.ts';
 import { sessionPlugin } from './plugins/session.ts';
 import { dashboardPlugin } from './plugins/dashboard.ts';
@@ -52,6 +53,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(authPlugin);
   await app.register(healthPlugin);
   await app.register(ingestPlugin);
+  await app.register(verdictsPlugin);
   await app.register(queryPlugin);
   await app.register(sessionPlugin);
   await app.register(dashboardPlugin);

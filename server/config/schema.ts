@@ -1,5 +1,118 @@
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
 
+const Share = (def: number, description: string) => Type.Number({ minimum: 0, maximum: 1, default: def, description });
+const Severity = (def: 'info' | 'warning' | 'critical') =>
+  Type.Union([Type.Literal('info'), Type.Literal('warning'), Type.Literal('critical')], { default: def });
+const rule = <T extends Record<string, TSchema>>(props: T, severity: 'info' | 'warning' | 'critical', forS = 0) =>
+  Type.Object(
+    {
+      enabled: Type.Boolean({ default: true }),
+      severity: Severity(severity),
+      for_s: Type.Integer({ minimum: 0, default: forS, description: 'how long the condition must hold before firing' }),
+      ...props,
+    },
+    { default: {}, additionalProperties: false },
+  );
+
+/** Verdict thresholds (docs/alerts.md, "Verdict rules"). */
+const VerdictsSection = Type.Object(
+  {
+    min_calls: Type.Integer({ minimum: 1, default: 20, description: 'fewer calls in the window: insufficient_data (low_volume)' }),
+    degraded_error_share: Share(0.2, 'failed calls of any class over calls at or above this: clients degraded'),
+    degraded_slow_share: Share(0.2, 'slow calls over calls at or above this: clients degraded'),
+    degraded_rejection_share: Share(0.1, 'bulkhead rejections over attempts at or above this: clients degraded'),
+    degraded_open_share: Share(0, 'open share above this (any open time by default): clients degraded'),
+    min_probes: Type.Integer({ minimum: 1, default: 3, description: 'recent warm probes a location needs to count' }),
+    probe_recent: Type.Integer({ minimum: 1, default: 10, description: 'most recent probes a location is judged on' }),
+    probe_recent_lookback_s: Type.Integer({ minimum: 60, default: 1800, description: 'how far back the recent probes are looked for' }),
+    probe_failing_share: Share(0.5, 'recent probes errored or slow above this share: location failing'),
+    hint_dominant_share: Share(0.5, 'share of failed calls a class group needs for the quota / client_errors hints'),
+    retry_storm_ratio: Type.Number({ minimum: 0, default: 0.5, description: 'retries over calls at or above this: retry_storm' }),
+    capacity_max_slow_share: Share(0.05, 'capacity hint only while slow share stays at or below this (latency normal)'),
+    local_min_calls: Type.Integer({ minimum: 1, default: 10, description: 'calls a service or instance needs to count as healthy for the local hint' }),
+    instance_lookback_s: Type.Integer({ minimum: 60, default: 3600, description: 'per-instance figures (raw windows) cover at most this end of the window' }),
+  },
+  { default: {}, additionalProperties: false },
+);
+
+/** Alert engine and its five rules (docs/alerts.md). */
+const AlertsSection = Type.Object(
+  {
+    interval_s: Type.Integer({ minimum: 0, default: 15, description: 'evaluation period (BREAKERBOX_ALERT_INTERVAL_S); 0 = never on a timer' }),
+    repeat_interval_s: Type.Integer({ minimum: 60, default: 14_400, description: 'resend a firing alert this often' }),
+    verdict_window_s: Type.Integer({ minimum: 60, default: 900, description: 'window of the verdict quoted in summaries' }),
+    external_url: Type.Optional(Type.String({ minLength: 1, description: 'base URL of this collector for links in notifications' })),
+    history_days: Type.Number({ exclusiveMinimum: 0, default: 30, description: 'resolved alerts and deliveries kept this long' }),
+    rules: Type.Object(
+      {
+        flapping: rule(
+          {
+            window_s: Type.Integer({ minimum: 300, default: 3600 }),
+            fire_opens_per_hour: Type.Number({ exclusiveMinimum: 0, default: 6, description: 'opens per hour of the worst instance that start the alert' }),
+            resolve_opens_per_hour: Type.Number({ minimum: 0, default: 2, description: 'at or below this it resolves (Nagios-style hysteresis)' }),
+          },
+          'warning',
+        ),
+        open_share: rule(
+          {
+            window_s: Type.Integer({ minimum: 60, default: 900 }),
+            fire_share: Share(0.1, 'open share at or above this fires'),
+            resolve_share: Share(0.05, 'open share below this resolves'),
+          },
+          'warning',
+        ),
+        fallback_failing: rule(
+          {
+            window_s: Type.Integer({ minimum: 60, default: 300 }),
+            min_failures: Type.Integer({ minimum: 1, default: 1, description: 'fallback failures while the primary is open' }),
+          },
+          'critical',
+        ),
+        probe_failing: rule(
+          {
+            consecutive: Type.Integer({ minimum: 1, default: 3, description: 'consecutive failed probes that fire' }),
+            resolve_consecutive: Type.Integer({ minimum: 1, default: 2, description: 'consecutive ok probes that resolve' }),
+            lookback_s: Type.Integer({ minimum: 60, default: 3600 }),
+          },
+          'warning',
+        ),
+        cost_per_success: rule(
+          {
+            window_s: Type.Integer({ minimum: 300, default: 3600 }),
+            baseline_s: Type.Integer({ minimum: 3600, default: 86_400 }),
+            fire_ratio: Type.Number({ exclusiveMinimum: 1, default: 2 }),
+            resolve_ratio: Type.Number({ minimum: 1, default: 1.5 }),
+            min_tasks: Type.Integer({ minimum: 1, default: 20, description: 'completed tasks needed in the window and in the baseline' }),
+          },
+          'warning',
+          600,
+        ),
+      },
+      { default: {}, additionalProperties: false },
+    ),
+  },
+  { default: {}, additionalProperties: false },
+);
+
+/** One notifier (docs/alerts.md, "Notifiers"). URLs, routing keys and header values are secrets. */
+const NotifierSchema = Type.Object(
+  {
+    name: Type.String({ pattern: '^[A-Za-z0-9_.-]{1,64}$' }),
+    type: Type.Union([Type.Literal('webhook'), Type.Literal('slack'), Type.Literal('pagerduty'), Type.Literal('alertmanager')]),
+    url: Type.Optional(Type.String({ pattern: '^https?://', description: 'required except for pagerduty (default Events v2 URL)' })),
+    routing_key: Type.Optional(Type.String({ minLength: 1, description: 'PagerDuty integration key' })),
+    headers: Type.Optional(Type.Record(Type.String({ pattern: '^[A-Za-z0-9-]{1,100}$' }), Type.String({ maxLength: 4000 }))),
+    min_severity: Severity('warning'),
+    rules: Type.Optional(Type.Array(Type.String(), { description: 'only these rules (default: all)' })),
+    send_resolved: Type.Boolean({ default: true }),
+    repeat_interval_s: Type.Optional(Type.Integer({ minimum: 10, description: 'default: alerts.repeat_interval_s (alertmanager: 60)' })),
+    timeout_ms: Type.Integer({ minimum: 100, maximum: 120_000, default: 5000 }),
+    retries: Type.Integer({ minimum: 0, maximum: 10, default: 2 }),
+    backoff_ms: Type.Integer({ minimum: 0, maximum: 60_000, default: 500 }),
+    max_queue: Type.Integer({ minimum: 1, maximum: 100_000, default: 1000 }),
+  },
+  { additionalProperties: false },
+);
 /**
  * Everything the collector can be configured with, as read from the optional config file
  * (YAML or JSON, snake_case keys), then environment, then flags. Defaults live here and
@@ -39,6 +152,16 @@ export const ConfigSchema = Type.Object(
     ),
     otel: Type.Object(
       { endpoint: Type.Optional(Type.String({ minLength: 1 })) },
+      { default: {}, additionalProperties: false },
+    ),
+    verdicts: VerdictsSection,
+    alerts: AlertsSection,
+    notifiers: Type.Array(NotifierSchema, { default: [], maxItems: 50, description: 'where alerts are sent (docs/alerts.md)' }),
+    metrics: Type.Object(
+      {
+        open: Type.Boolean({ default: false, description: 'serve /metrics without a token (local scrape only)' }),
+        window_s: Type.Integer({ minimum: 60, maximum: 86_400, default: 900, description: 'window the /metrics figures cover' }),
+      },
       { default: {}, additionalProperties: false },
     ),
   },

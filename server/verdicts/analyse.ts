@@ -1,0 +1,186 @@
+import { addInto, newKeySums, newProbeSums, type KeySums } from './counters.ts';
+import { evidence } from './evidence.ts';
+import { clientFigures, isClientDegraded, probeFigures, share, type VerdictThresholds } from './figures.ts';
+import type { KeyInfo, Lookups, SourceInfo, InstanceSums } from './lookups.ts';
+import { isOpenState, type InstanceState, type OpenShareReader, type OpenTime } from './open-share.ts';
+import type { RollupReader } from './rollup-reader.ts';
+import { decide, type Decision } from './rules.ts';
+import type { ClientFigures, KeyState, PartHealth, ProbeFigures } from './types.ts';
+import { floorMinute, type TimeRange } from './window.ts';
+
+/** Everything decided about one key over a window. */
+export interface KeyAnalysis {
+  info: KeyInfo;
+  clients: ClientFigures;
+  probes: Record<string, ProbeFigures>;
+  decision: Decision;
+  evidence: string[];
+  state: KeyState;
+  /** Summed counters per service id. */
+  serviceSums: Map<number, KeySums>;
+  /** Open time per source id (only sources with open time or reporting, when any was open). */
+  openPerSource: Map<number, OpenTime>;
+  /** State at the window's end per source id, for the instances counted. */
+  states: Map<number, InstanceState>;
+  /** Transitions into open inside the window per source id. */
+  opensPerSource: Map<number, number>;
+  /** Instances counted for the key. */
+  instances: SourceInfo[];
+}
+
+/** What `analyse` reads through. */
+export interface AnalyseDeps {
+  reader: RollupReader;
+  openShare: OpenShareReader;
+  lookups: Lookups;
+  instanceSums: (keyId: number, from: number, to: number) => Map<number, InstanceSums>;
+  thresholds: VerdictThresholds;
+}
+
+/** "open on 2 of 5" and its counts, from each counted instance's state. */
+export function keyState(instances: SourceInfo[], states: Map<number, InstanceState>): KeyState {
+  let open = 0;
+  let halfOpen = 0;
+  let known = 0;
+  for (const s of instances) {
+    const st = states.get(s.id)?.state;
+    if (st) known++;
+    if (st === 'open' || st === 'forced_open') open++;
+    else if (st === 'half_open') halfOpen++;
+  }
+  const n = instances.length;
+  const closed = n - open - halfOpen;
+  const summary: KeyState['summary'] = open > 0 ? 'open' : halfOpen > 0 ? 'half_open' : known > 0 ? 'closed' : 'unknown';
+  const text =
+    n === 0 ? 'no instance reporting' : open > 0 ? `open on ${open} of ${n}` : halfOpen > 0 ? `half-open on ${halfOpen} of ${n}` : known > 0 ? `closed on all ${n}` : `state unknown on ${n}`;
+  return { summary, open, half_open: halfOpen, closed, instances: n, text };
+}
+
+/**
+ * Computes figures, verdict, hint and evidence for every key seen in `range` (or every
+ * known key with `all`, or one key with `keyId`) from the rollups and the raw transitions.
+ */
+export function analyse(deps: AnalyseDeps, range: TimeRange, options: { keyId?: number; all?: boolean } = {}): KeyAnalysis[] {
+  const { reader, thresholds: t } = deps;
+  const { from, to } = range;
+  const first = floorMinute(from);
+  const keyId = options.keyId;
+  const keys = deps.lookups.keys();
+  const sources = deps.lookups.sources();
+  const byService = reader.keyServiceSums(first, to, keyId);
+  const probeSums = reader.probeSums(first, to, keyId);
+  const recent = reader.recentProbes(Math.max(first, floorMinute(to - t.probe_recent_lookback_s * 1000)), to, keyId);
+  const reporting = reader.keySources(first, to, keyId);
+  const open = deps.openShare.compute(from, to, reporting, keyId);
+  const fallback = reader.fallbackByService(first, to);
+
+  const ids = new Set<number>([...byService.keys(), ...probeSums.keys(), ...reporting.keys(), ...open.perKey.keys(), ...open.opens.keys()]);
+  if (options.all) for (const id of keys.keys()) ids.add(id);
+  if (keyId !== undefined) {
+    ids.clear();
+    ids.add(keyId);
+  }
+
+  const out: KeyAnalysis[] = [];
+  for (const id of ids) {
+    const info = keys.get(id);
+    if (!info) continue;
+    const services = byService.get(id) ?? new Map<number, KeySums>();
+    const total = newKeySums();
+    for (const sums of services.values()) addInto(total, sums);
+
+    // Instances: those that reported, plus any whose breaker is open and that sent anything in the window.
+    const states = open.states.get(id) ?? new Map<number, InstanceState>();
+    const counted = new Set<number>(reporting.get(id)?.keys() ?? []);
+    for (const [source, st] of states) {
+      if (isOpenState(st.state) && (sources.get(source)?.lastSeen ?? 0) >= from) counted.add(source);
+    }
+    const instances = [...counted].map((s) => sources.get(s)).filter((s): s is SourceInfo => s !== undefined);
+    const serviceIds = new Set<number>([...services.keys(), ...instances.map((s) => s.serviceId)]);
+
+    const openTime = open.perKey.get(id);
+    const openShare = openTime ? share(openTime.openMs, openTime.instanceMs) : instances.length > 0 ? 0 : null;
+    const fb = { invoked: 0, failed: 0 };
+    for (const service of serviceIds) {
+      const f = fallback.get(service);
+      if (f) {
+        fb.invoked += f.invoked;
+        fb.failed += f.failed;
+      }
+    }
+    const clients = clientFigures(total, { spanMs: to - from, openShare, instances: instances.length, services: serviceIds.size, fallback: fb }, t);
+
+    const probes: Record<string, ProbeFigures> = {};
+    const locations = new Set<string>([...(probeSums.get(id)?.keys() ?? []), ...(recent.get(id)?.keys() ?? [])]);
+    for (const location of [...locations].sort()) {
+      probes[location] = probeFigures(probeSums.get(id)?.get(location) ?? newProbeSums(), recent.get(id)?.get(location) ?? [], t);
+    }
+
+    const openPerSource = openTime?.perSource ?? new Map<number, OpenTime>();
+    const parts = clients.degraded ? fleetParts(deps, id, range, services, instances, openPerSource) : [];
+    const decision = decide(clients, probes, parts, t);
+    const state = keyState(instances, states);
+    out.push({
+      info,
+      clients,
+      probes,
+      decision,
+      evidence: evidence(decision, clients, probes, t, state.open + state.half_open > 0 ? state.text : null),
+      state,
+      serviceSums: services,
+      openPerSource,
+      states,
+      opensPerSource: open.opens.get(id) ?? new Map(),
+      instances,
+    });
+  }
+  return out;
+}
+
+/**
+ * The fleet split for the `local` hint: by service when several report the key, else by
+ * instance from the raw windows of the last `instance_lookback_s` of the window.
+ */
+function fleetParts(
+  deps: AnalyseDeps,
+  keyId: number,
+  range: TimeRange,
+  services: Map<number, KeySums>,
+  instances: SourceInfo[],
+  openPerSource: Map<number, OpenTime>,
+): PartHealth[] {
+  const t = deps.thresholds;
+  const names = deps.lookups.services();
+  if (services.size > 1) {
+    return [...services].map(([serviceId, sums]) => {
+      let openMs = 0;
+      let instanceMs = 0;
+      for (const s of instances) {
+        if (s.serviceId !== serviceId) continue;
+        const o = openPerSource.get(s.id);
+        openMs += o?.openMs ?? 0;
+        instanceMs += o?.instanceMs ?? 0;
+      }
+      const f = clientFigures(sums, { spanMs: range.to - range.from, openShare: share(openMs, instanceMs), instances: 0, services: 1, fallback: { invoked: 0, failed: 0 } }, t);
+      return { name: names.get(serviceId) ?? String(serviceId), calls: f.calls, degraded: f.degraded };
+    });
+  }
+  if (instances.length < 2) return [];
+  const raw = deps.instanceSums(keyId, Math.max(range.from, range.to - t.instance_lookback_s * 1000), range.to);
+  return instances.map((s) => {
+    const r = raw.get(s.id);
+    const calls = r?.calls ?? 0;
+    const o = openPerSource.get(s.id);
+    const degraded = isClientDegraded(
+      {
+        calls,
+        error_share: share(r?.failed ?? 0, calls),
+        slow_share: share(r?.slow ?? 0, calls),
+        rejection_share: share(r?.rejected ?? 0, calls + (r?.rejected ?? 0)),
+        open_share: o ? share(o.openMs, o.instanceMs) : 0,
+      },
+      t,
+    );
+    return { name: s.instance, calls, degraded };
+  });
+}

@@ -1,0 +1,131 @@
+import type { Db } from '../storage/database.ts';
+import { floorMinute, type TimeRange } from './window.ts';
+
+const MINUTE = 60_000;
+const DAY = 86_400_000;
+const LEVELS = ['0', '1', '2', '3', '4'] as const;
+type Levels = Record<(typeof LEVELS)[number], number | null>;
+
+/** One operation's cost figures (docs/api.md, `GET /api/cost`). */
+export interface OperationCost {
+  operation: string;
+  services: string[];
+  completed: number;
+  failed: number;
+  degraded: number;
+  attempts: number;
+  cost_usd: number;
+  cost_per_success: number | null;
+  baseline: { from: number; to: number; cost_per_success: number | null; completed: number };
+  ratio: number | null;
+  levels: Levels;
+  fallback: { invoked: number; failed: number };
+  series: { t: number; completed: number; failed: number; attempts: number; cost_usd: number; cost_per_success: number | null; baseline: number | null; levels: Levels }[];
+}
+
+/** The answer of `GET /api/cost`. */
+export interface CostView {
+  window: TimeRange;
+  step_ms: number;
+  baseline_ms: number;
+  operations: OperationCost[];
+}
+
+// Column order of the per-minute rows below.
+const C = { completed: 0, failed: 1, degraded: 2, attempts: 3, cost: 4, level0: 5, invoked: 10, fbFailed: 11 } as const;
+const WIDTH = 12;
+
+const perSuccess = (cost: number, completed: number) => (completed > 0 ? Number((cost / completed).toFixed(8)) : null);
+
+function levelShares(v: Float64Array): Levels {
+  let served = 0;
+  for (let i = 0; i < 5; i++) served += v[C.level0 + i]!;
+  const out = {} as Levels;
+  LEVELS.forEach((l, i) => {
+    out[l] = served > 0 ? Number((v[C.level0 + i]! / served).toFixed(4)) : null;
+  });
+  return out;
+}
+
+/**
+ * Cost per successful task per operation over the window and per step, each against its own
+ * trailing baseline (the `baseline_ms` before), with failover level shares. Reads task_minutes.
+ */
+export function costView(db: Db, range: TimeRange, step: number, operation?: string, baselineMs = DAY): CostView {
+  const first = floorMinute(range.from);
+  const dataFirst = first - baselineMs;
+  const filter = operation === undefined ? '' : 'AND operation = ?';
+  const rows = db
+    .prepare(`SELECT operation, minute, SUM(completed), SUM(failed), SUM(degraded), SUM(attempts), SUM(cost_usd),
+      SUM(level0), SUM(level1), SUM(level2), SUM(level3), SUM(level4), SUM(fallback_invoked), SUM(fallback_failed)
+      FROM task_minutes WHERE minute >= ? AND minute < ? ${filter} GROUP BY operation, minute`)
+    .raw()
+    .all(...[dataFirst, range.to, ...(operation === undefined ? [] : [operation])]) as (string | number)[][];
+  const serviceRows = db
+    .prepare(`SELECT DISTINCT t.operation, v.name FROM task_minutes t JOIN services v ON v.id = t.service_id
+      WHERE t.minute >= ? AND t.minute < ? ${filter.replace('operation', 't.operation')} ORDER BY v.name`)
+    .raw()
+    .all(...[first, range.to, ...(operation === undefined ? [] : [operation])]) as string[][];
+
+  const minutes = Math.ceil((range.to - dataFirst) / MINUTE);
+  const byOp = new Map<string, Float64Array>();
+  for (const row of rows) {
+    const op = row[0] as string;
+    let data = byOp.get(op);
+    if (!data) byOp.set(op, (data = new Float64Array(minutes * WIDTH)));
+    const at = (((row[1] as number) - dataFirst) / MINUTE) * WIDTH;
+    for (let i = 0; i < WIDTH; i++) data[at + i] = (row[2 + i] as number) ?? 0;
+  }
+
+  const operations: OperationCost[] = [];
+  for (const [op, data] of [...byOp].sort(([a], [b]) => a.localeCompare(b))) {
+    // Prefix sums: any span's totals in O(WIDTH), so each point's 24 h baseline is cheap.
+    const prefix = new Float64Array((minutes + 1) * WIDTH);
+    for (let m = 0; m < minutes; m++) {
+      for (let i = 0; i < WIDTH; i++) prefix[(m + 1) * WIDTH + i] = prefix[m * WIDTH + i]! + data[m * WIDTH + i]!;
+    }
+    const sum = (from: number, to: number) => {
+      const v = new Float64Array(WIDTH);
+      const a = Math.min(minutes, Math.max(0, Math.floor((from - dataFirst) / MINUTE)));
+      const b = Math.min(minutes, Math.max(a, Math.ceil((to - dataFirst) / MINUTE)));
+      for (let i = 0; i < WIDTH; i++) v[i] = prefix[b * WIDTH + i]! - prefix[a * WIDTH + i]!;
+      return v;
+    };
+    const win = sum(first, range.to);
+    if (win[C.completed]! + win[C.failed]! + win[C.attempts]! === 0) continue;
+    const base = sum(first - baselineMs, first);
+    const cps = perSuccess(win[C.cost]!, win[C.completed]!);
+    const baseCps = perSuccess(base[C.cost]!, base[C.completed]!);
+    const series: OperationCost['series'] = [];
+    for (let t = first; t < range.to; t += step) {
+      const v = sum(t, t + step);
+      const b = sum(t - baselineMs, t);
+      series.push({
+        t,
+        completed: v[C.completed]!,
+        failed: v[C.failed]!,
+        attempts: v[C.attempts]!,
+        cost_usd: Number(v[C.cost]!.toFixed(6)),
+        cost_per_success: perSuccess(v[C.cost]!, v[C.completed]!),
+        baseline: perSuccess(b[C.cost]!, b[C.completed]!),
+        levels: levelShares(v),
+      });
+    }
+    operations.push({
+      operation: op,
+      services: serviceRows.filter((r) => r[0] === op).map((r) => r[1]!),
+      completed: win[C.completed]!,
+      failed: win[C.failed]!,
+      degraded: win[C.degraded]!,
+      attempts: win[C.attempts]!,
+      cost_usd: Number(win[C.cost]!.toFixed(6)),
+      cost_per_success: cps,
+      baseline: { from: first - baselineMs, to: first, cost_per_success: baseCps, completed: base[C.completed]! },
+      ratio: cps !== null && baseCps !== null && baseCps > 0 ? Number((cps / baseCps).toFixed(4)) : null,
+      levels: levelShares(win),
+      fallback: { invoked: win[C.invoked]!, failed: win[C.fbFailed]! },
+      series,
+    });
+  }
+  return { window: range, step_ms: step, baseline_ms: baselineMs, operations };
+}

@@ -1,0 +1,138 @@
+import type { BreakerStateName } from '../../sdk/protocol.ts';
+import type { Statement } from 'better-sqlite3';
+import type { Db } from '../storage/database.ts';
+import type { KeySourceMinutes } from './rollup-reader.ts';
+
+const MINUTE = 60_000;
+
+/** Open and instance time of one key (or one key × instance) over a window. */
+export interface OpenTime {
+  openMs: number;
+  instanceMs: number;
+}
+
+/** A breaker's state at the end of the window and since when (null: before any record). */
+export interface InstanceState {
+  state: BreakerStateName;
+  since: number;
+}
+
+/** Open time per key and per key × source, and each instance's state at the window's end. */
+export interface OpenShareResult {
+  perKey: Map<number, OpenTime & { perSource: Map<number, OpenTime> }>;
+  states: Map<number, Map<number, InstanceState>>;
+  /** Transitions into open per key × source inside the window. */
+  opens: Map<number, Map<number, number>>;
+  /** Open intervals per key: [source, start, end], clipped to the window. */
+  intervals: Map<number, [number, number, number][]>;
+}
+
+/** Counts a state as open for the open share: refusing calls, fully or partly. */
+export const isOpenState = (s: BreakerStateName | null | undefined): boolean => s === 'open' || s === 'half_open' || s === 'forced_open';
+
+/** Reads breaker transitions (rare, raw) to compute open share and current states. */
+export interface OpenShareReader {
+  compute(from: number, to: number, sources: KeySourceMinutes, keyId?: number): OpenShareResult;
+}
+
+/**
+ * Open share = instance-time open or half-open ÷ instance-time of the instances reporting
+ * the key. An instance's time is the minutes it reported the key, plus open time that fell
+ * in minutes it did not report (an open breaker with no traffic still counts).
+ */
+export function createOpenShareReader(db: Db): OpenShareReader {
+  const filter = (keyId?: number) => (keyId === undefined ? '' : 'key_id = ? AND ');
+  const statements = new Map<string, Statement<unknown[]>>();
+  const stmt = (sql: string) => {
+    let st = statements.get(sql);
+    if (!st) statements.set(sql, (st = db.prepare<unknown[]>(sql).raw()));
+    return st;
+  };
+  const reported = db.prepare(
+    'SELECT COUNT(*) FROM key_minute_sources WHERE key_id = ? AND minute >= ? AND minute < ? AND source_id = ?',
+  ).pluck();
+
+  return {
+    compute(from, to, sources, keyId) {
+      const p = keyId === undefined ? [] : [keyId];
+      const before = stmt(
+        `SELECT key_id, source_id, to_state, MAX(ts) FROM transition_events WHERE ${filter(keyId)}ts < ? GROUP BY key_id, source_id`,
+      ).all(...p, from) as [number, number, BreakerStateName, number][];
+      const within = stmt(
+        `SELECT key_id, source_id, ts, to_state FROM transition_events WHERE ${filter(keyId)}ts >= ? AND ts < ? ORDER BY key_id, source_id, ts, id`,
+      ).all(...p, from, to) as [number, number, number, BreakerStateName][];
+
+      const pairs = new Map<string, { key: number; source: number; start: InstanceState | null; moves: [number, BreakerStateName][] }>();
+      const pair = (key: number, source: number) => {
+        const id = `${key}:${source}`;
+        let entry = pairs.get(id);
+        if (!entry) pairs.set(id, (entry = { key, source, start: null, moves: [] }));
+        return entry;
+      };
+      for (const [key, source, state, ts] of before) pair(key, source).start = { state, since: ts };
+      for (const [key, source, ts, state] of within) pair(key, source).moves.push([ts, state]);
+
+      const result: OpenShareResult = { perKey: new Map(), states: new Map(), opens: new Map(), intervals: new Map() };
+      const keyEntry = (key: number) => {
+        let entry = result.perKey.get(key);
+        if (!entry) result.perKey.set(key, (entry = { openMs: 0, instanceMs: 0, perSource: new Map() }));
+        return entry;
+      };
+
+      for (const { key, source, start, moves } of pairs.values()) {
+        let state = start?.state ?? null;
+        let since = start?.since ?? from;
+        let t = from;
+        let openMs = 0;
+        let unreportedMs = 0;
+        let opens = 0;
+        const close = (end: number) => {
+          if (!isOpenState(state) || end <= t) return;
+          openMs += end - t;
+          let list = result.intervals.get(key);
+          if (!list) result.intervals.set(key, (list = []));
+          list.push([source, t, end]);
+          const minutes = reported.get(key, t - (t % MINUTE), end, source) as number;
+          unreportedMs += Math.max(0, end - t - minutes * MINUTE);
+        };
+        for (const [ts, next] of moves) {
+          close(ts);
+          if (next === 'open' || next === 'forced_open') opens++;
+          state = next;
+          since = ts;
+          t = ts;
+        }
+        close(to);
+        if (state !== null) {
+          let states = result.states.get(key);
+          if (!states) result.states.set(key, (states = new Map()));
+          states.set(source, { state, since });
+        }
+        if (opens > 0) {
+          let perSource = result.opens.get(key);
+          if (!perSource) result.opens.set(key, (perSource = new Map()));
+          perSource.set(source, opens);
+        }
+        if (openMs > 0) {
+          const reportedMs = (sources.get(key)?.get(source) ?? 0) * MINUTE;
+          const entry = keyEntry(key);
+          const time = { openMs, instanceMs: Math.max(openMs, reportedMs + unreportedMs) };
+          entry.perSource.set(source, time);
+          entry.openMs += time.openMs;
+        }
+      }
+      // Denominators: every reporting instance, plus open time outside reported minutes.
+      for (const [key, bySource] of sources) {
+        const entry = result.perKey.get(key);
+        if (!entry) continue;
+        for (const [source, minutes] of bySource) {
+          if (!entry.perSource.has(source)) entry.perSource.set(source, { openMs: 0, instanceMs: minutes * MINUTE });
+        }
+      }
+      for (const entry of result.perKey.values()) {
+        for (const time of entry.perSource.values()) entry.instanceMs += time.instanceMs;
+      }
+      return result;
+    },
+  };
+}

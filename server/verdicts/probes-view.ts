@@ -1,0 +1,88 @@
+import type { BreakerKey } from '../../sdk/protocol.ts';
+import type { Db } from '../storage/database.ts';
+import { newProbeSums } from './counters.ts';
+import { probeFigures } from './figures.ts';
+import type { AnalyseDeps } from './analyse.ts';
+import type { ProbeFigures } from './types.ts';
+import { floorMinute, type TimeRange } from './window.ts';
+
+/** One raw probe result. */
+export interface ProbeResult {
+  ts: number;
+  outcome: string;
+  error_class: string | null;
+  status: number | null;
+  total_ms: number;
+}
+
+/** The answer of `GET /api/probes`. */
+export interface ProbesView {
+  window: TimeRange;
+  locations: {
+    location: string;
+    last_ts: number | null;
+    targets: {
+      key: BreakerKey;
+      figures: ProbeFigures;
+      last: (Omit<ProbeResult, 'total_ms'> & { latency_ms: { connect: number | null; ttfb: number | null; total: number }; cold: boolean }) | null;
+      recent: ProbeResult[];
+    }[];
+  }[];
+}
+
+const RAW_LOOKBACK_MS = 2 * 3_600_000;
+const RECENT_LIMIT = 20;
+
+/** Probe targets per location: figures from the rollups, last results from the raw probes (last 2 h of the window). */
+export function probesView(db: Db, deps: AnalyseDeps, range: TimeRange): ProbesView {
+  const t = deps.thresholds;
+  const first = floorMinute(range.from);
+  const keys = deps.lookups.keys();
+  const sums = deps.reader.probeSums(first, range.to);
+  const recent = deps.reader.recentProbes(Math.max(first, floorMinute(range.to - t.probe_recent_lookback_s * 1000)), range.to);
+  const raw = db
+    .prepare(`SELECT key_id, location, ts, outcome, error_class, status, connect_ms, ttfb_ms, total_ms, cold FROM probe_events
+      WHERE ts >= ? AND ts < ? ORDER BY key_id, location, ts DESC, id DESC`)
+    .raw()
+    .all(Math.max(range.from, range.to - RAW_LOOKBACK_MS), range.to) as (string | number | null)[][];
+  const results = new Map<string, { last: ProbesView['locations'][number]['targets'][number]['last']; recent: ProbeResult[] }>();
+  for (const [keyId, location, ts, outcome, errorClass, status, connect, ttfb, total, cold] of raw) {
+    const id = `${keyId}\u0000${location}`;
+    let entry = results.get(id);
+    if (!entry) {
+      entry = {
+        last: {
+          ts: ts as number, outcome: outcome as string, error_class: errorClass as string | null, status: status as number | null,
+          latency_ms: { connect: connect as number | null, ttfb: ttfb as number | null, total: total as number }, cold: cold === 1,
+        },
+        recent: [],
+      };
+      results.set(id, entry);
+    }
+    if (entry.recent.length < RECENT_LIMIT) {
+      entry.recent.push({ ts: ts as number, outcome: outcome as string, error_class: errorClass as string | null, status: status as number | null, total_ms: total as number });
+    }
+  }
+
+  const byLocation = new Map<string, ProbesView['locations'][number]>();
+  const pairs = new Set<string>();
+  for (const [keyId, inner] of sums) for (const location of inner.keys()) pairs.add(`${keyId}\u0000${location}`);
+  for (const id of results.keys()) pairs.add(id);
+  for (const id of pairs) {
+    const [keyText, location] = id.split('\u0000') as [string, string];
+    const keyId = Number(keyText);
+    const info = keys.get(keyId);
+    if (!info) continue;
+    let loc = byLocation.get(location);
+    if (!loc) byLocation.set(location, (loc = { location, last_ts: null, targets: [] }));
+    const r = results.get(id);
+    const figures = probeFigures(sums.get(keyId)?.get(location) ?? newProbeSums(), recent.get(keyId)?.get(location) ?? [], t);
+    loc.targets.push({ key: info.key, figures, last: r?.last ?? null, recent: r?.recent ?? [] });
+    const last = r?.last?.ts ?? figures.last_ts;
+    if (last !== null && (loc.last_ts === null || last > loc.last_ts)) loc.last_ts = last;
+  }
+  const keyText = (k: BreakerKey) => `${k.provider}\u0000${k.endpoint}\u0000${k.model}\u0000${k.region ?? ''}`;
+  const locations = [...byLocation.values()].sort((a, b) => a.location.localeCompare(b.location));
+  for (const loc of locations) loc.targets.sort((a, b) => keyText(a.key).localeCompare(keyText(b.key)));
+  return { window: range, locations };
+}

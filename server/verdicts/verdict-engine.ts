@@ -1,0 +1,131 @@
+import type { BreakerKey } from '../../sdk/protocol.ts';
+import type { Db } from '../storage/database.ts';
+import { analyse, type KeyAnalysis } from './analyse.ts';
+import { costView, type CostView } from './cost-view.ts';
+import type { VerdictThresholds } from './figures.ts';
+import { createHourRollups, type HourRollups } from './hour-rollups.ts';
+import { keyDetail, type KeyDetail } from './key-detail.ts';
+import { createInstanceReader, createLookups } from './lookups.ts';
+import { createOpenShareReader } from './open-share.ts';
+import { probesView, type ProbesView } from './probes-view.ts';
+import { createRollupReader } from './rollup-reader.ts';
+import { VERDICTS, type KeyState, type VerdictEntry } from './types.ts';
+import type { TimeRange } from './window.ts';
+
+/** One entry of `/api/keys`. */
+export interface KeyListEntry {
+  key: BreakerKey;
+  first_seen: number;
+  last_seen: number;
+  state: KeyState;
+  verdict: VerdictEntry['verdict'];
+  hint: VerdictEntry['hint'];
+  headline: {
+    calls: number;
+    error_share: number | null;
+    provider_error_share: number | null;
+    slow_share: number | null;
+    open_share: number | null;
+    transitions_per_hour: number;
+    rejected: number;
+    short_circuited: number;
+    retry_ratio: number | null;
+    p95_ms: number | null;
+    probe_success_share: number | null;
+    cost_usd: number;
+    fallback_failed: number;
+  };
+}
+
+/** The derived numbers and verdicts over the collector's database. */
+export interface VerdictEngine {
+  /** Full analyses (for alerts and /metrics). */
+  analyse(range: TimeRange, options?: { keyId?: number; all?: boolean }): KeyAnalysis[];
+  verdicts(range: TimeRange): VerdictEntry[];
+  keys(range: TimeRange): KeyListEntry[];
+  /** Null when the key never reported. */
+  keyDetail(key: BreakerKey, range: TimeRange, stepMs: number): KeyDetail | null;
+  cost(range: TimeRange, stepMs: number, operation?: string): CostView;
+  probes(range: TimeRange): ProbesView;
+  hours: HourRollups;
+}
+
+const rank = (v: VerdictEntry['verdict']) => VERDICTS.indexOf(v);
+
+/** Shapes an analysis as a `/api/verdicts` entry. */
+export function toVerdictEntry(a: KeyAnalysis): VerdictEntry {
+  return { key: a.info.key, verdict: a.decision.verdict, hint: a.decision.hint, clients: a.clients, probes: a.probes, evidence: a.evidence };
+}
+
+/** Creates the engine; `thresholds` is the resolved `verdicts` config section. */
+export function createVerdictEngine(db: Db, thresholds: VerdictThresholds): VerdictEngine {
+  const hours = createHourRollups(db);
+  const reader = createRollupReader(db, hours);
+  const deps = {
+    reader,
+    openShare: createOpenShareReader(db),
+    lookups: createLookups(db),
+    instanceSums: createInstanceReader(db),
+    thresholds,
+  };
+  const findKey = db.prepare('SELECT id FROM keys WHERE provider = ? AND endpoint = ? AND model = ? AND region = ?').pluck();
+
+  return {
+    hours,
+    analyse: (range, options) => analyse(deps, range, options),
+    verdicts(range) {
+      return analyse(deps, range)
+        .sort((a, b) => rank(a.decision.verdict) - rank(b.decision.verdict) || b.clients.calls - a.clients.calls || a.info.id - b.info.id)
+        .map(toVerdictEntry);
+    },
+    keys(range) {
+      return analyse(deps, range, { all: true })
+        .sort((a, b) => {
+          const x = a.info.key;
+          const y = b.info.key;
+          return (
+            x.provider.localeCompare(y.provider) ||
+            x.endpoint.localeCompare(y.endpoint) ||
+            x.model.localeCompare(y.model) ||
+            (x.region ?? '').localeCompare(y.region ?? '')
+          );
+        })
+        .map((a) => {
+          const probes = Object.values(a.probes);
+          const probesTotal = probes.reduce((n, p) => n + p.probes, 0);
+          const probesOk = probes.reduce((n, p) => n + p.ok, 0);
+          const c = a.clients;
+          return {
+            key: a.info.key,
+            first_seen: a.info.firstSeen,
+            last_seen: a.info.lastSeen,
+            state: a.state,
+            verdict: a.decision.verdict,
+            hint: a.decision.hint,
+            headline: {
+              calls: c.calls,
+              error_share: c.error_share,
+              provider_error_share: c.provider_error_share,
+              slow_share: c.slow_share,
+              open_share: c.open_share,
+              transitions_per_hour: c.transitions_per_hour,
+              rejected: c.rejected,
+              short_circuited: c.short_circuited,
+              retry_ratio: c.retry_ratio,
+              p95_ms: c.latency_ms.p95,
+              probe_success_share: probesTotal > 0 ? Number((probesOk / probesTotal).toFixed(4)) : null,
+              cost_usd: c.cost_usd,
+              fallback_failed: c.fallback.failed,
+            },
+          };
+        });
+    },
+    keyDetail(key, range, stepMs) {
+      const id = findKey.get(key.provider, key.endpoint, key.model, key.region ?? '') as number | undefined;
+      if (id === undefined) return null;
+      return keyDetail(db, deps, id, range, stepMs);
+    },
+    cost: (range, stepMs, operation) => costView(db, range, stepMs, operation),
+    probes: (range) => probesView(db, deps, range),
+  };
+}
