@@ -71,7 +71,7 @@ export function TimeChart(props: {
       >
         <CartesianGrid strokeDasharray="3 3" stroke="var(--grid)" />
         <XAxis dataKey="t" type="number" scale="time" domain={props.domain} allowDataOverflow tickFormatter={timeTick(span)} stroke="var(--axis)" fontSize={11} minTickGap={40} />
-        <YAxis width={56} stroke="var(--axis)" fontSize={11} tickFormatter={format} domain={props.yDomain ?? [0, 'auto']} allowDecimals />
+        <YAxis width={56} stroke="var(--axis)" fontSize={11} tickFormatter={format} domain={props.yDomain ?? [0, 'auto']} allowDecimals={props.kind !== 'count'} />
         <Tooltip
           labelFormatter={(t) => new Date(Number(t)).toLocaleString()}
           formatter={(value) => (typeof value === 'number' ? format(value) : String(value))}

@@ -1,5 +1,5 @@
 import { useMemo } from 'react';
-import { Area, Bar, Line, ReferenceLine } from 'recharts';
+import { Area, Line, ReferenceLine } from 'recharts';
 import type { KeyDetailReply } from '../api/types.ts';
 import { CLASS_COLOURS, SERIES_COLOURS, TimeChart } from './chart-kit.tsx';
 
@@ -58,6 +58,10 @@ export function KeyCharts({ detail }: { detail: KeyDetailReply }) {
   const common = { domain, syncId: 'key-detail' } as const;
   const markers = detail.transitions.slice(0, 200);
   const ceiling = Number(detail.config?.settings.latency_ceiling_ms) || undefined;
+  // Drawn only when it fits near the data: a far-off ceiling would flatten every percentile.
+  const slowest = Math.max(0, ...rows.map((r) => r.p99 ?? r.p95 ?? 0));
+  const drawCeiling = ceiling !== undefined && ceiling <= slowest * 2;
+  const ceilingText = ceiling === undefined ? '' : `; latency ceiling ${ceiling} ms${drawCeiling ? ' (red line)' : ', above the chart'}`;
 
   return (
     <div className="charts">
@@ -89,26 +93,26 @@ export function KeyCharts({ detail }: { detail: KeyDetailReply }) {
       </TimeChart>
 
       <TimeChart {...common} name="rejections" title="Bulkhead rejections and short-circuited calls" description="per bucket" data={rows} kind="count">
-        <Bar dataKey="rejected" name="bulkhead rejections" fill="#f76b15" isAnimationActive={false} />
-        <Bar dataKey="short_circuited" name="short-circuited (open)" fill="#8e8c99" isAnimationActive={false} />
+        <Area dataKey="rejected" name="bulkhead rejections" fill="#f76b15" type="stepAfter" stroke="#f76b15" fillOpacity={0.45} isAnimationActive={false} />
+        <Area dataKey="short_circuited" name="short-circuited (open)" fill="#8e8c99" type="stepAfter" stroke="#8e8c99" fillOpacity={0.45} isAnimationActive={false} />
       </TimeChart>
 
       <TimeChart {...common} name="fallbacks" title="Fallbacks" description="invocations and failures of the services' operations" data={rows} kind="count">
-        <Bar dataKey="fallback_invoked" name="invoked" fill="#0090ff" isAnimationActive={false} />
-        <Bar dataKey="fallback_failed" name="failed" fill="#e5484d" isAnimationActive={false} />
+        <Area dataKey="fallback_invoked" name="invoked" fill="#0090ff" type="stepAfter" stroke="#0090ff" fillOpacity={0.45} isAnimationActive={false} />
+        <Area dataKey="fallback_failed" name="failed" fill="#e5484d" type="stepAfter" stroke="#e5484d" fillOpacity={0.45} isAnimationActive={false} />
       </TimeChart>
 
       <TimeChart {...common} name="half-open" title="Half-open probe calls" description="succeeded vs failed while half-open" data={rows} kind="count">
-        <Bar dataKey="half_open_ok" name="succeeded" stackId="ho" fill="#30a46c" isAnimationActive={false} />
-        <Bar dataKey="half_open_failed" name="failed" stackId="ho" fill="#e5484d" isAnimationActive={false} />
+        <Area dataKey="half_open_ok" name="succeeded" stackId="ho" fill="#30a46c" type="stepAfter" stroke="#30a46c" fillOpacity={0.45} isAnimationActive={false} />
+        <Area dataKey="half_open_failed" name="failed" stackId="ho" fill="#e5484d" type="stepAfter" stroke="#e5484d" fillOpacity={0.45} isAnimationActive={false} />
       </TimeChart>
 
-      <TimeChart {...common} name="latency" title="Latency" description={hasTtft ? 'p50 / p95 / p99 and TTFT' : 'p50 / p95 / p99 (TTFT per bucket not reported by the API)'} data={rows} kind="ms">
+      <TimeChart {...common} name="latency" title="Latency" description={`${hasTtft ? 'p50 / p95 / p99 and TTFT' : 'p50 / p95 / p99'}${ceilingText}`} data={rows} kind="ms">
         <Line dataKey="p50" name="p50" stroke="#30a46c" dot={false} isAnimationActive={false} />
         <Line dataKey="p95" name="p95" stroke="#ffc53d" dot={false} isAnimationActive={false} />
         <Line dataKey="p99" name="p99" stroke="#e5484d" dot={false} isAnimationActive={false} />
         {hasTtft ? <Line dataKey="ttft_p50" name="TTFT p50" stroke="#0090ff" strokeDasharray="4 3" dot={false} isAnimationActive={false} /> : null}
-        {ceiling ? <ReferenceLine y={ceiling} stroke="#e5484d" strokeDasharray="6 3" label={{ value: `ceiling ${ceiling} ms`, fontSize: 11, fill: 'var(--muted)', position: 'insideTopRight' }} ifOverflow="extendDomain" /> : null}
+        {drawCeiling ? <ReferenceLine y={ceiling} stroke="#e5484d" strokeDasharray="6 3" label={{ value: `ceiling ${ceiling} ms`, fontSize: 11, fill: 'var(--muted)', position: 'insideTopRight' }} ifOverflow="extendDomain" /> : null}
         {hasTtft ? <Line dataKey="ttft_p95" name="TTFT p95" stroke="#8e4ec6" strokeDasharray="4 3" dot={false} isAnimationActive={false} /> : null}
       </TimeChart>
     </div>

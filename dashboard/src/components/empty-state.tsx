@@ -29,15 +29,15 @@ export function EmptyState({ origin }: { origin: string }) {
   const tokens = `# on the collector host: one ingest token per application or prober
 npx breakerbox token create --name ticket-drafts --rights ingest
 npx breakerbox token create --name prober-eu-west --rights ingest`;
-  const sdk = `// in the application (Node.js 20+)
-import { createBreakerbox } from 'breakerbox/sdk';
+  const sdk = `// in the application: every model call goes through breakerbox's fetch wrapper
+import OpenAI from 'openai';
+import { createBreakerbox } from 'breakerbox/sdk/index.ts';
 
 const bb = createBreakerbox({
-  collector: { url: '${origin}', token: process.env.BREAKERBOX_TOKEN },
-  service: 'ticket-drafts',
+  telemetry: { url: '${origin}', token: process.env.BREAKERBOX_TOKEN, service: 'ticket-drafts' },
 });
-// wrap each model call; the key names what fails as a unit
-const fetchModel = bb.fetch({ provider: 'openai', endpoint: 'chat', model: 'gpt-4o-mini' });`;
+// retries are decided by breakerbox, within its retry budget
+const openai = new OpenAI({ maxRetries: 0, fetch: bb.fetch({ baseURL: 'https://api.openai.com/v1' }) });`;
   const probe = `# probe.yaml — run with: BREAKERBOX_TOKEN=… OPENAI_API_KEY=… npx breakerbox probe --config probe.yaml
 location: eu-west
 collector:

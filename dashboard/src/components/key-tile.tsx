@@ -34,7 +34,7 @@ export const KeyTile = memo(function KeyTile({ tile, range }: { tile: Tile; rang
       <div className="tile-state">
         {entry.state ? <StateBadge summary={entry.state.summary} text={entry.state.text} /> : <span className="muted">no breaker state reported</span>}
         {tile.alerts.length ? (
-          <span className="tile-alerts"><span aria-hidden="true">🔔</span> {tile.alerts.length} firing</span>
+          <span className="tile-alerts"><span aria-hidden="true">▲</span> {tile.alerts.length} alert{tile.alerts.length > 1 ? 's' : ''} firing</span>
         ) : null}
       </div>
       <dl className="tile-figures">

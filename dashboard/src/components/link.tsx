@@ -12,6 +12,8 @@ export function Link({ href, onClick, ...rest }: AnchorHTMLAttributes<HTMLAnchor
     event.preventDefault();
     navigate(href);
     window.scrollTo(0, 0);
+    // Keyboard and screen-reader users land at the top of the new view, not on a stale link.
+    document.getElementById('main')?.focus({ preventScroll: true });
   };
   return <a href={href} onClick={click} {...rest} />;
 }

@@ -32,7 +32,8 @@ export function ProbeStatusBadge({ location, status }: { location?: string; stat
 
 /** The breaker state across instances, e.g. "open on 2 of 5". */
 export function StateBadge({ summary, text }: { summary: string; text: string }) {
-  const icon = summary === 'open' ? '⏻' : summary === 'half_open' ? '◑' : summary === 'closed' ? '●' : '○';
+  // Circuit symbols: open is a broken ring, closed a full disc.
+  const icon = summary === 'open' ? '⊘' : summary === 'half_open' ? '◑' : summary === 'closed' ? '●' : '○';
   return (
     <span className={`state state-${summary}`} data-state={summary}>
       <span aria-hidden="true">{icon}</span> {text}

@@ -33,7 +33,8 @@ export function VerdictTimeline({ series, stepMs, window }: { series: SeriesPoin
   return (
     <section className="verdict-timeline" aria-labelledby="timeline-title">
       <h2 id="timeline-title">Verdict over time</h2>
-      <div className="timeline-strip" aria-hidden="true">
+      <div className="timeline-box" aria-hidden="true">
+      <div className="timeline-strip">
         {runs.map((run) => (
           <span
             key={run.from}
@@ -44,6 +45,7 @@ export function VerdictTimeline({ series, stepMs, window }: { series: SeriesPoin
             {VERDICT_LOOK[run.verdict].icon}
           </span>
         ))}
+      </div>
       </div>
       <ol className="timeline-list" reversed>
         {[...runs].reverse().slice(0, 12).map((run) => (

@@ -110,7 +110,7 @@ function AlertItem(props: {
       <div className="alert-head">
         <span className="severity">{alert.severity}</span> <strong>{alert.rule}</strong> ·{' '}
         {alert.key ? <Link href={viewHref('/key', props.range, keyParams(alert.key))}>{target}</Link> : target}
-        {alert.silenced ? <span className="silenced"> · <span aria-hidden="true">🔕</span> silenced</span> : null}
+        {alert.silenced ? <span className="silenced"> · silenced</span> : null}
       </div>
       <p>{alert.summary}</p>
       <p className="muted">

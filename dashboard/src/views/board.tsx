@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useRef } from 'react';
+import { useEffect, useMemo, useRef, type KeyboardEvent } from 'react';
 import { usePoll } from '../api/use-poll.ts';
 import type { Verdict } from '../api/types.ts';
 import { EmptyState } from '../components/empty-state.tsx';
@@ -9,6 +9,22 @@ import { VERDICT_LOOK, VERDICT_RANK } from '../format.ts';
 import { describeRange } from '../time-range.ts';
 import { useUrlParams } from '../url-state.ts';
 import { loadBoard, type Tile } from './board-data.ts';
+
+/** Arrow keys, Home and End move focus between the tiles' links (Tab still walks them in order). */
+function moveFocus(event: KeyboardEvent<HTMLUListElement>) {
+  const links = [...event.currentTarget.querySelectorAll<HTMLAnchorElement>('a.tile-link')];
+  const at = links.indexOf(document.activeElement as HTMLAnchorElement);
+  if (at < 0) return;
+  const next =
+    event.key === 'ArrowRight' || event.key === 'ArrowDown' ? at + 1
+    : event.key === 'ArrowLeft' || event.key === 'ArrowUp' ? at - 1
+    : event.key === 'Home' ? 0
+    : event.key === 'End' ? links.length - 1
+    : null;
+  if (next === null) return;
+  event.preventDefault();
+  links[Math.max(0, Math.min(links.length - 1, next))]?.focus();
+}
 
 const VERDICTS = (Object.keys(VERDICT_RANK) as Verdict[]).sort((a, b) => VERDICT_RANK[a] - VERDICT_RANK[b]);
 
@@ -53,7 +69,7 @@ export function Board() {
   }, [tiles]);
 
   useEffect(() => {
-    const onKey = (event: KeyboardEvent) => {
+    const onKey = (event: globalThis.KeyboardEvent) => {
       const target = event.target as HTMLElement | null;
       if (event.key === '/' && !(target && /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName))) {
         event.preventDefault();
@@ -120,7 +136,7 @@ export function Board() {
           </form>
           {!polled.data?.hasVerdicts ? <p className="notice">This server does not answer /api/verdicts: verdicts are not shown.</p> : null}
           {shown.length ? (
-            <ul className={`tiles${polled.error ? ' stale' : ''}`} data-testid="board">
+            <ul className={`tiles${polled.error ? ' stale' : ''}`} data-testid="board" onKeyDown={moveFocus} aria-label="Keys, worst first (arrow keys move between tiles)">
               {shown.map((tile) => <KeyTile key={tile.id} tile={tile} range={range} />)}
             </ul>
           ) : (

@@ -1,4 +1,4 @@
-import { Bar, Line } from 'recharts';
+import { Area, Line } from 'recharts';
 import { api } from '../api/client.ts';
 import type { CostOperation, CostReply } from '../api/types.ts';
 import { usePoll } from '../api/use-poll.ts';
@@ -40,7 +40,7 @@ function Operation({ op, domain }: { op: CostOperation; domain: [number, number]
         </TimeChart>
         <TimeChart name="levels" title="Tasks served at each failover level" description="share of served tasks" data={rows} domain={domain} kind="share" yDomain={[0, 1]} syncId={`cost-${op.operation}`}>
           {[0, 1, 2, 3, 4].map((l) => (
-            <Bar key={l} dataKey={`l${l}`} name={LEVEL_NAMES[l]} stackId="levels" fill={LEVEL_COLOURS[l]} isAnimationActive={false} />
+            <Area key={l} dataKey={`l${l}`} name={LEVEL_NAMES[l]} stackId="levels" type="stepAfter" stroke={LEVEL_COLOURS[l]} fill={LEVEL_COLOURS[l]} fillOpacity={0.6} isAnimationActive={false} />
           ))}
         </TimeChart>
       </div>

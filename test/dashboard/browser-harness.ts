@@ -1,0 +1,77 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { chromium, type Browser, type Page } from 'playwright-core';
+
+export const ROOT = join(import.meta.dirname, '..', '..');
+export const DIST = join(ROOT, 'dashboard', 'dist');
+/** Screenshots and other artifacts of the browser tests (gitignored). */
+export const ARTIFACTS = join(ROOT, 'test-artifacts');
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Builds the dashboard when `dashboard/dist` is missing, so a lone
+ * `npx vitest run test/dashboard` works on a fresh clone. A lock directory keeps parallel
+ * test files from building into the same folder at once.
+ */
+export async function ensureBuilt(): Promise<void> {
+  const index = join(DIST, 'index.html');
+  const lock = join(tmpdir(), `breakerbox-dashboard-build-${Buffer.from(ROOT).toString('base64url').slice(-40)}.lock`);
+  for (let waited = 0; !existsSync(index) || existsSync(lock); waited += 250) {
+    if (!existsSync(lock) && !existsSync(index)) {
+      try {
+        mkdirSync(lock);
+      } catch {
+        continue;
+      }
+      try {
+        const vite = join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js');
+        const run = spawnSync(process.execPath, [vite, 'build', '--config', 'dashboard/vite.config.ts', '--logLevel', 'warn'], { cwd: ROOT, encoding: 'utf8' });
+        if (run.status !== 0) throw new Error(`dashboard build failed:\n${run.stdout}\n${run.stderr}`);
+      } finally {
+        rmSync(lock, { recursive: true, force: true });
+      }
+      return;
+    }
+    // Another file is building; a lock older than two minutes is left over from a killed run.
+    if (existsSync(lock) && Date.now() - statSync(lock).mtimeMs > 120_000) rmSync(lock, { recursive: true, force: true });
+    if (waited > 120_000) throw new Error('timed out waiting for the dashboard build');
+    await sleep(250);
+  }
+}
+
+/** Gzip sizes of the built JavaScript: every chunk, and what the first page load fetches. */
+export function bundleSizes(): { totalGzipKb: number; initialGzipKb: number; files: number } {
+  const assets = join(DIST, 'assets');
+  const js = readdirSync(assets).filter((f) => f.endsWith('.js'));
+  const gz = (f: string) => gzipSync(readFileSync(join(assets, f)), { level: 9 }).length;
+  const html = readFileSync(join(DIST, 'index.html'), 'utf8');
+  const initial = js.filter((f) => html.includes(f));
+  const kb = (n: number) => Math.round((n / 1024) * 10) / 10;
+  return { totalGzipKb: kb(js.reduce((s, f) => s + gz(f), 0)), initialGzipKb: kb(initial.reduce((s, f) => s + gz(f), 0)), files: js.length };
+}
+
+/** Debian chromium, headless, with a fresh profile (playwright makes a temp one). */
+export async function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
+  });
+}
+
+/** Opens `url` and signs in through the form with `token`; resolves when the board is shown. */
+export async function signIn(page: Page, url: string, token: string): Promise<void> {
+  await page.goto(url);
+  await page.getByLabel('Read token').fill(token);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign out' }).waitFor({ timeout: 10_000 });
+}
+
+/** A page's first screenshot folder entry; creates the artifacts folder. */
+export function artifact(name: string): string {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  return join(ARTIFACTS, name);
+}
