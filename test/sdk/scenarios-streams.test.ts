@@ -1,0 +1,97 @@
+/**
+ * Stream scenarios over real HTTP through the official `openai` client with the SDK's
+ * fetch. Durations are scaled down: a 20 s first token becomes a 2 s delay against a
+ * 300 ms first-token limit; stall/idle limits are 200 ms.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { ask, readStream, rig, type Rig } from './scenario-helpers.ts';
+import { BreakerboxError } from '../../sdk/index.ts';
+
+const PRIMARY = 'gpt-4o';
+const FALLBACK = 'gpt-4o-mini';
+let r: Rig;
+afterEach(async () => r?.close());
+
+function streamed(model: string) {
+  return r.client.chat.completions.create({ ...ask(model), stream: true, stream_options: { include_usage: true } });
+}
+
+/** The SDK error behind whatever the official client threw. */
+function sdkError(err: unknown): BreakerboxError | undefined {
+  let e: unknown = err;
+  for (let i = 0; i < 4 && e; i++) {
+    if (e instanceof BreakerboxError) return e;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+describe('scenario: streams', () => {
+  it('fails over when the first token misses its limit (20 s scaled: 2 s delay vs a 300 ms limit)', async () => {
+    r = await rig({ timeouts: { firstTokenMs: 300 }, fallbacks: { [PRIMARY]: [{ model: FALLBACK }] } });
+    r.fake.script(PRIMARY, { kind: 'slow_first_token', ms: 2_000 }, { persistent: true });
+    const out = await readStream(await streamed(PRIMARY));
+    expect(out.error).toBeUndefined();
+    expect(out.text).toBe('The quick brown fox jumps over the lazy');
+    expect(r.fake.attemptsFor(PRIMARY)).toHaveLength(1);
+    expect(r.fake.attemptsFor(FALLBACK)).toHaveLength(1);
+    expect(r.calls[0]).toMatchObject({ ok: true, level: 2, model: FALLBACK, attempts: 2 });
+    expect(r.calls[0]!.ttftMs).toBeGreaterThanOrEqual(0);
+  });
+
+  it('never reports a stream cut after 40 of 60 tokens as a success', async () => {
+    r = await rig();
+    r.fake.script(PRIMARY, { kind: 'cut_stream', afterTokens: 40, tokens: 60 });
+    const out = await readStream(await streamed(PRIMARY));
+    expect(out.error).toBeDefined();
+    expect(sdkError(out.error)?.errorClass).toBe('stream_broken');
+    expect(out.text.split(' ').length).toBeLessThan(60);
+    expect(r.calls[0]).toMatchObject({ ok: false, errorClass: 'stream_broken' });
+    const w = r.bb.collect().find((e) => e.type === 'window');
+    expect(w).toMatchObject({ ok: 0, errors: { stream_broken: 1 } });
+  });
+
+  it('ends a stalled stream with the idle timeout (stall scaled to a 200 ms idle limit)', async () => {
+    r = await rig({ timeouts: { idleMs: 200 } });
+    r.fake.script(PRIMARY, { kind: 'stall', afterTokens: 3 });
+    const out = await readStream(await streamed(PRIMARY));
+    expect(sdkError(out.error)?.message).toMatch(/idle/);
+    expect(r.calls[0]).toMatchObject({ ok: false, errorClass: 'stream_broken' });
+    // The stalled connection was released, not left hanging.
+    await new Promise((res) => setTimeout(res, 20));
+    expect(r.fake.attempts[0]!.clientAborted).toBe(true);
+  });
+
+  it('turns a malformed chunk into a clean error, or skips it when configured; the process stays up', async () => {
+    r = await rig();
+    r.fake.script(PRIMARY, { kind: 'malformed_chunk', afterTokens: 2 });
+    const out = await readStream(await streamed(PRIMARY));
+    expect(sdkError(out.error)?.message).toMatch(/malformed/);
+    await r.close();
+
+    r = await rig({ malformedChunks: 'skip' });
+    r.fake.script(PRIMARY, { kind: 'malformed_chunk', afterTokens: 2 });
+    const skipped = await readStream(await streamed(PRIMARY));
+    expect(skipped.error).toBeUndefined();
+    expect(skipped.text).toBe('The quick brown fox jumps over the lazy');
+  });
+
+  it('finalises a complete stream without [DONE] promptly and still reports usage', async () => {
+    r = await rig({ timeouts: { idleMs: 5_000 } });
+    r.fake.script(PRIMARY, { kind: 'no_end_event', keepOpen: true });
+    const out = await readStream(await streamed(PRIMARY));
+    expect(out.error).toBeUndefined();
+    expect(out.usage).toMatchObject({ completion_tokens: 8 });
+    expect(r.calls[0]).toMatchObject({ ok: true, outputTokens: 8, finishReason: 'stop' });
+    expect(r.calls[0]!.durationMs).toBeLessThan(5_000);
+  });
+
+  it('records a finish_reason of length as truncated, never a success', async () => {
+    r = await rig();
+    r.fake.script(PRIMARY, [{ kind: 'finish_length' }]);
+    const out = await readStream(await streamed(PRIMARY));
+    expect(out.error).toBeUndefined();
+    expect(r.calls[0]).toMatchObject({ ok: false, errorClass: 'truncated', finishReason: 'length' });
+    expect(r.bb.collect().find((e) => e.type === 'window')).toMatchObject({ ok: 0, errors: { truncated: 1 } });
+  });
+});
