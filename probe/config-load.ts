@@ -28,7 +28,7 @@ export async function loadConfig(path: string, opts: { location?: string | undef
     text = await readFile(path, 'utf8');
   } catch (err) {
     const code = (err as { code?: string }).code ?? 'unreadable';
-    throw new ProbeError(PROBE_ERROR_CODES.CONFIG, `${path}: cannot read the file (${code})`, [`(file): cannot read ${path} (${code})`]);
+    throw new ProbeError(PROBE_ERROR_CODES.CONFIG, `${path}: cannot read the file (${code})`);
   }
   const { config, problems } = validateConfig(parseConfigText(text, path), opts);
   if (!config) {
