@@ -1,4 +1,5 @@
 import type { BreakerKey, ProbeEvent, TelemetryEvent, TransitionEvent, WindowEvent } from '../../sdk/protocol.ts';
+import type { TestCollector } from './server-harness.ts';
 
 const MINUTE = 60_000;
 const BOUNDS = [25, 50, 100, 250, 500, 1000, 2500, 5000, 10000, 30000, 60000];
@@ -89,4 +90,13 @@ export function manyKeys(n: number, now: number): TelemetryEvent[] {
     for (let m = 0; m < 4; m++) events.push(probe(key, m, now, 'eu-west', !(bad && i % 2 === 0)));
   }
   return events;
+}
+
+/** Sends `incident(now)` through ingest: client events from the app, probe results from one prober per location. */
+export async function ingestIncident(collector: TestCollector, now = Date.now()): Promise<void> {
+  const events = incident(now);
+  await collector.ingest(events.filter((e) => e.type !== 'probe'));
+  for (const location of ['eu-west', 'us-east']) {
+    await collector.ingest(events.filter((e) => e.type === 'probe' && e.location === location), { service: 'prober', instance: location });
+  }
 }

@@ -26,7 +26,8 @@ const formatters: Record<ValueKind, (v: number) => string> = {
   share: (v) => pct(v),
   count: (v) => num(v, 1),
   ms: (v) => ms(v),
-  usd: (v) => (v < 0.01 && v !== 0 ? `$${v.toPrecision(2)}` : `$${v.toFixed(2)}`),
+  // Per-task costs are fractions of a cent: two significant digits keep ticks distinct.
+  usd: (v) => (v !== 0 && Math.abs(v) < 1 ? `$${Number(v.toPrecision(2))}` : `$${v.toFixed(2)}`),
 };
 
 /** Axis tick for a time, with the date only when the span crosses days. */
