@@ -230,7 +230,7 @@ CREATE TABLE probe_minutes (
   ok             INTEGER NOT NULL DEFAULT 0,
   slow           INTEGER NOT NULL DEFAULT 0,
   error          INTEGER NOT NULL DEFAULT 0,
-  misconfigured  INTEGER NOT NULL DEFAULT 0,  -- bad_request / auth: the probe, not the provider
+  misconfigured  INTEGER NOT NULL DEFAULT 0,  -- bad_request / auth / context_length: the probe, not the provider
   cold           INTEGER NOT NULL DEFAULT 0,
   total_ms_sum   REAL NOT NULL DEFAULT 0,
   cost_usd       REAL NOT NULL DEFAULT 0,

@@ -111,7 +111,7 @@ export class RollupAccumulator {
       if (e.outcome === 'ok') v[1]! += 1;
       else if (e.outcome === 'slow') v[2]! += 1;
       else v[3]! += 1;
-      if (e.error_class === 'bad_request' || e.error_class === 'auth') v[4]! += 1;
+      if (e.error_class === 'bad_request' || e.error_class === 'auth' || e.error_class === 'context_length') v[4]! += 1;
       v[6]! += e.latency_ms.total;
       addValue(v, e.latency_ms.total, 8);
     }
