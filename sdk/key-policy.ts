@@ -111,6 +111,8 @@ export class KeyPolicy {
   readonly stats: KeyStats;
   private lastStart = -Infinity;
   private readonly refusedOpen: string;
+  /** No deadline, hedging or queue: `execute` without options can take the plain path. */
+  private readonly plain: boolean;
 
   constructor(
     readonly key: BreakerKey,
@@ -120,6 +122,7 @@ export class KeyPolicy {
     this.breaker = new Breaker(key, settings.breaker, ctx.clock, ctx.random);
     this.bulkhead = new Bulkhead(settings.bulkhead);
     this.stats = new KeyStats(key, ctx.latencyBounds, ctx.clock.now());
+    this.plain = settings.timeouts.totalMs === undefined && !settings.hedge.enabled && settings.bulkhead.maxQueue === 0;
     this.refusedOpen = `breaker open for ${key.provider}/${key.endpoint}/${key.model}${key.region ? `@${key.region}` : ''}`;
   }
 
@@ -197,16 +200,67 @@ export class KeyPolicy {
    * Runs `fn` under every policy of the key: refusal when open or full, retries of
    * retryable classes within the attempt cap, the budget and the deadline, telemetry.
    */
-  async execute<T>(fn: AttemptFn<T>, opts?: CallOptions<T>): Promise<T> {
+  execute<T>(fn: AttemptFn<T>, opts?: CallOptions<T>): Promise<T> {
+    return opts === undefined && this.plain ? this.executePlain(fn) : this.executeFull(fn, opts, this.ctx.clock.now(), 0);
+  }
+
+  /**
+   * The common case — no options, no deadline, no hedging, no queue — with two clock
+   * reads and no allocation of its own; a failure continues in `executeFull`.
+   */
+  private async executePlain<T>(fn: AttemptFn<T>): Promise<T> {
+    const ctx = this.ctx;
+    const start = ctx.clock.now();
+    ctx.retryBudget.recordRequest(start);
+    const flags = this.admit(start);
+    let value: T;
+    try {
+      value = await fn(undefined, 1, undefined);
+    } catch (err) {
+      const end = ctx.clock.now();
+      const cls = classifyThrown(err);
+      this.settle(flags, end, start, cls, false, undefined);
+      const d = this.retryDecision(cls, 1, err, end, undefined, undefined);
+      if (!d.retry) {
+        if (ctx.calls.size) this.emitCall(start, 1, 0, cls, err, undefined, undefined);
+        throw err;
+      }
+      await sleep(ctx.clock, d.delayMs);
+      return this.executeFull(fn, undefined, start, 1);
+    }
+    const end = ctx.clock.now();
+    this.settle(flags, end, start, null, false, undefined);
+    if (ctx.calls.size) this.emitCall(start, 1, 0, undefined, undefined, undefined, undefined);
+    return value;
+  }
+
+  private retryDecision(cls: ErrorClass, attempt: number, err: unknown, end: number, deadline: Deadline | undefined, opts: CallOptions<never> | CallOptions<unknown> | undefined) {
+    const ctx = this.ctx;
+    return decideRetry(
+      this.settings.retry,
+      {
+        cls,
+        attempt,
+        retryAfterMs: retryAfterOfError(err, end),
+        remainingMs: deadline ? deadline.remaining() : Infinity,
+        breakerClosed: this.breaker.state.name === 'closed',
+        idempotent: opts?.idempotent !== false || opts.idempotencyKey !== undefined,
+        withdraw: () => ctx.retryBudget.tryWithdraw(end),
+      },
+      ctx.random,
+    );
+  }
+
+  /** The general case: `made` attempts were already made (by `executePlain`) since `t0`. */
+  private async executeFull<T>(fn: AttemptFn<T>, opts: CallOptions<T> | undefined, t0: number, made: number): Promise<T> {
     const ctx = this.ctx;
     const clock = ctx.clock;
-    const t0 = clock.now();
-    ctx.retryBudget.recordRequest(t0);
+    if (made === 0) ctx.retryBudget.recordRequest(t0);
     if (opts?.estimatedCostUsd !== undefined && ctx.costBudget.active) ctx.costBudget.check(opts.estimatedCostUsd, this.key.model, t0);
     const totalMs = opts?.deadlineMs ?? this.settings.timeouts.totalMs;
     const deadline = totalMs === undefined ? undefined : new Deadline(clock, totalMs, opts?.signal);
     const signal = deadline ? deadline.signal : opts?.signal;
-    let attempt = 0;
+    let attempt = made;
     let costUsd = 0;
     try {
       for (;;) {
@@ -238,19 +292,7 @@ export class KeyPolicy {
           }
           if (callerAborted) throw err;
           const cls = classifyThrown(err);
-          const d = decideRetry(
-            this.settings.retry,
-            {
-              cls,
-              attempt,
-              retryAfterMs: retryAfterOfError(err, end),
-              remainingMs: deadline ? deadline.remaining() : Infinity,
-              breakerClosed: this.breaker.state.name === 'closed',
-              idempotent: opts?.idempotent !== false || opts.idempotencyKey !== undefined,
-              withdraw: () => ctx.retryBudget.tryWithdraw(end),
-            },
-            ctx.random,
-          );
+          const d = this.retryDecision(cls, attempt, err, end, deadline, opts);
           if (!d.retry) {
             if (ctx.calls.size && !opts?.silent) this.emitCall(t0, attempt, costUsd, cls, err, undefined, opts);
             throw err;

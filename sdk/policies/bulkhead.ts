@@ -69,7 +69,7 @@ export class Bulkhead {
 
   /** Gives a slot back, handing it straight to the first waiter if there is one. */
   release(): void {
-    const next = this.waiting.shift();
+    const next = this.waiting.length === 0 ? undefined : this.waiting.shift();
     if (next) {
       if (next.onAbort) next.signal!.removeEventListener('abort', next.onAbort);
       next.resolve(); // the slot passes over without ever being free

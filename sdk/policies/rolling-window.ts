@@ -16,6 +16,10 @@ export class RollingWindow {
   private readonly cells: Float64Array;
   private readonly totals = new Float64Array(COUNTERS);
   private epoch = -1;
+  /** Time span of the current bucket; a call inside it skips the division. */
+  private bucketStart = 0;
+  private bucketEnd = -1;
+  private cell = 0;
 
   constructor(windowMs: number, buckets: number) {
     this.n = Math.max(1, Math.floor(buckets));
@@ -25,14 +29,14 @@ export class RollingWindow {
 
   /** Adds `by` to counter `c` at time `now`. */
   add(now: number, c: Counter, by = 1): void {
-    const e = this.advance(now);
-    this.cells[(e % this.n) * COUNTERS + c]! += by;
+    if (now >= this.bucketEnd || now < this.bucketStart) this.advance(now);
+    this.cells[this.cell + c]! += by;
     this.totals[c]! += by;
   }
 
   /** The sum of counter `c` over the window ending at `now`. */
   total(now: number, c: Counter): number {
-    this.advance(now);
+    if (now >= this.bucketEnd || now < this.bucketStart) this.advance(now);
     return this.totals[c]!;
   }
 
@@ -57,6 +61,9 @@ export class RollingWindow {
       }
     }
     this.epoch = e;
+    this.bucketStart = e * this.bucketMs;
+    this.bucketEnd = this.bucketStart + this.bucketMs;
+    this.cell = (e % this.n) * COUNTERS;
     return e;
   }
 }

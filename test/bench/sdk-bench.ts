@@ -1,0 +1,88 @@
+/**
+ * SDK overhead per protected call over a bare `await` of an already-resolved async
+ * function, next to opossum (breaker + timeout + semaphore) and cockatiel (bulkhead +
+ * breaker) in the same process; plus heap per 10,000 keys.
+ *
+ * Run: `npm run bench -- sdk` (node --expose-gc, through tsx).
+ */
+import CircuitBreaker from 'opossum';
+import { bulkhead, circuitBreaker, ConsecutiveBreaker, handleAll, wrap } from 'cockatiel';
+import { createBreakerbox } from '../../sdk/index.ts';
+
+const N = 200_000;
+const ROUNDS = 7;
+
+async function target(): Promise<number> {
+  return 1;
+}
+
+async function loop(call: () => Promise<unknown>, n: number): Promise<number> {
+  const t = process.hrtime.bigint();
+  for (let i = 0; i < n; i++) await call();
+  return Number(process.hrtime.bigint() - t) / n;
+}
+
+async function measure(name: string, call: () => Promise<unknown>): Promise<number> {
+  await loop(call, N / 4); // warm-up: let the JIT settle
+  const runs: number[] = [];
+  for (let r = 0; r < ROUNDS; r++) runs.push(await loop(call, N));
+  runs.sort((a, b) => a - b);
+  const median = runs[Math.floor(runs.length / 2)]!;
+  return median;
+}
+
+function gc(): void {
+  const g = (globalThis as { gc?: () => void }).gc;
+  if (g) {
+    g();
+    g();
+  }
+}
+
+const bb = createBreakerbox();
+const policy = bb.policy({ provider: 'openai', endpoint: 'chat', model: 'gpt-4o' });
+const ours = () => policy.execute(target);
+
+const opossum = new CircuitBreaker(target, { timeout: 3_000, capacity: 100, errorThresholdPercentage: 50, resetTimeout: 30_000 });
+const viaOpossum = () => opossum.fire();
+
+const cockatiel = wrap(bulkhead(100), circuitBreaker(handleAll, { halfOpenAfter: 30_000, breaker: new ConsecutiveBreaker(5) }));
+const viaCockatiel = () => cockatiel.execute(target);
+
+// Interleave the contenders so that drift of the machine (2 shared cores) hits all alike.
+const totals = { bare: [] as number[], breakerbox: [] as number[], opossum: [] as number[], cockatiel: [] as number[] };
+for (let pass = 0; pass < 3; pass++) {
+  totals.bare.push(await measure('bare', target));
+  totals.breakerbox.push(await measure('breakerbox', ours));
+  totals.opossum.push(await measure('opossum', viaOpossum));
+  totals.cockatiel.push(await measure('cockatiel', viaCockatiel));
+}
+const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const bare = med(totals.bare);
+const over = {
+  breakerbox: med(totals.breakerbox) - bare,
+  opossum: med(totals.opossum) - bare,
+  cockatiel: med(totals.cockatiel) - bare,
+};
+
+console.log(`node ${process.version}, ${N} sequential calls x ${ROUNDS} rounds x 3 passes (medians)`);
+console.log(`bare await:                          ${bare.toFixed(0)} ns/call`);
+console.log(`breakerbox (breaker+bulkhead+retry budget+window aggregation): ${over.breakerbox.toFixed(0)} ns overhead/call`);
+console.log(`opossum 10 (breaker+timeout+semaphore): ${over.opossum.toFixed(0)} ns overhead/call`);
+console.log(`cockatiel 4 (bulkhead+breaker):      ${over.cockatiel.toFixed(0)} ns overhead/call`);
+console.log(`ratio opossum / breakerbox:   ${(over.opossum / over.breakerbox).toFixed(2)}x  (target >= 3x)`);
+console.log(`ratio cockatiel / breakerbox: ${(over.cockatiel / over.breakerbox).toFixed(2)}x  (target > 1x)`);
+opossum.shutdown();
+
+// Heap per 10,000 keys: each key with its breaker, bulkhead, rolling window and telemetry window.
+gc();
+const before = process.memoryUsage().heapUsed;
+const heapBox = createBreakerbox();
+for (let i = 0; i < 10_000; i++) {
+  const p = heapBox.policy({ provider: 'together', endpoint: 'chat', model: `org/model-${i}:v1@2025`, region: 'us-east' });
+  await p.execute(target);
+}
+gc();
+const after = process.memoryUsage().heapUsed;
+console.log(`heap for 10,000 keys: ${((after - before) / 1024 / 1024).toFixed(2)} MiB (${((after - before) / 10_000).toFixed(0)} bytes/key)`);
+console.log(`keys held: ${heapBox.keys().length}`);
