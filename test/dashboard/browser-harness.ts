@@ -12,14 +12,25 @@ export const ARTIFACTS = join(ROOT, 'test-artifacts');
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+const lockPath = () => join(tmpdir(), `breakerbox-dashboard-build-${Buffer.from(ROOT).toString('base64url').slice(-40)}.lock`);
+
+/** Newest modification time of the dashboard's sources (src, index.html, vite config). */
+function newestSource(): number {
+  const dir = join(ROOT, 'dashboard');
+  const walk = (path: string): number =>
+    statSync(path).isDirectory() ? Math.max(0, ...readdirSync(path).map((f) => walk(join(path, f)))) : statSync(path).mtimeMs;
+  return Math.max(walk(join(dir, 'src')), walk(join(dir, 'index.html')), walk(join(dir, 'vite.config.ts')));
+}
+
 /**
- * Builds the dashboard when `dashboard/dist` is missing, so a lone
- * `npx vitest run test/dashboard` works on a fresh clone. A lock directory keeps parallel
- * test files from building into the same folder at once.
+ * Builds the dashboard when `dashboard/dist` is missing (or older than its sources), so a
+ * lone `npx vitest run test/dashboard` works on a fresh clone and never tests a stale build.
+ * A lock directory keeps parallel test files from building into the same folder at once.
  */
 export async function ensureBuilt(): Promise<void> {
   const index = join(DIST, 'index.html');
-  const lock = join(tmpdir(), `breakerbox-dashboard-build-${Buffer.from(ROOT).toString('base64url').slice(-40)}.lock`);
+  if (existsSync(index) && statSync(index).mtimeMs < newestSource() && !existsSync(lockPath())) rmSync(index, { force: true });
+  const lock = lockPath();
   for (let waited = 0; !existsSync(index) || existsSync(lock); waited += 250) {
     if (!existsSync(lock) && !existsSync(index)) {
       try {
