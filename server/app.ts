@@ -7,6 +7,7 @@ import { authPlugin } from './plugins/auth.ts';
 import { ingestPlugin } from './plugins/ingest.ts';
 import { queryPlugin } from './plugins/query.ts';
 import { verdictsPlugin } from './plugins/verdicts.ts';
+import { alertsPlugin } from './plugins/alerts.ts';
 import { healthPlugin } from './plugins/health.ts';
 import { sessionPlugin } from './plugins/session.ts';
 import { dashboardPlugin } from './plugins/dashboard.ts';
@@ -55,6 +56,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(ingestPlugin);
   await app.register(verdictsPlugin);
   await app.register(queryPlugin);
+  await app.register(alertsPlugin);
   await app.register(sessionPlugin);
   await app.register(dashboardPlugin);
   return app;

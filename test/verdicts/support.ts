@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
@@ -25,8 +25,11 @@ let seq = 0;
  */
 export async function collector(options: { config?: Record<string, unknown>; env?: Record<string, string> } = {}): Promise<TestCollector> {
   const dir = mkdtempSync(join(tmpdir(), 'bbx-verdicts-'));
-  const base = loadConfig({ env: { BREAKERBOX_DB: join(dir, 'bbx.db'), BREAKERBOX_ALERT_INTERVAL_S: '0', BREAKERBOX_LOG_LEVEL: 'silent', ...options.env } });
-  const config = merge(base, options.config ?? {}) as Config;
+  // Settings go through a real config file, so defaults and validation apply as in production.
+  writeFileSync(join(dir, 'config.json'), JSON.stringify(options.config ?? {}));
+  const config: Config = loadConfig({
+    env: { BREAKERBOX_DB: join(dir, 'bbx.db'), BREAKERBOX_CONFIG: join(dir, 'config.json'), BREAKERBOX_ALERT_INTERVAL_S: '0', BREAKERBOX_LOG_LEVEL: 'silent', ...options.env },
+  });
   const app = await buildApp({ config, logger: false });
   await app.ready();
   const token = app.tokens.create('t', ['admin']).secret;
@@ -56,13 +59,6 @@ export async function collector(options: { config?: Record<string, unknown>; env
       rmSync(dir, { recursive: true, force: true });
     },
   };
-}
-
-function merge(target: unknown, patch: unknown): unknown {
-  if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) return patch;
-  const out: Record<string, unknown> = { ...(target as Record<string, unknown>) };
-  for (const [k, v] of Object.entries(patch)) out[k] = merge(out[k], v);
-  return out;
 }
 
 /** Per-window traffic: calls split into ok / slow / errors; the rest of a window's fields. */

@@ -1,0 +1,26 @@
+import type { Config } from '../../config/schema.ts';
+import type { Db } from '../../storage/database.ts';
+import type { KeyAnalysis } from '../../verdicts/analyse.ts';
+import type { Condition } from '../types.ts';
+
+/** What every rule reads: the time, the database, and key analyses per window. */
+export interface RuleContext {
+  now: number;
+  db: Db;
+  /** Analyses of every key seen over the last `seconds`, by key id (memoised per pass). */
+  analysesOver(seconds: number): Map<number, KeyAnalysis>;
+}
+
+/** The rules section of the configuration. */
+export type RulesConfig = Config['alerts']['rules'];
+
+/** A rule: looks at the data and says, per target, fire / hold / clear. */
+export type Rule<C> = (ctx: RuleContext, config: C) => Condition[];
+
+/** fire at or above `fire`, clear below `resolve`, hold in between. */
+export function hysteresis(value: number | null, fire: number, resolve: number): Condition['status'] {
+  if (value === null) return 'clear';
+  if (value >= fire) return 'fire';
+  if (value < resolve) return 'clear';
+  return 'hold';
+}

@@ -1,0 +1,184 @@
+import { Agent } from 'undici';
+import type { FastifyBaseLogger } from 'fastify';
+import { BreakerboxError } from '../errors.ts';
+import { SEVERITY_RANK } from '../alerts/types.ts';
+import type { DeliveryStore } from './delivery-store.ts';
+import { sendWithRetry } from './http-send.ts';
+import { PAGERDUTY_URL, PAYLOADS } from './payloads.ts';
+import { redactUrl, scrub, secretsOf } from './redact.ts';
+import type { NotificationEvent, NotificationJob, NotifierConfig } from './types.ts';
+
+/** Deliveries of one notifier at once: enough to overlap, few enough to be polite. */
+const CONCURRENCY = 2;
+
+/** A notifier with its defaults resolved. */
+export interface ResolvedNotifier {
+  config: NotifierConfig;
+  name: string;
+  url: string;
+  repeatMs: number;
+  /** True when this notifier wants alerts of this rule and severity. */
+  wants(rule: string, severity: keyof typeof SEVERITY_RANK): boolean;
+}
+
+/** Public status of a notifier: never its URL path, routing key or headers. */
+export interface NotifierStatus {
+  name: string;
+  type: string;
+  url: string | null;
+  min_severity: string;
+  queued: number;
+  in_flight: number;
+}
+
+/** Per-notifier queues: a slow or hanging receiver holds up only its own queue. */
+export interface Dispatcher {
+  notifiers: ResolvedNotifier[];
+  /** True while a delivery of this alert to this notifier is queued or in flight. */
+  busy(alertId: number, notifier: string): boolean;
+  enqueue(notifier: ResolvedNotifier, job: NotificationJob): void;
+  status(): NotifierStatus[];
+  /** Resolves once every queued and in-flight delivery has finished. */
+  idle(): Promise<void>;
+  /** Aborts in-flight deliveries, fails queued ones, and closes connections. */
+  close(): Promise<void>;
+}
+
+/** Options for the dispatcher. */
+export interface DispatcherOptions {
+  notifiers: NotifierConfig[];
+  deliveries: DeliveryStore;
+  externalUrl: string;
+  defaultRepeatMs: number;
+  log: FastifyBaseLogger;
+  /** Called when a delivery ends, to record what the notifier now knows. */
+  onResult(alertId: number, notifier: string, event: NotificationEvent, ok: boolean, at: number): void;
+}
+
+/** Checks notifier settings the schema cannot express; throws naming the notifier. */
+export function resolveNotifiers(configs: NotifierConfig[], defaultRepeatMs: number): ResolvedNotifier[] {
+  const names = new Set<string>();
+  return configs.map((n, i) => {
+    const where = `notifiers[${i}] (${n.name})`;
+    if (names.has(n.name)) throw new BreakerboxError('BB_ERR_CONFIG_INVALID', `${where}: the name is used twice`);
+    names.add(n.name);
+    if (n.type !== 'pagerduty' && !n.url) throw new BreakerboxError('BB_ERR_CONFIG_INVALID', `${where}: url is required for a ${n.type} notifier`);
+    if (n.type === 'pagerduty' && !n.routing_key) throw new BreakerboxError('BB_ERR_CONFIG_INVALID', `${where}: routing_key is required for pagerduty`);
+    const repeatMs = (n.repeat_interval_s ?? (n.type === 'alertmanager' ? 60 : defaultRepeatMs / 1000)) * 1000;
+    const rules = n.rules ? new Set(n.rules) : null;
+    return {
+      config: n,
+      name: n.name,
+      url: n.url ?? PAGERDUTY_URL,
+      repeatMs,
+      wants: (rule, severity) => (!rules || rules.has(rule)) && SEVERITY_RANK[severity] >= SEVERITY_RANK[n.min_severity],
+    };
+  });
+}
+
+/** Creates the dispatcher; deliveries run in the background and never block the caller. */
+export function createDispatcher(options: DispatcherOptions): Dispatcher {
+  const notifiers = resolveNotifiers(options.notifiers, options.defaultRepeatMs);
+  const abort = new AbortController();
+  const waiters: (() => void)[] = [];
+  let pendingTotal = 0;
+  let closed = false;
+
+  const lanes = new Map(
+    notifiers.map((n) => [
+      n.name,
+      {
+        notifier: n,
+        agent: new Agent({ connect: { timeout: n.config.timeout_ms }, keepAliveTimeout: 4000 }),
+        secrets: secretsOf(n.config, n.url),
+        queue: [] as { job: NotificationJob; deliveryId: number }[],
+        active: 0,
+        busy: new Set<number>(),
+        running: new Set<Promise<void>>(),
+      },
+    ]),
+  );
+  type Lane = NonNullable<ReturnType<typeof lanes.get>>;
+
+  const settle = () => {
+    pendingTotal--;
+    if (pendingTotal === 0) waiters.splice(0).forEach((w) => w());
+  };
+
+  const finish = (lane: Lane, item: { job: NotificationJob; deliveryId: number }, ok: boolean, attempts: number, httpStatus: number | null, error: string | null) => {
+    const { job } = item;
+    const clean = error === null ? null : scrub(error, lane.secrets);
+    try {
+      options.deliveries.finish(item.deliveryId, { status: ok ? 'ok' : 'failed', attempts, http_status: httpStatus, error: clean, finished_at: Date.now() });
+      options.onResult(job.alert.id, lane.notifier.name, job.event, ok, job.at);
+    } catch (err) {
+      options.log.error({ err, notifier: lane.notifier.name }, 'recording a delivery failed');
+    }
+    if (!ok) {
+      options.log.warn({ notifier: lane.notifier.name, url: redactUrl(lane.notifier.url), fingerprint: job.alert.fingerprint, event: job.event, attempts, error: clean }, 'notification failed');
+    }
+    lane.busy.delete(job.alert.id);
+    settle();
+  };
+
+  const pump = (lane: Lane) => {
+    while (lane.active < CONCURRENCY && lane.queue.length > 0 && !closed) {
+      const item = lane.queue.shift()!;
+      lane.active++;
+      const n = lane.notifier;
+      const run = (async () => {
+        try {
+          const req = PAYLOADS[n.config.type](n.config, item.job, { externalUrl: options.externalUrl });
+          const r = await sendWithRetry(lane.agent, req, { timeoutMs: n.config.timeout_ms, retries: n.config.retries, backoffMs: n.config.backoff_ms }, abort.signal);
+          finish(lane, item, r.ok, r.attempts, r.httpStatus, r.error);
+        } catch (err) {
+          finish(lane, item, false, 0, null, (err as Error).message);
+        } finally {
+          lane.active--;
+        }
+      })();
+      lane.running.add(run);
+      void run.finally(() => {
+        lane.running.delete(run);
+        pump(lane);
+      });
+    }
+  };
+
+  return {
+    notifiers,
+    busy: (alertId, notifier) => lanes.get(notifier)?.busy.has(alertId) ?? false,
+    enqueue(notifier, job) {
+      const lane = lanes.get(notifier.name);
+      if (!lane || closed) return;
+      const deliveryId = options.deliveries.start({
+        notifier: notifier.name, type: notifier.config.type, alert_id: job.alert.id, fingerprint: job.alert.fingerprint,
+        rule: job.alert.rule, event: job.event, created_at: job.at,
+      });
+      pendingTotal++;
+      lane.busy.add(job.alert.id);
+      const item = { job, deliveryId };
+      if (lane.queue.length >= notifier.config.max_queue) {
+        finish(lane, item, false, 0, null, `dropped: the queue of ${notifier.config.max_queue} is full`);
+        return;
+      }
+      lane.queue.push(item);
+      pump(lane);
+    },
+    status: () =>
+      [...lanes.values()].map((l) => ({
+        name: l.notifier.name, type: l.notifier.config.type, url: redactUrl(l.notifier.url), min_severity: l.notifier.config.min_severity,
+        queued: l.queue.length, in_flight: l.active,
+      })),
+    idle: () => (pendingTotal === 0 ? Promise.resolve() : new Promise<void>((resolve) => waiters.push(resolve))),
+    async close() {
+      closed = true;
+      abort.abort();
+      for (const lane of lanes.values()) {
+        for (const item of lane.queue.splice(0)) finish(lane, item, false, 0, null, 'aborted: the collector is shutting down');
+      }
+      await Promise.all([...lanes.values()].flatMap((l) => [...l.running]));
+      await Promise.all([...lanes.values()].map((l) => l.agent.destroy().catch(() => undefined)));
+    },
+  };
+}

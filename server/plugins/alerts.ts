@@ -1,0 +1,134 @@
+import fp from 'fastify-plugin';
+import { Type } from '@sinclair/typebox';
+import { BreakerboxError } from '../errors.ts';
+import { createAlertEngine, type AlertEngine, type EvaluationResult } from '../alerts/engine.ts';
+import { MATCHER_NAMES, createSilenceStore, type SilenceInput, type SilenceStore } from '../alerts/silences.ts';
+import { createDeliveryStore } from '../notifiers/delivery-store.ts';
+import { createDispatcher, type Dispatcher } from '../notifiers/dispatcher.ts';
+import type { AlertState } from '../alerts/types.ts';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The alert engine: `evaluate(now)` runs one pass (tests call it directly), `idle()` awaits deliveries. */
+    alerts: {
+      evaluate(now?: number): EvaluationResult;
+      idle(): Promise<void>;
+      engine: AlertEngine;
+      silences: SilenceStore;
+      dispatcher: Dispatcher;
+    };
+  }
+}
+
+const DAY = 86_400_000;
+const AlertsQuery = Type.Object({
+  state: Type.Optional(Type.Union([Type.Literal('pending'), Type.Literal('firing'), Type.Literal('resolved')])),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+  fingerprint: Type.Optional(Type.String({ pattern: '^[0-9a-f]{16}$' })),
+});
+const SilenceBody = Type.Object(
+  {
+    matchers: Type.Array(
+      Type.Object(
+        {
+          name: Type.Union(MATCHER_NAMES.map((n) => Type.Literal(n))),
+          value: Type.String({ minLength: 1, maxLength: 300 }),
+          regex: Type.Optional(Type.Boolean()),
+        },
+        { additionalProperties: false },
+      ),
+      { minItems: 1, maxItems: 20 },
+    ),
+    starts_at: Type.Optional(Type.Integer({ minimum: 0 })),
+    ends_at: Type.Integer({ minimum: 0 }),
+    comment: Type.String({ minLength: 1, maxLength: 1000 }),
+    created_by: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+  },
+  { additionalProperties: false },
+);
+const DeliveriesQuery = Type.Object({
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+  notifier: Type.Optional(Type.String({ maxLength: 64 })),
+  status: Type.Optional(Type.Union([Type.Literal('ok'), Type.Literal('failed'), Type.Literal('pending')])),
+  fingerprint: Type.Optional(Type.String({ pattern: '^[0-9a-f]{16}$' })),
+});
+
+/**
+ * Alerts: the engine evaluated every `alerts.interval_s` (BREAKERBOX_ALERT_INTERVAL_S; 0 =
+ * only on demand), notifiers, and `GET /api/alerts`, silences and `GET /api/notifications`.
+ * Needs the verdicts plugin registered before it.
+ */
+export const alertsPlugin = fp(
+  async (app) => {
+    const cfg = app.config.alerts;
+    const deliveries = createDeliveryStore(app.db);
+    const silences = createSilenceStore(app.db);
+    const externalUrl = cfg.external_url ?? `http://${app.config.host}:${app.config.port}`;
+    let engine: AlertEngine | null = null;
+    const dispatcher = createDispatcher({
+      notifiers: app.config.notifiers,
+      deliveries,
+      externalUrl,
+      defaultRepeatMs: cfg.repeat_interval_s * 1000,
+      log: app.log,
+      onResult: (alertId, notifier, event, ok, at) => engine?.store.recordNotify(alertId, notifier, event, ok, at),
+    });
+    engine = createAlertEngine({ db: app.db, verdicts: app.verdicts, config: cfg, silences, dispatcher, log: app.log });
+    deliveries.failAbandoned(Date.now());
+
+    let lastPrune = 0;
+    const evaluate = (now = Date.now()) => {
+      const result = engine!.evaluate(now);
+      if (now - lastPrune > 3_600_000) {
+        lastPrune = now;
+        deliveries.prune(now - cfg.history_days * DAY);
+      }
+      return result;
+    };
+    app.decorate('alerts', { evaluate, idle: () => dispatcher.idle(), engine, silences, dispatcher });
+
+    let timer: NodeJS.Timeout | null = null;
+    if (cfg.interval_s > 0) {
+      app.addHook('onReady', async () => {
+        timer = setInterval(() => {
+          try {
+            const r = evaluate();
+            if (r.took_ms > 1000) app.log.warn({ took_ms: r.took_ms }, 'slow alert evaluation');
+          } catch (err) {
+            app.log.error({ err }, 'alert evaluation failed');
+          }
+        }, cfg.interval_s * 1000);
+        timer.unref();
+      });
+    }
+    app.addHook('onClose', async () => {
+      if (timer) clearInterval(timer);
+      await dispatcher.close();
+    });
+
+    const read = app.requireRight('read');
+    const admin = app.requireRight('admin');
+
+    app.get('/api/alerts', { onRequest: read, schema: { querystring: AlertsQuery } }, async (request) => {
+      const q = request.query as { state?: AlertState; limit?: number; fingerprint?: string };
+      return { alerts: engine!.list({ state: q.state, limit: q.limit ?? 500, fingerprint: q.fingerprint }) };
+    });
+
+    app.post('/api/silences', { onRequest: admin, schema: { body: SilenceBody } }, async (request, reply) => {
+      const silence = silences.create(request.body as SilenceInput, request.principal?.name ?? 'unknown', Date.now());
+      return reply.code(201).send({ silence });
+    });
+    app.get('/api/silences', { onRequest: read }, async () => ({ silences: silences.list(Date.now()) }));
+    app.delete('/api/silences/:id', { onRequest: admin, schema: { params: Type.Object({ id: Type.String({ maxLength: 64 }) }) } }, async (request) => {
+      const silence = silences.expire((request.params as { id: string }).id, Date.now());
+      if (!silence) throw new BreakerboxError('BB_ERR_QUERY_NOT_FOUND', 'no such silence');
+      return { silence };
+    });
+
+    app.get('/api/notifications', { onRequest: read, schema: { querystring: DeliveriesQuery } }, async (request) => {
+      const q = request.query as { limit?: number; notifier?: string; status?: string; fingerprint?: string };
+      return { notifiers: dispatcher.status(), deliveries: deliveries.list({ ...q, limit: q.limit ?? 100 }) };
+    });
+  },
+  { name: 'breakerbox-alerts' },
+);
