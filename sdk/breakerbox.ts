@@ -4,7 +4,7 @@
  * when a collector is configured, the telemetry reporter. With no collector it is a plain
  * resilience library.
  */
-import type { BreakerKey, ConfigEvent, TelemetryEvent, TransitionEvent } from './protocol.ts';
+import type { BreakerKey, BreakerStateName, ConfigEvent, TelemetryEvent, TransitionEvent } from './protocol.ts';
 import { DEFAULT_LATENCY_BOUNDS_MS } from './protocol.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { Emitter, type EventSubscriber } from './events.ts';
@@ -16,8 +16,10 @@ import { RetryBudget, DEFAULT_RETRY_BUDGET_OPTIONS, type RetryBudgetOptions } fr
 import { CostBudget, type CostBudgetOptions } from './policies/cost-budget.ts';
 import { PriceTable, type ModelPrice } from './pricing.ts';
 import { runChain, type ChainHost, type OperationResult, type OperationSpec, type RunOptions } from './policies/fallback.ts';
-import type { BreakerTransition } from './policies/breaker.ts';
-import { TaskStats } from './telemetry/task-stats.ts';
+import { DEFAULT_BREAKER_OPTIONS, type BreakerTransition } from './policies/breaker.ts';
+import { KeyStats } from './telemetry/key-stats.ts';
+import { ExternalKey } from './adapters/external-key.ts';
+import { TaskStats, type TaskOutcome } from './telemetry/task-stats.ts';
 import { TelemetryReporter, type ReporterOptions, type ReporterStats } from './telemetry/reporter.ts';
 import { reviewFallbacks, type ReviewedRoute } from './config-review.ts';
 import { createBreakerboxFetch, type BreakerboxFetchOptions } from './fetch/create-fetch.ts';
@@ -61,6 +63,7 @@ export class Breakerbox {
   private readonly registry = new Map<string, KeyPolicy>();
   private readonly taskStats = new Map<string, TaskStats>();
   private readonly configs = new Map<string, KeyConfig>();
+  private readonly externals: KeyStats[] = [];
   private readonly transitions = new Emitter<BreakerTransition>();
   private readonly warningsEmitter = new Emitter<string>();
   private readonly warned = new Set<string>();
@@ -145,6 +148,25 @@ export class Breakerbox {
     return createBreakerboxFetch(this, options);
   }
 
+  /**
+   * A key whose breaker lives in another library (see the opossum and cockatiel adapters):
+   * its windows and transitions are reported like the SDK's own.
+   */
+  externalKey(key: BreakerKey, initial: BreakerStateName = 'closed', latencyCeilingMs = DEFAULT_BREAKER_OPTIONS.latencyCeilingMs): ExternalKey {
+    const k = cleanKey(key);
+    const stats = new KeyStats(k, this.ctx.latencyBounds, this.ctx.clock.now());
+    this.externals.push(stats);
+    return new ExternalKey(k, initial, stats, this.ctx.clock, (t) => {
+      this.transitions.emit(t);
+      if (this.reporter) this.reporter.push(transitionEvent(t), true);
+    }, latencyCeilingMs);
+  }
+
+  /** Records one task run outside `operation` (e.g. by an adapter), for the `tasks` event. */
+  recordTask(operation: string, outcome: TaskOutcome): void {
+    this.chainHost.tasks(operation).record(outcome);
+  }
+
   /** Keys created so far. */
   keys(): BreakerKey[] {
     return [...this.registry.values()].map((p) => p.key);
@@ -181,6 +203,10 @@ export class Breakerbox {
     const out: TelemetryEvent[] = [];
     for (const p of this.registry.values()) {
       const w = p.stats.drain(now);
+      if (w) out.push(w);
+    }
+    for (const s of this.externals) {
+      const w = s.drain(now);
       if (w) out.push(w);
     }
     for (const t of this.taskStats.values()) {

@@ -64,5 +64,12 @@ export type { FetchLike } from './fetch/http-attempt.ts';
 export { guardStream } from './streams/stream-guard.ts';
 export type { GuardedStream, StreamGuardOptions, StreamSummary } from './streams/stream-guard.ts';
 
+export type { TaskOutcome } from './telemetry/task-stats.ts';
 export { TelemetryReporter, SDK_NAME, newBatchId } from './telemetry/reporter.ts';
 export type { ReporterError, ReporterOptions, ReporterStats, TelemetrySource } from './telemetry/reporter.ts';
+
+export { ExternalKey } from './adapters/external-key.ts';
+export { attachOpossum, observeFallback } from './adapters/opossum.ts';
+export type { OpossumAdapterOptions, OpossumLike } from './adapters/opossum.ts';
+export { attachCockatiel } from './adapters/cockatiel.ts';
+export type { CockatielAttachment, CockatielBreakerLike, CockatielBulkheadLike } from './adapters/cockatiel.ts';
