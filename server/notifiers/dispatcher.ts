@@ -128,7 +128,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       const n = lane.notifier;
       const run = (async () => {
         try {
-          const req = PAYLOADS[n.config.type](n.config, item.job, { externalUrl: options.externalUrl });
+          const req = PAYLOADS[n.config.type](n.config, item.job, { externalUrl: options.externalUrl, sentAt: Date.now() });
           const r = await sendWithRetry(lane.agent, req, { timeoutMs: n.config.timeout_ms, retries: n.config.retries, backoffMs: n.config.backoff_ms }, abort.signal);
           finish(lane, item, r.ok, r.attempts, r.httpStatus, r.error);
         } catch (err) {

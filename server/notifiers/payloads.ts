@@ -23,7 +23,7 @@ const request = (n: NotifierConfig, url: string, body: unknown): OutgoingRequest
 
 /** Generic JSON webhook: the alert exactly as `GET /api/alerts` shows it. */
 export const webhookPayload: PayloadBuilder = (n, job, ctx) =>
-  request(n, n.url!, { version: '1', source: 'breakerbox', event: job.event, alert: job.alert, link: alertLink(ctx.externalUrl, job.alert), sent_at: job.at });
+  request(n, n.url!, { version: '1', source: 'breakerbox', event: job.event, alert: job.alert, link: alertLink(ctx.externalUrl, job.alert), sent_at: ctx.sentAt });
 
 /** Slack-compatible incoming webhook: `text` (read by Slack, Mattermost, Rocket.Chat) plus Slack blocks. */
 export const slackPayload: PayloadBuilder = (n, job, ctx) => {
@@ -86,7 +86,8 @@ export const alertmanagerPayload: PayloadBuilder = (n, job, ctx) => {
   const a = job.alert;
   const base = n.url!.replace(/\/$/, '');
   const url = base.endsWith('/api/v2/alerts') ? base : `${base}/api/v2/alerts`;
-  const endsAt = job.event === 'resolved' ? (a.resolved_at ?? job.at) : job.at + ALERTMANAGER_HOLD_MS;
+  // While firing, endsAt is a lease from the moment of sending: re-sent before it runs out.
+  const endsAt = job.event === 'resolved' ? (a.resolved_at ?? ctx.sentAt) : ctx.sentAt + ALERTMANAGER_HOLD_MS;
   const annotations: Record<string, string> = { summary: a.summary };
   if (a.verdict) annotations.verdict = a.verdict;
   if (a.hint) annotations.hint = a.hint;

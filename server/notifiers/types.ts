@@ -23,4 +23,4 @@ export interface OutgoingRequest {
 }
 
 /** Builds the request for one notifier type. */
-export type PayloadBuilder = (notifier: NotifierConfig, job: NotificationJob, context: { externalUrl: string }) => OutgoingRequest;
+export type PayloadBuilder = (notifier: NotifierConfig, job: NotificationJob, context: { externalUrl: string; sentAt: number }) => OutgoingRequest;
