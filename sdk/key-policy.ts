@@ -6,103 +6,25 @@
  * the async function's promise and starts no timer.
  */
 import type { BreakerKey, ErrorClass } from './protocol.ts';
-import type { Clock } from './clock.ts';
 import { sleep } from './clock.ts';
-import type { Emitter } from './events.ts';
-import type { CallEvent } from './call-event.ts';
-import { newCallId } from './call-event.ts';
+import { newCallId, type CallEvent } from './call-event.ts';
 import { Breaker, PASS_PROBE, REFUSED_OPEN } from './policies/breaker.ts';
 import { Bulkhead } from './policies/bulkhead.ts';
 import { decideRetry } from './policies/retry.ts';
-import type { RetryBudget } from './policies/retry-budget.ts';
-import type { CostBudget } from './policies/cost-budget.ts';
 import { Deadline } from './policies/deadline.ts';
 import { runHedged } from './policies/hedge.ts';
-import type { PriceTable } from './pricing.ts';
 import type { ResolvedKeySettings } from './settings.ts';
 import { KeyStats, type AttemptFacts } from './telemetry/key-stats.ts';
 import { classifyFinishReason, classifyThrown, retryAfterOfError } from './errors/classify.ts';
-import { BreakerboxError, SDK_ERROR_CODES, type SdkErrorCode } from './errors/catalog.ts';
+import { BreakerboxError, SDK_ERROR_CODES } from './errors/catalog.ts';
+import type { AttemptControl, AttemptFn, CallFacts, CallOptions, SdkContext } from './call-types.ts';
+import { attemptRecord, isSettled, markSettled, refusal, safeFacts } from './attempt-helpers.ts';
 
-/** What every key of one SDK instance shares. */
-export interface SdkContext {
-  clock: Clock;
-  random: () => number;
-  retryBudget: RetryBudget;
-  costBudget: CostBudget;
-  prices: PriceTable;
-  calls: Emitter<CallEvent>;
-  latencyBounds: readonly number[];
-}
-
-/** Facts about a successful answer, for telemetry and `onCall`. */
-export interface CallFacts extends AttemptFacts {
-  finishReason?: string;
-  upstreamRequestId?: string;
-  cacheHit?: boolean;
-}
-
-/** Settles an attempt whose outcome is known only later (a stream still being read). */
-export interface AttemptControl {
-  /** Records the attempt's outcome once; later calls are ignored. `cls` null means success. */
-  settle(cls: ErrorClass | null, facts?: CallFacts): void;
-  /** Forgets the attempt without an outcome (the caller gave up). */
-  cancel(): void;
-}
-
-/** One attempt of a protected call: `signal` aborts on the deadline; `attempt` counts from 1. */
-export type AttemptFn<T> = (signal: AbortSignal | undefined, attempt: number, control: AttemptControl | undefined) => Promise<T>;
-
-/** Options of one protected call. */
-export interface CallOptions<T = unknown> {
-  /** The caller's signal: aborting it ends the call without counting against the provider. */
-  signal?: AbortSignal;
-  /** Total deadline for the call, retries included, ms (default: the key's `timeouts.totalMs`). */
-  deadlineMs?: number;
-  /** False for a request that must not be sent twice; it is then never retried without `idempotencyKey`. */
-  idempotent?: boolean;
-  idempotencyKey?: string;
-  /** Reads usage / finish reason from the value for telemetry; a `length` finish records the call as `truncated`. */
-  facts?: (value: T) => CallFacts | undefined;
-  /** Refuse before sending when this estimate crosses the cost budget, USD. */
-  estimatedCostUsd?: number;
-  /** The attempt settles itself through the `AttemptControl` it is given (used for streams). */
-  deferSettle?: boolean;
-  /** Emit no `onCall` event (the caller emits one for the whole chain). */
-  silent?: boolean;
-  /** Operation name carried into `onCall`. */
-  operation?: string;
-  /** Called after every attempt with its outcome (used by fallback chains to list attempts). */
-  onAttempt?: (record: AttemptRecord) => void;
-}
-
-/** One attempt, as `onAttempt` and operation results report it. */
-export interface AttemptRecord {
-  key: BreakerKey | undefined;
-  level: number;
-  /** 1-based attempt number on this key. */
-  attempt: number;
-  ok: boolean;
-  errorClass?: ErrorClass;
-  errorCode?: string;
-  durationMs: number;
-  costUsd: number;
-}
+export type { AttemptControl, AttemptFn, AttemptRecord, CallFacts, CallOptions, SdkContext } from './call-types.ts';
 
 const FLAG_PROBE = 1;
 const FLAG_COLD = 2;
 const NEED_QUEUE = -1;
-
-/** Builds refusal errors without a stack trace: they are frequent while a breaker is open. */
-function refusal(code: SdkErrorCode, message: string): BreakerboxError {
-  const limit = Error.stackTraceLimit;
-  Error.stackTraceLimit = 0;
-  try {
-    return new BreakerboxError(code, message, { errorClass: 'server' });
-  } finally {
-    Error.stackTraceLimit = limit;
-  }
-}
 
 /** The policies of one key. */
 export class KeyPolicy {
@@ -272,10 +194,13 @@ export class KeyPolicy {
           start = clock.now();
         }
         let value: T;
+        // Hedged attempts record their own outcomes (there may be two of them).
+        let selfSettled = false;
         try {
           if (opts?.deferSettle) {
             value = await this.deferred(fn, signal, attempt, flags, start, deadline, opts);
           } else if (this.settings.hedge.enabled && this.hedgeAllowed(start)) {
+            selfSettled = true;
             value = await this.hedged(fn, signal, attempt, flags, start);
           } else {
             const p = fn(signal, attempt, undefined);
@@ -302,6 +227,10 @@ export class KeyPolicy {
         }
         if (opts?.deferSettle) return value;
         const end = clock.now();
+        if (selfSettled) {
+          if (ctx.calls.size && !opts?.silent) this.emitCall(t0, attempt, costUsd, undefined, undefined, undefined, opts);
+          return value;
+        }
         const facts = opts?.facts ? safeFacts(opts.facts, value) : undefined;
         let cls: ErrorClass | null = null;
         if (facts) {
@@ -422,36 +351,3 @@ export class KeyPolicy {
   }
 }
 
-/** Marks an error whose attempt was already recorded, so `execute` does not record it twice. */
-const SETTLED = Symbol('breakerbox.settled');
-
-function attemptRecord(key: BreakerKey, attempt: number, durationMs: number, cls: ErrorClass | undefined, err: unknown, costUsd: number): AttemptRecord {
-  const r: AttemptRecord = { key, level: 0, attempt, ok: cls === undefined, durationMs, costUsd };
-  if (cls) r.errorClass = cls;
-  if (err instanceof BreakerboxError) r.errorCode = err.code;
-  return r;
-}
-
-function isSettled(err: unknown): boolean {
-  return !!err && typeof err === 'object' && (err as { [SETTLED]?: boolean })[SETTLED] === true;
-}
-
-function markSettled(err: unknown): unknown {
-  if (err && typeof err === 'object') {
-    try {
-      Object.defineProperty(err, SETTLED, { value: true, configurable: true });
-    } catch {
-      // frozen error: it will be recorded twice at worst
-    }
-  }
-  return err;
-}
-
-function safeFacts<T>(f: (v: T) => CallFacts | undefined, v: T): CallFacts | undefined {
-  try {
-    const r = f(v);
-    return r ? { ...r } : undefined;
-  } catch {
-    return undefined;
-  }
-}
