@@ -8,6 +8,7 @@ import { ingestPlugin } from './plugins/ingest.ts';
 import { queryPlugin } from './plugins/query.ts';
 import { verdictsPlugin } from './plugins/verdicts.ts';
 import { alertsPlugin } from './plugins/alerts.ts';
+import { metricsPlugin } from './plugins/metrics.ts';
 import { healthPlugin } from './plugins/health.ts';
 import { sessionPlugin } from './plugins/session.ts';
 import { dashboardPlugin } from './plugins/dashboard.ts';
@@ -57,6 +58,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(verdictsPlugin);
   await app.register(queryPlugin);
   await app.register(alertsPlugin);
+  await app.register(metricsPlugin);
   await app.register(sessionPlugin);
   await app.register(dashboardPlugin);
   return app;

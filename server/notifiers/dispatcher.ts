@@ -42,6 +42,8 @@ export interface Dispatcher {
   idle(): Promise<void>;
   /** Aborts in-flight deliveries, fails queued ones, and closes connections. */
   close(): Promise<void>;
+  /** Finished deliveries since the process started, per notifier and status (a counter). */
+  counts(): { notifier: string; status: 'ok' | 'failed'; count: number }[];
 }
 
 /** Options for the dispatcher. */
@@ -83,6 +85,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const waiters: (() => void)[] = [];
   let pendingTotal = 0;
   let closed = false;
+  const finished = new Map<string, { notifier: string; status: 'ok' | 'failed'; count: number }>();
 
   const lanes = new Map(
     notifiers.map((n) => [
@@ -108,6 +111,10 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const finish = (lane: Lane, item: { job: NotificationJob; deliveryId: number }, ok: boolean, attempts: number, httpStatus: number | null, error: string | null) => {
     const { job } = item;
     const clean = error === null ? null : scrub(error, lane.secrets);
+    const counter = `${lane.notifier.name}\u0000${ok ? 'ok' : 'failed'}`;
+    const entry = finished.get(counter) ?? { notifier: lane.notifier.name, status: ok ? ('ok' as const) : ('failed' as const), count: 0 };
+    entry.count++;
+    finished.set(counter, entry);
     try {
       options.deliveries.finish(item.deliveryId, { status: ok ? 'ok' : 'failed', attempts, http_status: httpStatus, error: clean, finished_at: Date.now() });
       options.onResult(job.alert.id, lane.notifier.name, job.event, ok, job.at);
@@ -170,6 +177,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         name: l.notifier.name, type: l.notifier.config.type, url: redactUrl(l.notifier.url), min_severity: l.notifier.config.min_severity,
         queued: l.queue.length, in_flight: l.active,
       })),
+    counts: () => [...finished.values()].map((c) => ({ ...c })),
     idle: () => (pendingTotal === 0 ? Promise.resolve() : new Promise<void>((resolve) => waiters.push(resolve))),
     async close() {
       closed = true;
