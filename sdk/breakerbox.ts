@@ -11,7 +11,7 @@ import { Emitter, type EventSubscriber } from './events.ts';
 import type { CallEvent } from './call-event.ts';
 import { cleanKey, keyId } from './key.ts';
 import { KeyPolicy, type AttemptFn, type CallOptions, type SdkContext } from './key-policy.ts';
-import { resolveSettings, settingsForTelemetry, type KeySettings } from './settings.ts';
+import { resolveSettings, settingsForTelemetry, type KeySettings, type ResolvedKeySettings } from './settings.ts';
 import { RetryBudget, DEFAULT_RETRY_BUDGET_OPTIONS, type RetryBudgetOptions } from './policies/retry-budget.ts';
 import { CostBudget, type CostBudgetOptions } from './policies/cost-budget.ts';
 import { PriceTable, type ModelPrice } from './pricing.ts';
@@ -64,6 +64,7 @@ export class Breakerbox {
   private readonly taskStats = new Map<string, TaskStats>();
   private readonly configs = new Map<string, KeyConfig>();
   private readonly externals: KeyStats[] = [];
+  private defaultSettings: ResolvedKeySettings | undefined;
   private readonly transitions = new Emitter<BreakerTransition>();
   private readonly warningsEmitter = new Emitter<string>();
   private readonly warned = new Set<string>();
@@ -238,7 +239,9 @@ export class Breakerbox {
 
   private create(id: string, key: BreakerKey): KeyPolicy {
     const k = cleanKey(key);
-    const settings = resolveSettings(this.options.defaults, this.options.keySettings?.(k));
+    const own = this.options.keySettings?.(k);
+    // Keys without settings of their own share one resolved object (memory per key matters at 10k keys).
+    const settings = own ? resolveSettings(this.options.defaults, own) : (this.defaultSettings ??= resolveSettings(this.options.defaults));
     const p = new KeyPolicy(k, settings, this.ctx);
     this.registry.set(id, p);
     this.configs.set(id, { fallbacks: [], warnings: [] });

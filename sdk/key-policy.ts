@@ -32,7 +32,12 @@ export class KeyPolicy {
   readonly bulkhead: Bulkhead;
   readonly stats: KeyStats;
   private lastStart = -Infinity;
-  private readonly refusedOpen: string;
+  /** The refusal message, built only when refusing (a string per key adds up at 10k keys). */
+  private refusedOpen(): string {
+    const k = this.key;
+    return `breaker open for ${k.provider}/${k.endpoint}/${k.model}${k.region ? `@${k.region}` : ''}`;
+  }
+
   /** No deadline, hedging or queue: `execute` without options can take the plain path. */
   private readonly plain: boolean;
 
@@ -45,7 +50,6 @@ export class KeyPolicy {
     this.bulkhead = new Bulkhead(settings.bulkhead);
     this.stats = new KeyStats(key, ctx.latencyBounds, ctx.clock.now());
     this.plain = settings.timeouts.totalMs === undefined && !settings.hedge.enabled && settings.bulkhead.maxQueue === 0;
-    this.refusedOpen = `breaker open for ${key.provider}/${key.endpoint}/${key.model}${key.region ? `@${key.region}` : ''}`;
   }
 
   /**
@@ -58,8 +62,8 @@ export class KeyPolicy {
     if (pass < 0) {
       this.stats.shortCircuit();
       throw pass === REFUSED_OPEN
-        ? refusal(SDK_ERROR_CODES.BREAKER_OPEN, this.refusedOpen)
-        : refusal(SDK_ERROR_CODES.HALF_OPEN_BUSY, `${this.refusedOpen}: half-open, probe slots taken`);
+        ? refusal(SDK_ERROR_CODES.BREAKER_OPEN, this.refusedOpen())
+        : refusal(SDK_ERROR_CODES.HALF_OPEN_BUSY, `${this.refusedOpen()}: half-open, probe slots taken`);
     }
     if (!this.bulkhead.tryAcquire()) {
       if (pass === PASS_PROBE) this.breaker.releaseProbe();
@@ -82,7 +86,7 @@ export class KeyPolicy {
     if (pass < 0) {
       this.bulkhead.release();
       this.stats.shortCircuit();
-      throw refusal(SDK_ERROR_CODES.BREAKER_OPEN, this.refusedOpen);
+      throw refusal(SDK_ERROR_CODES.BREAKER_OPEN, this.refusedOpen());
     }
     return this.flags(t, pass === PASS_PROBE);
   }

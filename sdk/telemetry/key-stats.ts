@@ -26,15 +26,15 @@ export class KeyStats {
   private calls = 0;
   private ok = 0;
   private slow = 0;
-  private readonly errors = new Float64Array(ERROR_CLASSES.length);
+  private readonly errors: number[] = new Array<number>(ERROR_CLASSES.length).fill(0);
   private rejected = 0;
   private shortCircuited = 0;
   private retries = 0;
   private coldExcluded = 0;
   private halfOk = 0;
   private halfFailed = 0;
-  private readonly latency: Float64Array;
-  private ttft: Float64Array | undefined;
+  private readonly latency: number[];
+  private ttft: number[] | undefined;
   private inputTokens = 0;
   private outputTokens = 0;
   private costUsd = 0;
@@ -45,7 +45,7 @@ export class KeyStats {
     private readonly bounds: readonly number[],
     now: number,
   ) {
-    this.latency = new Float64Array(bounds.length + 1);
+    this.latency = new Array<number>(bounds.length + 1).fill(0);
     this.start = now;
   }
 
@@ -72,7 +72,7 @@ export class KeyStats {
     this.latency[bucketOf(this.bounds, latencyMs)]!++;
     if (facts) {
       if (facts.ttftMs !== undefined) {
-        this.ttft ??= new Float64Array(this.bounds.length + 1);
+        this.ttft ??= new Array<number>(this.bounds.length + 1).fill(0);
         this.ttft[bucketOf(this.bounds, facts.ttftMs)]!++;
       }
       this.inputTokens += facts.inputTokens ?? 0;
@@ -133,8 +133,8 @@ export class KeyStats {
   }
 }
 
-function histogram(bounds: readonly number[], counts: Float64Array): Histogram {
-  return { bounds: [...bounds], counts: Array.from(counts) };
+function histogram(bounds: readonly number[], counts: number[]): Histogram {
+  return { bounds: [...bounds], counts: [...counts] };
 }
 
 /** Rounds money to a millionth of a dollar, so sums stay readable on the wire. */
