@@ -95,3 +95,24 @@ describe('scenario: streams', () => {
     expect(r.bb.collect().find((e) => e.type === 'window')).toMatchObject({ ok: 0, errors: { truncated: 1 } });
   });
 });
+
+describe('scenario: Anthropic streams through the official client', () => {
+  it('reads usage from message_start / message_delta and finalises a stream missing message_stop', async () => {
+    const { default: Anthropic } = await import('@anthropic-ai/sdk');
+    r = await rig();
+    const anthropic = new Anthropic({ baseURL: r.fake.anthropicBaseUrl, apiKey: r.fake.apiKey, maxRetries: 0, fetch: r.bb.fetch() });
+    r.fake.script('claude-sonnet-4', [{ kind: 'ok' }, { kind: 'no_end_event', keepOpen: true }]);
+    for (let i = 0; i < 2; i++) {
+      const stream = await anthropic.messages.create({ model: 'claude-sonnet-4', max_tokens: 64, messages: [{ role: 'user', content: 'hi' }], stream: true });
+      let text = '';
+      for await (const ev of stream) if (ev.type === 'content_block_delta' && ev.delta.type === 'text_delta') text += ev.delta.text;
+      expect(text).toBe('The quick brown fox jumps over the lazy');
+    }
+    expect(r.calls.map((c) => [c.ok, c.outputTokens, c.finishReason, c.provider])).toEqual([
+      [true, 8, 'end_turn', expect.stringMatching(/^127\.0\.0\.1:/)],
+      [true, 8, 'end_turn', expect.stringMatching(/^127\.0\.0\.1:/)],
+    ]);
+    expect(r.calls[0]!.inputTokens).toBeGreaterThan(0);
+    expect(r.calls[0]!.endpoint).toBe('messages');
+  });
+});
