@@ -128,6 +128,9 @@ export async function sendAttempt(a: HttpAttempt, signal: AbortSignal | undefine
         const facts = streamFacts(s, upstreamRequestId);
         if (s.cancelled) control?.cancel();
         else control?.settle(s.cls, facts);
+        // A failure before the first token is this attempt's alone: the chain moves on and
+        // the answer the caller gets will come from another attempt.
+        if (s.error && s.ttftMs === undefined) return;
         a.onDone(!s.cancelled && s.cls === null, facts, s.cls ?? undefined, s.cancelled);
       },
     );
@@ -164,6 +167,8 @@ function streamFacts(s: StreamSummary, upstreamRequestId: string | undefined): C
   if (s.ttftMs !== undefined) f.ttftMs = s.ttftMs;
   if (s.inputTokens !== undefined) f.inputTokens = s.inputTokens;
   if (s.outputTokens !== undefined) f.outputTokens = s.outputTokens;
+  // A stream cut before its usage still cost what it streamed: count one token per delta.
+  else if (s.tokens > 0) f.outputTokens = s.tokens;
   if (s.finishReason) f.finishReason = s.finishReason;
   if (s.cachedTokens !== undefined) f.cacheHit = s.cachedTokens > 0;
   return f;
