@@ -120,6 +120,8 @@ export interface TelemetryBatch {
   batch_id: string;
   source: { service: string; instance: string; sdk?: string };
   events: TelemetryEvent[];
+  /** Events the sender dropped (buffer full while the collector was unreachable) since its last accepted batch. */
+  dropped_events?: number;
 }
 
 /** The collector's answer to an accepted batch. */

@@ -226,7 +226,7 @@ export class TelemetryReporter {
 
   /** Sends one batch; true when it left the queue (acknowledged or dropped), false to back off. */
   private async sendOne(batch: InFlight): Promise<boolean> {
-    const body: TelemetryBatch & { dropped_events?: number } = {
+    const body: TelemetryBatch = {
       batch_id: batch.id,
       source: { service: this.o.service, instance: this.o.instance, sdk: SDK_NAME },
       events: batch.events,

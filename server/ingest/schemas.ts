@@ -128,6 +128,7 @@ export const BatchEnvelopeSchema = Type.Object({
     sdk: Type.Optional(Type.String({ maxLength: 200 })),
   }),
   events: Type.Array(Type.Object({ type: Type.String() }), { minItems: 1, maxItems: 5000 }),
+  dropped_events: Type.Optional(Count),
 });
 
 export const AckSchema = Type.Object({ accepted: Type.Integer(), duplicate: Type.Boolean() });

@@ -55,9 +55,14 @@ async function ingestRoutes(app: FastifyInstance): Promise<void> {
         oldest: now - config.retention.raw_days * DAY,
         newest: now + config.ingest.max_future_ms,
       });
-      return app.tracing.span('db.insert_batch', { 'breakerbox.events': batch.events.length }, () =>
+      const ack = app.tracing.span('db.insert_batch', { 'breakerbox.events': batch.events.length }, () =>
         app.telemetry.insertBatch(batch, now),
       );
+      if (batch.dropped_events && !ack.duplicate) {
+        request.log.warn({ service: batch.source.service, instance: batch.source.instance, dropped: batch.dropped_events },
+          'a sender dropped telemetry while the collector was unreachable');
+      }
+      return ack;
     },
   );
 }

@@ -47,7 +47,7 @@ export function createTelemetryStore(db: Db): TelemetryStore {
     serviceInsert: db.prepare('INSERT INTO services (name) VALUES (?)'),
     sourceSelect: db.prepare('SELECT id FROM sources WHERE service_id = ? AND instance = ?'),
     sourceInsert: db.prepare('INSERT INTO sources (service_id, instance, sdk, first_seen, last_seen) VALUES (?, ?, ?, ?, ?)'),
-    sourceTouch: db.prepare('UPDATE sources SET last_seen = ?, sdk = coalesce(?, sdk) WHERE id = ?'),
+    sourceTouch: db.prepare('UPDATE sources SET last_seen = ?, sdk = coalesce(?, sdk), dropped_events = dropped_events + ? WHERE id = ?'),
     window: db.prepare(`INSERT INTO window_events (key_id, source_id, start, end, calls, ok, slow, errors, rejected,
       short_circuited, retries, cold_excluded, half_open_ok, half_open_failed, latency, ttft, input_tokens, output_tokens, cost_usd)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
@@ -91,7 +91,7 @@ export function createTelemetryStore(db: Db): TelemetryStore {
         : Number(s.sourceInsert.run(serviceId, batch.source.instance, batch.source.sdk ?? null, receivedAt, receivedAt).lastInsertRowid);
       remember(sourceIds, sourceCacheId, sourceId);
     }
-    s.sourceTouch.run(receivedAt, batch.source.sdk ?? null, sourceId);
+    s.sourceTouch.run(receivedAt, batch.source.sdk ?? null, batch.dropped_events ?? 0, sourceId);
 
     const touched = new Map<number, number>();
     const keyId = (key: BreakerKey, ts: number): number => {

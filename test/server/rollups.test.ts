@@ -93,3 +93,13 @@ describe('per-minute rollups', () => {
     expect(t.app.db.prepare('SELECT COUNT(*) AS n FROM keys').get()).toEqual({ n: 0 });
   });
 });
+
+describe('dropped events', () => {
+  it('adds a sender\'s reported drops to its source\'s running total, once per batch', async () => {
+    const b = { ...batch([windowEvent()], { service: 'drafts', instance: 'pod-9' }), dropped_events: 40 };
+    expect((await post(b)).statusCode).toBe(200);
+    expect((await post(b)).json().duplicate).toBe(true);
+    await post({ ...batch([windowEvent()], { service: 'drafts', instance: 'pod-9' }), dropped_events: 2 });
+    expect(t.app.db.prepare("SELECT dropped_events FROM sources WHERE instance = 'pod-9'").get()).toEqual({ dropped_events: 42 });
+  });
+});
