@@ -40,7 +40,12 @@ export async function ensureBuilt(): Promise<void> {
       }
       try {
         const vite = join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js');
-        const run = spawnSync(process.execPath, [vite, 'build', '--config', 'dashboard/vite.config.ts', '--logLevel', 'warn'], { cwd: ROOT, encoding: 'utf8' });
+        const run = spawnSync(process.execPath, [vite, 'build', '--config', 'dashboard/vite.config.ts', '--logLevel', 'warn'], {
+          cwd: ROOT,
+          encoding: 'utf8',
+          // vitest sets NODE_ENV=test, which would make vite bundle React's development build.
+          env: { ...process.env, NODE_ENV: 'production' },
+        });
         if (run.status !== 0) throw new Error(`dashboard build failed:\n${run.stdout}\n${run.stderr}`);
       } finally {
         rmSync(lock, { recursive: true, force: true });
