@@ -154,6 +154,7 @@ export function createAlertEngine(o: AlertEngineOptions): AlertEngine {
           }
           return m;
         },
+        verdictAnalyses: () => ctx.analysesOver(o.config.verdict_window_s),
       };
       const conditions = runRules(ctx);
       const verdicts = ctx.analysesOver(o.config.verdict_window_s);

@@ -68,8 +68,11 @@ export function analyse(deps: AnalyseDeps, range: TimeRange, options: { keyId?: 
   const keys = deps.lookups.keys();
   const sources = deps.lookups.sources();
   const byService = reader.keyServiceSums(first, to, keyId);
-  const probeSums = reader.probeSums(first, to, keyId);
-  const recent = reader.recentProbes(Math.max(first, floorMinute(to - t.probe_recent_lookback_s * 1000)), to, keyId);
+  const recentFirst = Math.max(first, floorMinute(to - t.probe_recent_lookback_s * 1000));
+  // A window no longer than the recent-probe lookback is read once, minute by minute.
+  const both = recentFirst === first ? reader.probesBoth(first, to, keyId) : null;
+  const probeSums = both?.sums ?? reader.probeSums(first, to, keyId);
+  const recent = both?.recent ?? reader.recentProbes(recentFirst, to, keyId);
   const reporting = reader.keySources(first, to, keyId);
   const open = deps.openShare.compute(from, to, reporting, keyId);
   const fallback = reader.fallbackByService(first, to);
@@ -117,8 +120,7 @@ export function analyse(deps: AnalyseDeps, range: TimeRange, options: { keyId?: 
     }
 
     const openPerSource = openTime?.perSource ?? new Map<number, OpenTime>();
-    const parts = clients.degraded ? fleetParts(deps, id, range, services, instances, openPerSource) : [];
-    const decision = decide(clients, probes, parts, t);
+    const decision = decide(clients, probes, () => fleetParts(deps, id, range, services, instances, openPerSource), t);
     const state = keyState(instances, states);
     out.push({
       info,

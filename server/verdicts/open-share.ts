@@ -37,8 +37,9 @@ export interface OpenShareReader {
 
 /**
  * Open share = instance-time open or half-open ÷ instance-time of the instances reporting
- * the key. An instance's time is the minutes it reported the key, plus open time that fell
- * in minutes it did not report (an open breaker with no traffic still counts).
+ * the key. An instance's time is the minutes it reported the key (an open breaker keeps
+ * reporting: its refused calls are counted as short-circuited), and never less than its
+ * open time, so an instance open without any traffic counts as open all the time it was.
  */
 export function createOpenShareReader(db: Db): OpenShareReader {
   const filter = (keyId?: number) => (keyId === undefined ? '' : 'key_id = ? AND ');
@@ -48,9 +49,6 @@ export function createOpenShareReader(db: Db): OpenShareReader {
     if (!st) statements.set(sql, (st = db.prepare<unknown[]>(sql).raw()));
     return st;
   };
-  const reported = db.prepare(
-    'SELECT COUNT(*) FROM key_minute_sources WHERE key_id = ? AND minute >= ? AND minute < ? AND source_id = ?',
-  ).pluck();
 
   return {
     compute(from, to, sources, keyId) {
@@ -84,7 +82,6 @@ export function createOpenShareReader(db: Db): OpenShareReader {
         let since = start?.since ?? from;
         let t = from;
         let openMs = 0;
-        let unreportedMs = 0;
         let opens = 0;
         const close = (end: number) => {
           if (!isOpenState(state) || end <= t) return;
@@ -92,8 +89,6 @@ export function createOpenShareReader(db: Db): OpenShareReader {
           let list = result.intervals.get(key);
           if (!list) result.intervals.set(key, (list = []));
           list.push([source, t, end]);
-          const minutes = reported.get(key, t - (t % MINUTE), end, source) as number;
-          unreportedMs += Math.max(0, end - t - minutes * MINUTE);
         };
         for (const [ts, next] of moves) {
           close(ts);
@@ -116,7 +111,7 @@ export function createOpenShareReader(db: Db): OpenShareReader {
         if (openMs > 0) {
           const reportedMs = (sources.get(key)?.get(source) ?? 0) * MINUTE;
           const entry = keyEntry(key);
-          const time = { openMs, instanceMs: Math.max(openMs, reportedMs + unreportedMs) };
+          const time = { openMs, instanceMs: Math.max(openMs, reportedMs) };
           entry.perSource.set(source, time);
           entry.openMs += time.openMs;
         }

@@ -1,6 +1,6 @@
 import type { Statement } from 'better-sqlite3';
 import type { Db } from '../storage/database.ts';
-import { KEY_COLUMNS, PROBE_COLUMNS, newKeySums, newProbeSums, sumList, type KeySums, type ProbeSums } from './counters.ts';
+import { KEY_COLUMNS, P, PROBE_COLUMNS, newKeySums, newProbeSums, sumList, type KeySums, type ProbeSums } from './counters.ts';
 import type { HourRollups, Segment } from './hour-rollups.ts';
 
 /** Per key, per service: summed key counters. */
@@ -25,6 +25,11 @@ export interface RollupReader {
   keySources(first: number, end: number, keyId?: number): KeySourceMinutes;
   /** Probe minutes in `[first, end)`, newest first, per key and location. */
   recentProbes(first: number, end: number, keyId?: number): Map<number, Map<string, ProbeMinute[]>>;
+  /**
+   * Both of the above from one read of the per-minute probes, for spans short enough to read
+   * minute by minute: the sums over `[first, end)` and the minutes newest first.
+   */
+  probesBoth(first: number, end: number, keyId?: number): { sums: KeyLocationSums; recent: Map<number, Map<string, ProbeMinute[]>> };
   /** Per-minute sums of one key per service: minute → service id → sums. */
   keyMinutes(keyId: number, first: number, end: number): Map<number, Map<number, KeySums>>;
   /** Instances reporting one key per minute. */
@@ -125,6 +130,28 @@ export function createRollupReader(db: Db, hours: HourRollups): RollupReader {
         list.push({ minute: minute as number, probes: probes as number, failed: failed as number, misconfigured: misconfigured as number });
       }
       return out;
+    },
+    probesBoth(first, end, keyId) {
+      const sql = `SELECT key_id, location, minute, ${PROBE_COLUMNS.join(', ')} FROM probe_minutes WHERE ${keyFilter(keyId)} AND minute >= ? AND minute < ?`;
+      const sums: KeyLocationSums = new Map();
+      const recent = new Map<number, Map<string, ProbeMinute[]>>();
+      const width = PROBE_COLUMNS.length;
+      for (const row of stmt(sql).all(...args(keyId, first, end)) as Row[]) {
+        const k = row[0] as number;
+        const location = row[1] as string;
+        let inner = sums.get(k);
+        if (!inner) sums.set(k, (inner = new Map()));
+        let acc = inner.get(location);
+        if (!acc) inner.set(location, (acc = newProbeSums()));
+        for (let i = 0; i < width; i++) acc[i]! += (row[3 + i] as number) ?? 0;
+        let byLoc = recent.get(k);
+        if (!byLoc) recent.set(k, (byLoc = new Map()));
+        let list = byLoc.get(location);
+        if (!list) byLoc.set(location, (list = []));
+        list.push({ minute: row[2] as number, probes: row[3 + P.probes] as number, failed: (row[3 + P.slow] as number) + (row[3 + P.error] as number), misconfigured: row[3 + P.misconfigured] as number });
+      }
+      for (const byLoc of recent.values()) for (const list of byLoc.values()) list.sort((a, b) => b.minute - a.minute);
+      return { sums, recent };
     },
     keyMinutes(keyId, first, end) {
       const sql = `SELECT minute, service_id, ${KEY_COLUMNS.join(', ')} FROM key_minutes WHERE key_id = ? AND minute >= ? AND minute < ?`;

@@ -36,7 +36,7 @@ export function failureMix(c: ClientFigures): { clientFault: number; quota: numb
 }
 
 /** The self-inflicted hint, most specific first; null when nothing stands out. */
-function selfHint(c: ClientFigures, parts: PartHealth[], t: VerdictThresholds): Pick<Decision, 'hint' | 'local'> {
+function selfHint(c: ClientFigures, fleet: () => PartHealth[], t: VerdictThresholds): Pick<Decision, 'hint' | 'local'> {
   const mix = failureMix(c);
   if (mix.clientFault >= t.hint_dominant_share) return { hint: 'client_errors' };
   if (mix.quota >= t.hint_dominant_share) return { hint: 'quota' };
@@ -44,6 +44,8 @@ function selfHint(c: ClientFigures, parts: PartHealth[], t: VerdictThresholds): 
   if ((c.rejection_share ?? 0) >= t.degraded_rejection_share && (c.slow_share ?? 0) <= t.capacity_max_slow_share) {
     return { hint: 'capacity' };
   }
+  // The fleet split costs a query, so it is read only when every other hint is ruled out.
+  const parts = fleet();
   const degraded = parts.filter((p) => p.degraded).map((p) => p.name);
   const healthy = parts.filter((p) => !p.degraded && p.calls >= t.local_min_calls).map((p) => p.name);
   if (degraded.length > 0 && healthy.length > 0) return { hint: 'local', local: { degraded, healthy } };
@@ -53,9 +55,9 @@ function selfHint(c: ClientFigures, parts: PartHealth[], t: VerdictThresholds): 
 /**
  * The DESIGN.md table: clients degraded × probes failing decide the verdict; missing volume
  * or missing probes make it `insufficient_data` with the side that is missing as the hint.
- * `parts` are the services (or, with one service, the instances) judged on their own.
+ * `fleet` gives the services (or, with one service, the instances) judged on their own.
  */
-export function decide(c: ClientFigures, probes: Record<string, ProbeFigures>, parts: PartHealth[], t: VerdictThresholds): Decision {
+export function decide(c: ClientFigures, probes: Record<string, ProbeFigures>, fleet: PartHealth[] | (() => PartHealth[]), t: VerdictThresholds): Decision {
   const p = probeSide(probes);
   if (!c.degraded && c.calls < t.min_calls) return { verdict: 'insufficient_data', hint: 'low_volume', side: p.side };
   if (p.side === 'missing') return { verdict: 'insufficient_data', hint: 'no_probes', side: p.side };
@@ -63,7 +65,7 @@ export function decide(c: ClientFigures, probes: Record<string, ProbeFigures>, p
   if (c.degraded) {
     if (p.side === 'failing') return { verdict: 'provider_outage', hint: null, side: p.side };
     if (p.side === 'partial') return { verdict: 'provider_outage', hint: 'regional', side: p.side };
-    return { verdict: 'self_inflicted', side: p.side, ...selfHint(c, parts, t) };
+    return { verdict: 'self_inflicted', side: p.side, ...selfHint(c, typeof fleet === 'function' ? fleet : () => fleet, t) };
   }
   if (p.side === 'failing') return { verdict: 'provider_degraded', hint: null, side: p.side };
   if (p.side === 'partial') return { verdict: 'provider_degraded', hint: 'regional', side: p.side };

@@ -9,6 +9,8 @@ export interface RuleContext {
   db: Db;
   /** Analyses of every key seen over the last `seconds`, by key id (memoised per pass). */
   analysesOver(seconds: number): Map<number, KeyAnalysis>;
+  /** The analyses over the verdict window (`alerts.verdict_window_s`). */
+  verdictAnalyses(): Map<number, KeyAnalysis>;
 }
 
 /** The rules section of the configuration. */

@@ -10,7 +10,12 @@ import type { Rule, RulesConfig } from './context.ts';
  */
 export const fallbackFailingRule: Rule<RulesConfig['fallback_failing']> = (ctx, cfg) => {
   const out: Condition[] = [];
+  const from = ctx.now - cfg.window_s * 1000;
+  // The common case, no fallback failing anywhere, costs one small query and no analysis.
+  const failures = ctx.db.prepare('SELECT COALESCE(SUM(fallback_failed), 0) FROM task_minutes WHERE minute >= ? AND minute <= ?').pluck().get(from - (from % 60_000), ctx.now) as number;
+  if (failures < cfg.min_failures) return out;
   for (const [keyId, a] of ctx.analysesOver(cfg.window_s)) {
+    if (a.clients.fallback.failed === 0) continue;
     const open = (a.clients.open_share ?? 0) > 0 || a.state.open + a.state.half_open > 0;
     const failed = a.clients.fallback.failed;
     out.push({

@@ -2,6 +2,7 @@ import { fingerprint } from '../fingerprint.ts';
 import { duration } from '../summary.ts';
 import type { Condition } from '../types.ts';
 import type { Rule, RulesConfig } from './context.ts';
+import { keyFromRow } from '../../storage/telemetry-store.ts';
 
 /**
  * Flapping: transitions into open per hour, counted per instance (a breaker lives in one
@@ -11,37 +12,37 @@ import type { Rule, RulesConfig } from './context.ts';
 export const flappingRule: Rule<RulesConfig['flapping']> = (ctx, cfg) => {
   const from = ctx.now - cfg.window_s * 1000;
   const rows = ctx.db
-    .prepare(`SELECT t.key_id, s.instance, COUNT(*) FROM transition_events t JOIN sources s ON s.id = t.source_id
+    .prepare(`SELECT t.key_id, s.instance, COUNT(*) AS opens, k.provider, k.endpoint, k.model, k.region
+      FROM transition_events t JOIN sources s ON s.id = t.source_id JOIN keys k ON k.id = t.key_id
       WHERE t.ts >= ? AND t.ts <= ? AND t.to_state IN ('open', 'forced_open') GROUP BY t.key_id, t.source_id`)
-    .raw()
-    .all(from, ctx.now) as [number, string, number][];
-  const perKey = new Map<number, { instance: string; opens: number }[]>();
-  for (const [keyId, instance, opens] of rows) {
-    let list = perKey.get(keyId);
-    if (!list) perKey.set(keyId, (list = []));
-    list.push({ instance, opens });
+    .all(from, ctx.now) as { key_id: number; instance: string; opens: number; provider: string; endpoint: string; model: string; region: string }[];
+  const perKey = new Map<number, typeof rows>();
+  for (const row of rows) {
+    let list = perKey.get(row.key_id);
+    if (!list) perKey.set(row.key_id, (list = []));
+    list.push(row);
   }
-  const analyses = ctx.analysesOver(cfg.window_s);
+  const verdicts = ctx.verdictAnalyses();
   const perHour = (opens: number) => (opens * 3600) / cfg.window_s;
+  // Keys without opens are clear: no condition needed (an alert left without one resolves).
   const out: Condition[] = [];
-  for (const [keyId, a] of analyses) {
-    const list = (perKey.get(keyId) ?? []).sort((x, y) => y.opens - x.opens || x.instance.localeCompare(y.instance));
-    const worst = list[0];
-    const value = worst ? perHour(worst.opens) : 0;
+  for (const [keyId, list] of perKey) {
+    list.sort((x, y) => y.opens - x.opens || x.instance.localeCompare(y.instance));
+    const worst = list[0]!;
+    const key = keyFromRow(worst);
+    const value = perHour(worst.opens);
     const flapping = list.filter((x) => perHour(x.opens) >= cfg.fire_opens_per_hour).length;
-    const status: Condition['status'] = value >= cfg.fire_opens_per_hour ? 'fire' : value <= cfg.resolve_opens_per_hour ? 'clear' : 'hold';
+    const instances = Math.max(verdicts.get(keyId)?.state.instances ?? 0, list.length);
     out.push({
-      fingerprint: fingerprint('flapping', a.info.key),
+      fingerprint: fingerprint('flapping', key),
       rule: 'flapping',
       keyId,
-      key: a.info.key,
+      key,
       location: null,
       operation: null,
-      status,
+      status: value >= cfg.fire_opens_per_hour ? 'fire' : value <= cfg.resolve_opens_per_hour ? 'clear' : 'hold',
       value: Number(value.toFixed(2)),
-      text: worst
-        ? `flapping: opened ${worst.opens} times in the last ${duration(cfg.window_s)} on ${worst.instance} (${flapping} of ${Math.max(a.state.instances, list.length)} instances flapping)`
-        : `no opens in the last ${duration(cfg.window_s)}`,
+      text: `flapping: opened ${worst.opens} times in the last ${duration(cfg.window_s)} on ${worst.instance} (${flapping} of ${instances} instances flapping)`,
     });
   }
   return out;

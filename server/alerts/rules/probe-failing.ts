@@ -6,44 +6,58 @@ import { keyFromRow } from '../../storage/telemetry-store.ts';
 /**
  * Probe failing, per key and location: fires after `consecutive` failed (error or slow)
  * warm probes in a row, resolves after `resolve_consecutive` ok ones in a row (or when the
- * location stops probing the key within `lookback_s`).
+ * location stops probing the key within `lookback_s`). Runs are read from the per-minute
+ * probe rollups, newest minute first; a minute with both outcomes ends a run (the order
+ * inside a minute is not kept), which is exact for probes up to one a minute.
  */
 export const probeFailingRule: Rule<RulesConfig['probe_failing']> = (ctx, cfg) => {
+  const from = ctx.now - cfg.lookback_s * 1000;
   const rows = ctx.db
-    .prepare(`SELECT p.key_id, p.location, p.outcome, p.error_class, p.status, k.provider, k.endpoint, k.model, k.region
-      FROM probe_events p JOIN keys k ON k.id = p.key_id
-      WHERE p.ts > ? AND p.ts <= ? AND p.cold = 0 ORDER BY p.key_id, p.location, p.ts DESC, p.id DESC`)
-    .all(ctx.now - cfg.lookback_s * 1000, ctx.now) as {
-    key_id: number; location: string; outcome: string; error_class: string | null; status: number | null;
-    provider: string; endpoint: string; model: string; region: string;
-  }[];
+    .prepare('SELECT key_id, location, minute, probes, ok FROM probe_minutes WHERE minute >= ? AND minute <= ? AND probes > 0')
+    .raw()
+    .all(from - (from % 60_000), ctx.now) as [number, string, number, number, number][];
+  const last = ctx.db.prepare(`SELECT p.outcome, p.error_class, p.status, k.provider, k.endpoint, k.model, k.region FROM probe_events p
+    JOIN keys k ON k.id = p.key_id WHERE p.key_id = ? AND p.location = ? AND p.ts <= ? AND p.cold = 0 ORDER BY p.ts DESC, p.id DESC LIMIT 1`);
+  const groups = new Map<string, { keyId: number; location: string; minutes: [number, number, number][] }>();
+  for (const [keyId, location, minute, probes, ok] of rows) {
+    const id = `${keyId}\u0000${location}`;
+    let g = groups.get(id);
+    if (!g) groups.set(id, (g = { keyId, location, minutes: [] }));
+    g.minutes.push([minute, probes, ok]);
+  }
+
   const out: Condition[] = [];
-  let i = 0;
-  while (i < rows.length) {
-    const head = rows[i]!;
-    const outcomes: boolean[] = [];
-    for (; i < rows.length && rows[i]!.key_id === head.key_id && rows[i]!.location === head.location; i++) outcomes.push(rows[i]!.outcome === 'ok');
-    // The run of equal outcomes from the newest probe backwards.
-    let run = 0;
-    while (run < outcomes.length && outcomes[run] === outcomes[0]) run++;
-    const failedRun = outcomes[0] ? 0 : run;
-    const okRun = outcomes[0] ? run : 0;
+  for (const { keyId, location, minutes } of groups.values()) {
+    minutes.sort((a, b) => b[0] - a[0]);
+    let failedRun = 0;
+    let okRun = 0;
+    for (const [, probes, ok] of minutes) {
+      if (ok === 0 && okRun === 0) failedRun += probes;
+      else if (ok === probes && failedRun === 0) okRun += probes;
+      else break; // outcomes change here (or inside a minute, whose order is not kept): the run ends
+    }
+    // Only targets that are not clear need a condition; an alert left without one resolves.
+    if (okRun >= cfg.resolve_consecutive) continue;
+    const head = last.get(keyId, location, ctx.now) as
+      | { outcome: string; error_class: string | null; status: number | null; provider: string; endpoint: string; model: string; region: string }
+      | undefined;
+    if (!head) continue;
     const key = keyFromRow(head);
-    const last = head.outcome === 'ok' ? 'ok' : `${head.outcome}${head.error_class ? ` ${head.error_class}` : ''}${head.status ? ` ${head.status}` : ''}`;
+    const detail = head.outcome === 'ok' ? 'ok' : `${head.outcome}${head.error_class ? ` ${head.error_class}` : ''}${head.status ? ` ${head.status}` : ''}`;
     const misconfigured = head.error_class === 'auth' || head.error_class === 'bad_request';
     out.push({
-      fingerprint: fingerprint('probe_failing', key, head.location),
+      fingerprint: fingerprint('probe_failing', key, location),
       rule: 'probe_failing',
-      keyId: head.key_id,
+      keyId,
       key,
-      location: head.location,
+      location,
       operation: null,
-      status: failedRun >= cfg.consecutive ? 'fire' : okRun >= cfg.resolve_consecutive ? 'clear' : 'hold',
+      status: failedRun >= cfg.consecutive ? 'fire' : 'hold',
       value: failedRun,
       text:
         failedRun > 0
-          ? `probe from ${head.location} failed ${failedRun} times in a row (last: ${last})${misconfigured ? ' — the probe itself looks misconfigured' : ''}`
-          : `probe from ${head.location} ok ${okRun} times in a row`,
+          ? `probe from ${location} failed ${failedRun} times in a row (last: ${detail})${misconfigured ? ' — the probe itself looks misconfigured' : ''}`
+          : `probe from ${location} ok ${okRun} time${okRun === 1 ? '' : 's'} in a row`,
     });
   }
   return out;
