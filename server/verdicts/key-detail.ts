@@ -24,6 +24,7 @@ export interface SeriesPoint {
   half_open_ok: number; half_open_failed: number;
   fallback_invoked: number; fallback_failed: number;
   latency_ms: { p50: number | null; p95: number | null; p99: number | null };
+  ttft_ms: { p50: number | null; p95: number | null; p99: number | null };
   cost_usd: number;
   verdict: Verdict; hint: Hint | null;
 }
@@ -159,7 +160,7 @@ export function keyDetail(db: Db, deps: AnalyseDeps, keyId: number, range: TimeR
       open_share: c.open_share, transitions: c.transitions, opens: c.opens,
       half_open_ok: c.half_open.ok, half_open_failed: c.half_open.failed,
       fallback_invoked: fb.invoked, fallback_failed: fb.failed,
-      latency_ms: c.latency_ms, cost_usd: c.cost_usd,
+      latency_ms: c.latency_ms, ttft_ms: c.ttft_ms, cost_usd: c.cost_usd,
       verdict: d.verdict, hint: d.hint,
     });
     for (const [location, byMinute] of probeMinutes) {
