@@ -17,6 +17,8 @@ export interface KeyListEntry {
   key: BreakerKey;
   first_seen: number;
   last_seen: number;
+  /** Services reporting the key in the window, by name. */
+  services: string[];
   state: KeyState;
   verdict: VerdictEntry['verdict'];
   hint: VerdictEntry['hint'];
@@ -99,6 +101,7 @@ export function createVerdictEngine(db: Db, thresholds: VerdictThresholds): Verd
             key: a.info.key,
             first_seen: a.info.firstSeen,
             last_seen: a.info.lastSeen,
+            services: [...new Set(a.instances.map((s) => s.service))].sort(),
             state: a.state,
             verdict: a.decision.verdict,
             hint: a.decision.hint,

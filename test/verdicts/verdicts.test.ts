@@ -190,6 +190,7 @@ describe('GET /api/keys', () => {
     const open = answer.keys.find((k: any) => id(k.key) === id(K.open));
     expect(open.state).toEqual({ summary: 'open', open: 1, half_open: 0, closed: 1, instances: 2, text: 'open on 1 of 2' });
     expect(open.headline.open_share).toBeCloseTo(0.1, 3);
+    expect(open.services).toEqual(['ticket-drafts']);
     const outage = answer.keys.find((k: any) => id(k.key) === id(K.outage));
     expect(outage).toMatchObject({ verdict: 'provider_outage', headline: { calls: 2700, error_share: 0.4, probe_success_share: 0 } });
     expect(answer.keys).toHaveLength(Object.keys(K).length);
