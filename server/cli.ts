@@ -25,6 +25,7 @@ commands:
   --db      BREAKERBOX_DB      SQLite file (default ./data/breakerbox.db, folder created)
   --config  BREAKERBOX_CONFIG  YAML or JSON file with any other setting
             BREAKERBOX_ADMIN_TOKEN  ensure an admin token with this secret (automation)
+            BREAKERBOX_ALERT_INTERVAL_S  alert evaluation period in seconds (default 15, 0 = off)
 
 On a first start with no token, an admin token is created and printed once.`,
   migrate: `usage: breakerbox migrate [--db PATH] [--config FILE]
