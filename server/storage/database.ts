@@ -17,8 +17,8 @@ export function openDatabase(path: string, options: { readonly?: boolean } = {})
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = FULL');
     db.pragma('foreign_keys = ON');
-    // Index pages of a busy ingest stay in memory between batches (64 MiB, not the 2 MiB default).
-    db.pragma('cache_size = -65536');
+    // Rollup and index pages of a busy ingest stay in memory between batches (32 MiB, not the 2 MiB default).
+    db.pragma('cache_size = -32768');
   }
   db.pragma('busy_timeout = 5000');
   return db;

@@ -23,6 +23,7 @@ const TASK_COUNTERS = [
   'completed', 'failed', 'degraded', 'attempts', 'cost_usd',
   'level0', 'level1', 'level2', 'level3', 'level4', 'fallback_invoked', 'fallback_failed',
 ];
+const SOURCE_COUNTERS = ['calls', 'failed', 'slow', 'rejected', 'retries', 'last_end'];
 const PROBE_COUNTERS = ['probes', 'ok', 'slow', 'error', 'misconfigured', 'cold', 'total_ms_sum', 'cost_usd', ...hCols('h')];
 
 function upsertSql(table: string, ids: string[], counters: string[]): string {
@@ -41,7 +42,8 @@ export class RollupAccumulator {
   private readonly keyRows = new Map<string, Row>();
   private readonly taskRows = new Map<string, Row>();
   private readonly probeRows = new Map<string, Row>();
-  private readonly keySources = new Set<string>();
+  /** Per (minute, key, source): calls, failed, slow, rejected, retries, last window end. */
+  private readonly keySources = new Map<string, Row>();
 
   private row(map: Map<string, Row>, ids: (number | string)[], width: number): number[] {
     const id = ids.join('\u0000');
@@ -78,7 +80,15 @@ export class RollupAccumulator {
     at += 2; // transitions, opens
     addHistogram(v, e.latency_ms, at);
     if (e.ttft_ms) addHistogram(v, e.ttft_ms, at + ROLLUP_BUCKETS);
-    this.keySources.add(`${minute}:${keyId}:${sourceId}`);
+    const s = this.row(this.keySources, [minute, keyId, sourceId], SOURCE_COUNTERS.length);
+    let failed = 0;
+    for (const cls in e.errors) failed += e.errors[cls as ErrorClass] ?? 0;
+    s[0]! += e.calls;
+    s[1]! += failed;
+    s[2]! += e.slow;
+    s[3]! += e.rejected;
+    s[4]! += e.retries;
+    if (e.end > s[5]!) s[5] = e.end;
   }
 
   addTransition(keyId: number, serviceId: number, sourceId: number, e: TransitionEvent): void {
@@ -87,7 +97,7 @@ export class RollupAccumulator {
     const at = KEY_COUNTERS.indexOf('transitions');
     v[at]! += 1;
     if (e.to === 'open' || e.to === 'forced_open') v[at + 1]! += 1;
-    this.keySources.add(`${minute}:${keyId}:${sourceId}`);
+    this.row(this.keySources, [minute, keyId, sourceId], SOURCE_COUNTERS.length);
   }
 
   addTasks(serviceId: number, e: TasksEvent): void {
@@ -123,10 +133,7 @@ export class RollupAccumulator {
     for (const row of this.keyRows.values()) statements.key.run(...row.ids, ...row.values);
     for (const row of this.taskRows.values()) statements.task.run(...row.ids, ...row.values);
     for (const row of this.probeRows.values()) statements.probe.run(...row.ids, ...row.values);
-    for (const id of this.keySources) {
-      const [m, k, s] = id.split(':');
-      statements.keySource.run(Number(m), Number(k), Number(s));
-    }
+    for (const row of this.keySources.values()) statements.keySource.run(...row.ids, ...row.values);
   }
 }
 
@@ -144,6 +151,9 @@ export function prepareRollupStatements(db: Db): RollupStatements {
     key: db.prepare(upsertSql('key_minutes', ['minute', 'key_id', 'service_id'], KEY_COUNTERS)),
     task: db.prepare(upsertSql('task_minutes', ['minute', 'operation', 'service_id'], TASK_COUNTERS)),
     probe: db.prepare(upsertSql('probe_minutes', ['minute', 'key_id', 'location'], PROBE_COUNTERS)),
-    keySource: db.prepare('INSERT OR IGNORE INTO key_minute_sources (minute, key_id, source_id) VALUES (?, ?, ?)'),
+    keySource: db.prepare(`INSERT INTO key_minute_sources (minute, key_id, source_id, ${SOURCE_COUNTERS.join(', ')})
+      VALUES (?, ?, ?, ${SOURCE_COUNTERS.map(() => '?').join(', ')})
+      ON CONFLICT (minute, key_id, source_id) DO UPDATE SET
+      ${SOURCE_COUNTERS.slice(0, -1).map((c) => `${c} = ${c} + excluded.${c}`).join(', ')}, last_end = max(last_end, excluded.last_end)`),
   };
 }

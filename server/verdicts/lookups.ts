@@ -65,13 +65,13 @@ export interface InstanceSums {
   lastEnd: number;
 }
 
-/** Reads raw windows of one key, grouped by instance, over `(from, to]` by window end. */
+/** Reads one key's per-instance minute rollups, grouped by instance, over the minutes of `[from, to)`. */
 export function createInstanceReader(db: Db): (keyId: number, from: number, to: number) => Map<number, InstanceSums> {
-  const st = db.prepare(`SELECT source_id, SUM(calls), SUM((SELECT total(value) FROM json_each(errors))), SUM(slow), SUM(rejected),
-    SUM(retries), MAX(end) FROM window_events WHERE key_id = ? AND end > ? AND end <= ? GROUP BY source_id`).raw();
+  const st = db.prepare(`SELECT source_id, SUM(calls), SUM(failed), SUM(slow), SUM(rejected), SUM(retries), MAX(last_end)
+    FROM key_minute_sources WHERE key_id = ? AND minute >= ? AND minute < ? AND calls > 0 GROUP BY source_id`).raw();
   return (keyId, from, to) => {
     const out = new Map<number, InstanceSums>();
-    for (const [source, calls, failed, slow, rejected, retries, lastEnd] of st.all(keyId, from, to) as number[][]) {
+    for (const [source, calls, failed, slow, rejected, retries, lastEnd] of st.all(keyId, from - (from % 60_000), to) as number[][]) {
       out.set(source!, { calls: calls!, failed: failed!, slow: slow!, rejected: rejected!, retries: retries!, lastEnd: lastEnd! });
     }
     return out;
