@@ -4,6 +4,7 @@ import { applyMigrations, migrationsUpToDate } from '../storage/migrations.ts';
 import { createTokenStore, type TokenStore } from '../storage/token-store.ts';
 import { createTelemetryStore, type TelemetryStore } from '../storage/telemetry-store.ts';
 import { createPruner } from '../storage/retention.ts';
+import { startCheckpointer } from '../storage/checkpointer.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -66,9 +67,14 @@ export const dbPlugin = fp(async (app) => {
   timer.unref();
   app.addHook('onReady', async () => prune());
 
+  const checkpointer = config.db === ':memory:' ? null : startCheckpointer(db, config.db, {
+    onError: (message) => app.log.warn({ message }, 'background checkpoint failed; the writer checkpoints instead'),
+  });
+
   app.addHook('onClose', async () => {
     clearInterval(timer);
     await pruning;
+    await checkpointer?.stop();
     db.close();
   });
 });
