@@ -3,83 +3,16 @@
  * the dashboard reads are typed; shares are 0..1 or null when their denominator is zero.
  */
 
-/** A breaker key; model ids may hold `/`, `:` and `@`. Same shape as sdk/protocol.ts. */
-export interface BreakerKey {
-  provider: string;
-  endpoint: string;
-  model: string;
-  region?: string;
-}
+// The shapes the server defines are imported as types only (erased from the bundle), so
+// the dashboard and the API cannot drift apart.
+import type { BreakerKey } from '../../../sdk/protocol.ts';
+import type { ClientFigures, Hint, Percentiles, ProbeFigures, ProbeStatus, Verdict, VerdictEntry } from '../../../server/verdicts/types.ts';
 
-export type Verdict = 'provider_outage' | 'self_inflicted' | 'provider_degraded' | 'healthy' | 'insufficient_data';
-export type Hint =
-  | 'retry_storm' | 'client_errors' | 'quota' | 'capacity' | 'local' | 'regional' | 'probe_misconfigured' | 'no_probes' | 'low_volume';
+export type { BreakerKey, ClientFigures, Hint, Percentiles, ProbeFigures, ProbeStatus, Verdict, VerdictEntry };
 
 export interface Window {
   from: number;
   to: number;
-}
-
-export interface Percentiles {
-  p50: number | null;
-  p95: number | null;
-  p99?: number | null;
-  mean?: number | null;
-}
-
-export interface ClientFigures {
-  calls: number;
-  ok: number;
-  failed: number;
-  slow: number;
-  error_share: number | null;
-  provider_error_share: number | null;
-  client_error_share: number | null;
-  errors: Record<string, number>;
-  slow_share: number | null;
-  rejected: number;
-  rejection_share: number | null;
-  short_circuited: number;
-  retries: number;
-  retry_ratio: number | null;
-  half_open: { ok: number; failed: number; success_share: number | null };
-  open_share: number | null;
-  transitions: number;
-  opens: number;
-  transitions_per_hour: number | null;
-  opens_per_hour: number | null;
-  fallback: { invoked: number; failed: number };
-  latency_ms: Percentiles;
-  ttft_ms: Percentiles;
-  cost_usd: number;
-  instances: number;
-  services: number;
-  degraded: boolean;
-}
-
-export type ProbeStatus = 'ok' | 'failing' | 'misconfigured' | 'insufficient';
-
-export interface ProbeFigures {
-  probes: number;
-  ok: number;
-  slow: number;
-  error: number;
-  misconfigured: number;
-  success_share: number | null;
-  slow_share: number | null;
-  latency_ms: Percentiles;
-  recent: { probes: number; failed: number };
-  status: ProbeStatus;
-  last_ts: number | null;
-}
-
-export interface VerdictEntry {
-  key: BreakerKey;
-  verdict: Verdict;
-  hint: Hint | null;
-  clients: ClientFigures;
-  probes: Record<string, ProbeFigures>;
-  evidence: string[];
 }
 
 export interface VerdictsReply {
