@@ -95,7 +95,9 @@ export class RollupAccumulator {
     const minute = minuteOf(e.ts);
     const v = this.keyRow(keyId, serviceId, minute);
     const at = KEY_COUNTERS.indexOf('transitions');
-    v[at]! += 1;
+    // A breaker's first report (from: null) is not a change of state: counting it would show
+    // every freshly started instance as a transition, i.e. flapping on a healthy key.
+    if (e.from !== null) v[at]! += 1;
     if (e.to === 'open' || e.to === 'forced_open') v[at + 1]! += 1;
     this.row(this.keySources, [minute, keyId, sourceId], SOURCE_COUNTERS.length);
   }
