@@ -1,0 +1,86 @@
+/**
+ * The collector of the demo: the real server (`server/main.ts`) with the dashboard, on a
+ * fresh SQLite file in a temporary folder, configured through its ordinary config file
+ * with thresholds short enough for phases of a few minutes (or seconds, with `--fast`).
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { loadConfig } from '../server/config/load.ts';
+import { startServer, type RunningServer } from '../server/main.ts';
+
+/** What the demo tunes; everything else keeps the collector's documented defaults. */
+export const DEMO_COLLECTOR_SETTINGS = {
+  log_level: 'warn',
+  verdicts: {
+    min_calls: 10,
+    degraded_error_share: 0.1,
+    degraded_slow_share: 0.2,
+    // Probes run every 2 s: the newest whole minute holding three of them decides a location.
+    min_probes: 2,
+    probe_recent: 3,
+    probe_recent_lookback_s: 120,
+    probe_failing_share: 0.5,
+    local_min_calls: 5,
+    instance_lookback_s: 120,
+  },
+  alerts: {
+    verdict_window_s: 120,
+    rules: {
+      // 300 s is the shortest window the collector accepts for this rule: a flapping alert
+      // resolves about five minutes after the flapping stops.
+      flapping: { window_s: 300, fire_opens_per_hour: 48, resolve_opens_per_hour: 12 },
+      open_share: { window_s: 60, fire_share: 0.1, resolve_share: 0.05 },
+      fallback_failing: { window_s: 60, min_failures: 1 },
+      probe_failing: { consecutive: 3, resolve_consecutive: 2, lookback_s: 120 },
+    },
+  },
+} as const;
+
+/** Options of `startCollector`. */
+export interface CollectorOptions {
+  /** Folder for the database and config file (the caller creates and removes it). */
+  dir: string;
+  port: number;
+  host: string;
+  /** Alert evaluation period, s (BREAKERBOX_ALERT_INTERVAL_S wins when set). */
+  alertIntervalS: number;
+  /** The operator's environment, for the collector's own variables (BREAKERBOX_ALERT_INTERVAL_S, OTEL_…). */
+  env: Record<string, string | undefined>;
+}
+
+/** A running collector and the tokens the demo made. */
+export interface DemoCollector {
+  url: string;
+  /** Token with the `read` right: sign in to the dashboard with it. */
+  readToken: string;
+  /** Token with the `ingest` right, for the fleet and the probers. */
+  ingestToken: string;
+  server: RunningServer;
+  close(): Promise<void>;
+}
+
+/** Starts the collector on `dir/breakerbox.db`. */
+export async function startCollector(options: CollectorOptions): Promise<DemoCollector> {
+  const file = join(options.dir, 'collector.json');
+  const settings = { ...DEMO_COLLECTOR_SETTINGS, alerts: { ...DEMO_COLLECTOR_SETTINGS.alerts, interval_s: options.alertIntervalS } };
+  writeFileSync(file, JSON.stringify(settings, null, 2));
+  const env: Record<string, string | undefined> = {
+    BREAKERBOX_ALERT_INTERVAL_S: options.env.BREAKERBOX_ALERT_INTERVAL_S,
+    OTEL_EXPORTER_OTLP_ENDPOINT: options.env.OTEL_EXPORTER_OTLP_ENDPOINT,
+  };
+  const config = loadConfig({
+    env,
+    flags: { config: file, db: join(options.dir, 'breakerbox.db'), port: String(options.port), host: options.host },
+  });
+  // The first-start admin token message is not for demo users; the tokens below are.
+  const server = await startServer(config, { handleSignals: false, print: () => undefined });
+  const read = server.app.tokens.create('demo-dashboard', ['read']);
+  const ingest = server.app.tokens.create('demo-ingest', ['ingest']);
+  return {
+    url: server.url,
+    readToken: read.secret,
+    ingestToken: ingest.secret,
+    server,
+    close: () => server.close(),
+  };
+}

@@ -1,0 +1,161 @@
+/**
+ * The scripted incident timeline: six phases, each switching faults on at the providers
+ * and off again when it ends, looping (or once, then healthy). Each phase says what it
+ * does and where to look; `--fast` shortens the phases so one loop takes 4 minutes.
+ */
+import { FT_TRIAGE } from './catalog.ts';
+import type { Providers } from './providers.ts';
+
+/** Phase ids, also printed, so a script can follow the demo's output. */
+export type PhaseId = 'healthy' | 'flapping' | 'outage' | 'quota' | 'slow' | 'fallback_failing';
+
+/** One phase of the timeline. */
+export interface Phase {
+  id: PhaseId;
+  /** What happens, in one line. */
+  title: string;
+  /** Where to look on the board, in one line. */
+  lookAt: string;
+  durationS: { normal: number; fast: number };
+  /** Switches the phase's faults on; returns what switches them off. */
+  start(providers: Providers): () => void;
+}
+
+const HAIKU = 'claude-3-5-haiku-20241022';
+const SONNET = 'claude-sonnet-4-20250514';
+
+/** Fails `model` in bursts: `failMs` failing, `okMs` healthy, over and over. */
+function flap(providers: Providers, model: string, failMs: number, okMs: number): () => void {
+  let failing = false;
+  let timer: NodeJS.Timeout | undefined;
+  const tick = () => {
+    failing = !failing;
+    if (failing) providers.outage(model);
+    else providers.heal(model);
+    timer = setTimeout(tick, failing ? failMs : okMs);
+  };
+  tick();
+  return () => {
+    clearTimeout(timer);
+    providers.heal(model);
+  };
+}
+
+/**
+ * The phases, in order. Flapping comes early: its alert looks back five minutes, so it
+ * can resolve before the loop starts over.
+ */
+export const PHASES: Phase[] = [
+  {
+    id: 'healthy',
+    title: 'all healthy',
+    lookAt: 'the board: every model healthy, probes ok from eu-west and us-east; Cost shows cost per successful task per operation',
+    durationS: { normal: 120, fast: 20 },
+    start: () => () => undefined,
+  },
+  {
+    id: 'flapping',
+    title: `anthropic ${HAIKU} fails in 4-second bursts, and its breakers are tuned with a 2 s cooldown`,
+    lookAt: `${HAIKU}: breakers open and close over and over (key detail: transitions); the flapping alert fires, then resolves about 5 minutes after the flapping stops`,
+    durationS: { normal: 150, fast: 35 },
+    start: (p) => flap(p, HAIKU, 4_000, 6_000),
+  },
+  {
+    id: 'outage',
+    title: 'openai gpt-4o answers 503 to everyone, the probers included',
+    lookAt: 'gpt-4o turns provider_outage (clients and probes agree); breakers open on the ticket-drafts instances and draft-reply is served by claude-sonnet-4 (failover level 2); the open_share alert fires, and probe_failing once a whole minute of probes has failed',
+    durationS: { normal: 180, fast: 50 },
+    start: (p) => {
+      p.outage('gpt-4o');
+      return () => p.heal('gpt-4o');
+    },
+  },
+  {
+    id: 'quota',
+    title: "support-triage's OpenAI account runs out of quota; ticket-drafts and the probers are still served",
+    lookAt: 'gpt-4o-mini (and the triage model) turn self_inflicted with hint quota: 429 insufficient_quota from one service while probes are fine; no breaker opens, it is our account, not the provider',
+    durationS: { normal: 150, fast: 35 },
+    start: (p) => {
+      p.exhaustQuota('openai', 'support-triage');
+      return () => p.restoreQuota('openai', 'support-triage');
+    },
+  },
+  {
+    id: 'slow',
+    title: `anthropic ${SONNET} answers 200, but after ~1.7 s: past its 1.5 s latency ceiling`,
+    lookAt: `${SONNET}: slow share climbs with no errors, breakers open with reason slow_calls and answer-customer fails over to gpt-4o; the probes see it slow too`,
+    durationS: { normal: 150, fast: 50 },
+    start: (p) => {
+      // Slow, yet under the probers' 2 s interval, so no probe run is skipped.
+      p.slow(SONNET, 1_700);
+      return () => p.heal(SONNET);
+    },
+  },
+  {
+    id: 'fallback_failing',
+    title: `the fine-tuned triage model and its fallback gpt-4.1-mini, at the same provider, fail together`,
+    lookAt: `${FT_TRIAGE}: provider_outage and the critical fallback_failing alert; its key page had warned that the fallback shares the primary's provider`,
+    durationS: { normal: 180, fast: 50 },
+    start: (p) => {
+      p.outage(FT_TRIAGE);
+      p.outage('gpt-4.1-mini');
+      return () => {
+        p.heal(FT_TRIAGE);
+        p.heal('gpt-4.1-mini');
+      };
+    },
+  },
+];
+
+/** Options of `runTimeline`. */
+export interface TimelineOptions {
+  fast: boolean;
+  /** Run the phases once, then stay healthy. */
+  once: boolean;
+  /** Called when a phase starts (`loop` counts from 1). */
+  onPhase(phase: Phase, index: number, loop: number): void;
+  /** Called when a `once` timeline has run its last phase. */
+  onDone(): void;
+}
+
+/** A running timeline. */
+export interface Timeline {
+  /** Ends the current phase (its faults switched off) and stops. */
+  stop(): void;
+}
+
+/** Runs the phases against `providers`. */
+export function runTimeline(providers: Providers, options: TimelineOptions): Timeline {
+  let timer: NodeJS.Timeout | undefined;
+  let undo: (() => void) | undefined;
+  let stopped = false;
+  const run = (index: number, loop: number) => {
+    if (stopped) return;
+    if (index === PHASES.length) {
+      if (options.once) return options.onDone();
+      return run(0, loop + 1);
+    }
+    const phase = PHASES[index]!;
+    options.onPhase(phase, index, loop);
+    undo = phase.start(providers);
+    timer = setTimeout(() => {
+      undo?.();
+      undo = undefined;
+      run(index + 1, loop);
+    }, (options.fast ? phase.durationS.fast : phase.durationS.normal) * 1000);
+  };
+  run(0, 1);
+  return {
+    stop() {
+      stopped = true;
+      clearTimeout(timer);
+      undo?.();
+      undo = undefined;
+    },
+  };
+}
+
+/** Length of one loop, s. */
+export function loopSeconds(fast: boolean): number {
+  return PHASES.reduce((s, p) => s + (fast ? p.durationS.fast : p.durationS.normal), 0);
+}

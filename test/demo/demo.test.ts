@@ -1,0 +1,197 @@
+/**
+ * End-to-end proof of `npm run demo`: the demo runs its timeline once with `--fast` as a
+ * child process (collector, fake providers, the SDK fleet, two prober processes), and each
+ * phase is checked only through the collector's public read APIs — the path a user's own
+ * services and probers take. The board is photographed during the outage
+ * (`UPDATE_DEMO_SCREENSHOT=1` writes `docs/demo-outage.png`, otherwise `test-artifacts/`).
+ *
+ * The run takes about six minutes: the flapping alert looks back five minutes (the
+ * collector's shortest flapping window), so its resolution is the last thing seen.
+ */
+import { existsSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BreakerKey } from '../../sdk/index.ts';
+import { FT_TRIAGE, keyOf } from '../../demo/catalog.ts';
+import { artifact, ensureBuilt, launchBrowser } from '../dashboard/browser-harness.ts';
+import { ROOT, alive, eventually, readApi, startDemoProcess, type AlertEntry, type DemoProcess, type PhaseSeen, type VerdictEntry } from './demo-harness.ts';
+
+const GPT_4O = keyOf('gpt-4o');
+const GPT_4O_MINI = keyOf('gpt-4o-mini');
+const HAIKU = keyOf('claude-3-5-haiku-20241022');
+const SONNET = keyOf('claude-sonnet-4-20250514');
+const TRIAGE = keyOf(FT_TRIAGE);
+const PRIMARIES = [GPT_4O, GPT_4O_MINI, HAIKU, SONNET, TRIAGE];
+
+/** Checks of a phase may finish a little after it ends: data arrives every few seconds. */
+const GRACE_MS = 8_000;
+const MINUTE = 60_000;
+
+const same = (a: BreakerKey | null, b: BreakerKey) => !!a && a.provider === b.provider && a.endpoint === b.endpoint && a.model === b.model;
+const brief = (v: VerdictEntry | undefined) =>
+  v ? JSON.stringify({ verdict: v.verdict, hint: v.hint, clients: v.clients, probes: v.probes, evidence: v.evidence }) : 'no entry for the key';
+
+let demo: DemoProcess;
+let api: ReturnType<typeof readApi>;
+
+/** Waits for the phase, then for `key`'s verdict over the phase (so far) to satisfy `accept`. */
+async function verdictDuring(phase: PhaseSeen, key: BreakerKey, what: string, accept: (v: VerdictEntry) => boolean): Promise<VerdictEntry> {
+  let last: VerdictEntry | undefined;
+  return eventually(
+    `${phase.id}: ${key.model} ${what}`,
+    phase.end + GRACE_MS,
+    async () => {
+      const to = Math.max(phase.start + 1_000, Math.min(Date.now(), phase.end));
+      last = (await api.verdicts(phase.start, to)).find((v) => same(v.key, key));
+      return last && accept(last) ? last : undefined;
+    },
+    () => brief(last),
+  );
+}
+
+/** Waits for an alert of `rule` on `key` in `state`. */
+async function alertOn(rule: string, key: BreakerKey, state: AlertEntry['state'], deadline: number): Promise<AlertEntry> {
+  let seen: AlertEntry[] = [];
+  return eventually(
+    `${rule} alert ${state} on ${key.model}`,
+    deadline,
+    async () => {
+      seen = await api.alerts(state);
+      return seen.find((a) => a.rule === rule && same(a.key, key));
+    },
+    () => JSON.stringify(seen.map((a) => `${a.rule} ${a.key?.model ?? a.key} ${a.state}`)),
+  );
+}
+
+/** Signs in to the dashboard with the read token and photographs the board once gpt-4o shows its outage. */
+async function photographOutage(until: number): Promise<string> {
+  const browser = await launchBrowser();
+  try {
+    const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+    const signIn = await page.request.post(`${demo.url}/api/session`, { data: { token: demo.token } });
+    expect(signIn.status()).toBe(200);
+    await page.goto(`${demo.url}/`);
+    const tile = page.locator(`[data-testid="key-tile"][data-model="${GPT_4O.model}"][data-verdict="provider_outage"]`);
+    await tile.waitFor({ timeout: Math.max(5_000, until - Date.now()) });
+    const file = process.env.UPDATE_DEMO_SCREENSHOT === '1' ? join(ROOT, 'docs', 'demo-outage.png') : artifact('demo-outage.png');
+    await page.screenshot({ path: file, fullPage: true });
+    return file;
+  } finally {
+    await browser.close();
+  }
+}
+
+describe('npm run demo -- --fast --once', () => {
+  beforeAll(async () => {
+    await ensureBuilt();
+    demo = await startDemoProcess(['--fast', '--once', '--port', '0'], { ...process.env });
+    api = readApi(demo.url, demo.token);
+  }, 180_000);
+
+  afterAll(() => {
+    if (!demo) return;
+    if (demo.child.exitCode === null && demo.child.signalCode === null) demo.child.kill('SIGKILL');
+    for (const pid of demo.proberPids) if (alive(pid)) process.kill(pid, 'SIGKILL');
+    if (existsSync(demo.dir)) rmSync(demo.dir, { recursive: true, force: true });
+  });
+
+  it('prints the dashboard URL and a read token that signs in to the dashboard', async () => {
+    expect(demo.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(demo.proberPids).toHaveLength(2);
+    const res = await fetch(`${demo.url}/api/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: demo.token }) });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('set-cookie')).toMatch(/bb_session=/);
+  });
+
+  it('all healthy: every primary model turns healthy and no alert fires', async () => {
+    const phase = await demo.phase('healthy', 60_000);
+    for (const key of PRIMARIES) await verdictDuring(phase, key, 'healthy', (v) => v.verdict === 'healthy');
+    expect(await api.alerts('firing')).toEqual([]);
+  }, 2 * MINUTE);
+
+  it('flapping: claude-3-5-haiku breakers open and close over and over, and the flapping alert fires', async () => {
+    const phase = await demo.phase('flapping', 2 * MINUTE);
+    const alert = await alertOn('flapping', HAIKU, 'firing', phase.end + 20_000);
+    expect(alert.fired_at).toBeGreaterThanOrEqual(phase.start);
+    const detail = await api.key(HAIKU, phase.start, Date.now());
+    expect(detail.transitions.filter((t) => t.to === 'open').length).toBeGreaterThanOrEqual(4);
+    expect(detail.transitions.filter((t) => t.to === 'closed' && t.reason === 'probes_succeeded').length).toBeGreaterThanOrEqual(2);
+  }, 3 * MINUTE);
+
+  it('provider outage: gpt-4o turns provider_outage, its breakers open and claude-sonnet-4 serves draft-reply', async () => {
+    const phase = await demo.phase('outage', 3 * MINUTE);
+    const photo = photographOutage(phase.end + 30_000);
+    const v = await verdictDuring(phase, GPT_4O, 'provider_outage from both locations', (e) => e.verdict === 'provider_outage' && e.hint === null);
+    expect(Object.values(v.probes).map((p) => p.status)).toEqual(['failing', 'failing']);
+    expect(v.clients.open_share).toBeGreaterThan(0);
+    expect(v.clients.errors.server).toBeGreaterThan(0);
+    const draft = await api.cost('draft-reply', phase.start, Math.max(phase.start + 1_000, Date.now()));
+    expect(draft?.levels['2']).toBeGreaterThan(0);
+    await alertOn('open_share', GPT_4O, 'firing', phase.end + GRACE_MS);
+    expect(existsSync(await photo)).toBe(true);
+  }, 4 * MINUTE);
+
+  it('self-inflicted: with support-triage out of quota, gpt-4o-mini turns self_inflicted with hint quota while the probes are served', async () => {
+    const phase = await demo.phase('quota', 5 * MINUTE);
+    const v = await verdictDuring(phase, GPT_4O_MINI, 'self_inflicted (quota)', (e) => e.verdict === 'self_inflicted' && e.hint === 'quota');
+    expect(v.clients.errors.quota).toBeGreaterThan(0);
+    expect(Object.values(v.probes).map((p) => p.status)).toEqual(['ok', 'ok']);
+    expect(v.clients.open_share).toBe(0);
+    const detail = await api.key(GPT_4O_MINI, phase.start, Math.max(phase.start + 1_000, Date.now()));
+    const degraded = Object.fromEntries(detail.services.map((s) => [s.service, s.degraded]));
+    expect(degraded).toEqual({ 'support-triage': true, 'ticket-drafts': false });
+  }, 6 * MINUTE);
+
+  it('slow success: claude-sonnet-4 breakers open on slow calls, with no failed call', async () => {
+    const phase = await demo.phase('slow', 6 * MINUTE);
+    let transitions: string[] = [];
+    await eventually(
+      'slow: a claude-sonnet-4 breaker opening on slow calls',
+      phase.end + GRACE_MS,
+      async () => {
+        const detail = await api.key(SONNET, phase.start, Math.max(phase.start + 1_000, Date.now()));
+        transitions = detail.transitions.map((t) => `${t.from}->${t.to} ${t.reason}`);
+        return detail.transitions.find((t) => t.from === 'closed' && t.to === 'open' && t.reason === 'slow_calls');
+      },
+      () => transitions.join(', '),
+    );
+    const v = await verdictDuring(phase, SONNET, 'provider_outage on slow calls', (e) => e.verdict === 'provider_outage' && e.hint === null);
+    expect(v.clients.slow).toBeGreaterThanOrEqual(5);
+    expect(v.clients.failed).toBe(0);
+    expect(Object.values(v.probes).map((p) => p.status)).toEqual(['failing', 'failing']);
+  }, 7 * MINUTE);
+
+  it('failing fallback: the fine-tuned triage model is provider_outage and the critical fallback_failing alert fires on it', async () => {
+    const phase = await demo.phase('fallback_failing', 7 * MINUTE);
+    const alert = await alertOn('fallback_failing', TRIAGE, 'firing', phase.end + GRACE_MS);
+    expect(alert.severity).toBe('critical');
+    await verdictDuring(phase, TRIAGE, 'provider_outage', (e) => e.verdict === 'provider_outage' && e.hint === null);
+  }, 8 * MINUTE);
+
+  it('after the timeline every alert resolves, the flapping one about five minutes after the flapping stopped', async () => {
+    const flapping = await demo.phase('flapping', MINUTE);
+    await demo.line(/timeline done/, 8 * MINUTE);
+    const resolved = await alertOn('flapping', HAIKU, 'resolved', flapping.end + 6 * MINUTE);
+    expect(resolved.resolved_at).toBeGreaterThan(flapping.end);
+    let open: AlertEntry[] = [];
+    await eventually(
+      'every alert resolved',
+      Date.now() + 2 * MINUTE,
+      async () => {
+        open = [...(await api.alerts('firing')), ...(await api.alerts('pending'))];
+        return open.length === 0 ? true : undefined;
+      },
+      () => JSON.stringify(open.map((a) => a.summary)),
+    );
+  }, 10 * MINUTE);
+
+  it('SIGINT stops the probers, closes the collector and removes the temporary database', async () => {
+    expect(alive(demo.child.pid!)).toBe(true);
+    demo.child.kill('SIGINT');
+    const exit = await Promise.race([demo.exited, new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), 30_000))]);
+    expect(exit).toEqual({ code: 0, signal: null });
+    for (const pid of demo.proberPids) expect(alive(pid)).toBe(false);
+    expect(existsSync(demo.dir)).toBe(false);
+    expect(demo.lines.some((l) => l.includes('stopped, temporary database removed'))).toBe(true);
+  }, MINUTE);
+});
