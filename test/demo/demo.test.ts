@@ -37,7 +37,7 @@ let api: ReturnType<typeof readApi>;
 /** Waits for the phase, then for `key`'s verdict over the phase (so far) to satisfy `accept`. */
 async function verdictDuring(phase: PhaseSeen, key: BreakerKey, what: string, accept: (v: VerdictEntry) => boolean): Promise<VerdictEntry> {
   let last: VerdictEntry | undefined;
-  return eventually(
+  const found = await eventually(
     `${phase.id}: ${key.model} ${what}`,
     phase.end + GRACE_MS,
     async () => {
@@ -47,6 +47,9 @@ async function verdictDuring(phase: PhaseSeen, key: BreakerKey, what: string, ac
     },
     () => brief(last),
   );
+  // How much of the phase it took: the margin a slower machine has left.
+  console.info(`demo ${phase.id}: ${key.model} ${what} after ${Math.round((Date.now() - phase.start) / 1000)} s of a ${(phase.end - phase.start) / 1000} s phase`);
+  return found;
 }
 
 /** Waits for an alert of `rule` on `key` in `state`. */
