@@ -210,6 +210,10 @@ export class TelemetryReporter {
   private sendAll(): Promise<void> {
     if (this.sending) return this.sending;
     this.sending = (async () => {
+      // Yield once so that `this.sending` is assigned before `finally` clears it: with an empty
+      // queue the body would otherwise finish synchronously, leaving a settled promise in
+      // `this.sending` that blocks every later send.
+      await undefined;
       try {
         while (!this.closed && (this.current || this.buffer.length) && this.clock.now() >= this.retryAt) {
           if (!this.current) this.current = { id: newBatchId(), events: this.buffer.splice(0, this.o.maxBatchEvents) };
@@ -231,7 +235,7 @@ export class TelemetryReporter {
       source: { service: this.o.service, instance: this.o.instance, sdk: SDK_NAME },
       events: batch.events,
     };
-    // Not in protocol v1: an extra field the collector ignores, until the protocol names it.
+    // Protocol v1's optional `dropped_events`: the collector keeps a running total per source.
     if (this.droppedUnreported > 0) body.dropped_events = this.droppedUnreported;
     const reportedDrops = this.droppedUnreported;
     let status: number | undefined;

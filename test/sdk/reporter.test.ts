@@ -42,6 +42,17 @@ describe('TelemetryReporter', () => {
     expect(rep.stats()).toMatchObject({ sent: 2, dropped: 0, buffered: 0, batchesSent: 2 });
   });
 
+  it('keeps sending after an interval that had nothing to send', async () => {
+    rx = await startReceiver();
+    const windows: TelemetryEvent[][] = [[], [], [transition(1)], [], [transition(2)]];
+    const rep = reporter(rx.url, { intervalMs: 40 }, windows);
+    const deadline = Date.now() + 3_000;
+    while (rx.received.length < 2 && Date.now() < deadline) await sleep(20);
+    await rep.close();
+    expect(rx.received.map((r) => r.batch.events.length)).toEqual([1, 1]);
+    expect(rep.stats()).toMatchObject({ sent: 2, dropped: 0 });
+  });
+
   it('retries a refused push with the same batch id after the Retry-After it was given', async () => {
     rx = await startReceiver([{ status: 429, retryAfter: '0.3' }, { status: 503 }]);
     const rep = reporter(rx.url);
