@@ -47,7 +47,7 @@ const AlertsSection = Type.Object(
       {
         flapping: rule(
           {
-            window_s: Type.Integer({ minimum: 300, default: 3600 }),
+            window_s: Type.Integer({ minimum: 60, default: 3600 }),
             fire_opens_per_hour: Type.Number({ exclusiveMinimum: 0, default: 6, description: 'opens per hour of the worst instance that start the alert' }),
             resolve_opens_per_hour: Type.Number({ minimum: 0, default: 2, description: 'at or below this it resolves (Nagios-style hysteresis)' }),
           },
