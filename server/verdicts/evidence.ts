@@ -1,7 +1,7 @@
 import type { ErrorClass } from '../../sdk/protocol.ts';
 import { CLIENT_CLASSES, PROVIDER_CLASSES } from './counters.ts';
 import type { VerdictThresholds } from './figures.ts';
-import { failureMix, probeSide, type Decision } from './rules.ts';
+import { failureMix, probeSide, recoveredLocations, type Decision } from './rules.ts';
 import type { ClientFigures, ProbeFigures } from './types.ts';
 
 /** A share as a percentage an engineer reads: "41%", "0.4%", "<0.1%". */
@@ -88,6 +88,10 @@ function probeSentences(probes: Record<string, ProbeFigures>, t: VerdictThreshol
   if (side.failing.length) parts.push(group(side.failing));
   if (side.ok.length) parts.push(group(side.ok));
   if (parts.length) out.push(`probes: ${parts.join('; ')}`);
+  for (const l of recoveredLocations(probes, t)) {
+    const f = probes[l]!;
+    out.push(`probes from ${l} failed ${num(f.error - f.misconfigured + f.slow)} of ${num(f.probes)} in the window but the most recent are ok: the outage is ending`);
+  }
   for (const l of side.misconfigured) {
     const f = probes[l]!;
     out.push(`probes from ${l} look misconfigured: ${num(f.recent.failed)} of ${num(f.recent.probes)} recent probes failed, ${num(f.misconfigured)} in the window with bad_request/auth`);

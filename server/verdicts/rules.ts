@@ -17,11 +17,27 @@ export function probeSide(probes: Record<string, ProbeFigures>): { side: ProbeSi
   return { side, ...by };
 }
 
+/**
+ * Locations whose most recent probes are fine but which failed for most of the window:
+ * the provider was down in this window and has come back (or is coming back).
+ */
+export function recoveredLocations(probes: Record<string, ProbeFigures>, t: VerdictThresholds): string[] {
+  return Object.keys(probes)
+    .sort()
+    .filter((l) => {
+      const f = probes[l]!;
+      const failed = f.error - f.misconfigured + f.slow;
+      return f.status === 'ok' && f.probes >= t.min_probes && failed / f.probes > t.probe_failing_share;
+    });
+}
+
 /** A decided verdict with the reason for its hint (used by the evidence). */
 export interface Decision {
   verdict: Verdict;
   hint: Hint | null;
   side: ProbeSide;
+  /** Locations that failed over the window and are fine again (an outage that is ending). */
+  recovered?: string[];
   /** The fleet parts that were degraded and healthy when the hint is `local`. */
   local?: { degraded: string[]; healthy: string[] };
 }
@@ -65,6 +81,11 @@ export function decide(c: ClientFigures, probes: Record<string, ProbeFigures>, f
   if (c.degraded) {
     if (p.side === 'failing') return { verdict: 'provider_outage', hint: null, side: p.side };
     if (p.side === 'partial') return { verdict: 'provider_outage', hint: 'regional', side: p.side };
+    // Clients are judged over the whole window, probes on their latest results: right after
+    // an outage the clients still look degraded while the probes are fine again. If the
+    // probes failed for most of the window too, it was the provider, not us.
+    const recovered = recoveredLocations(probes, t);
+    if (recovered.length > 0 && recovered.length === p.ok.length) return { verdict: 'provider_outage', hint: null, side: p.side, recovered };
     return { verdict: 'self_inflicted', side: p.side, ...selfHint(c, typeof fleet === 'function' ? fleet : () => fleet, t) };
   }
   if (p.side === 'failing') return { verdict: 'provider_degraded', hint: null, side: p.side };

@@ -18,6 +18,7 @@ const K = {
   low: { provider: 'cohere', endpoint: 'chat', model: 'command-r:latest' },
   noProbes: { provider: 'deepseek', endpoint: 'chat', model: 'deepseek-ai/DeepSeek-V3' },
   open: { provider: 'fireworks', endpoint: 'chat', model: 'accounts/fireworks/models/llama-v3p1-8b' },
+  recovering: { provider: 'anthropic', endpoint: 'messages', model: 'claude-sonnet-4@20250514', region: 'eu' },
 } satisfies Record<string, BreakerKey>;
 
 let c: TestCollector;
@@ -71,6 +72,18 @@ beforeAll(async () => {
   }
   add('pod-1', [transition(K.open, to - 3 * MIN, 'closed', 'open')]);
   both(K.open, 'ok', 'ok');
+  // An outage that ended 3 minutes ago: clients failed for 12 of the 15 minutes, probes
+  // failed twice a minute until then and have been ok (4 a minute) since.
+  const recoveredAt = to - 3 * MIN;
+  add('pod-1', windows(K.recovering, from, recoveredAt, { calls: 10, errors: { server: 4 } }));
+  add('pod-1', windows(K.recovering, recoveredAt, to, clean));
+  for (const [location, instance] of [['eu-west', 'probe-eu'], ['us-east', 'probe-us']] as const) {
+    add(instance, [
+      ...probes(K.recovering, location, from, recoveredAt, 'error', { error_class: 'server', status: 503 }),
+      ...probes(K.recovering, location, from + 30_000, recoveredAt, 'error', { error_class: 'server', status: 503 }),
+      ...[0, 15_000, 30_000, 45_000].flatMap((offset) => probes(K.recovering, location, recoveredAt + offset, to, 'ok')),
+    ]);
+  }
 
   for (const [instance, events] of byInstance) {
     await c.send({ service: instance.startsWith('probe') ? 'prober' : 'ticket-drafts', instance }, events);
@@ -104,6 +117,14 @@ describe('GET /api/verdicts', () => {
     expect(e.probes['eu-west']).toMatchObject({ status: 'failing', probes: 15, ok: 0, error: 15 });
     expect(e.evidence).toContain('clients: 40% of 2,700 calls failed on 3 instances (provider-side 40%: server 1,080)');
     expect(e.evidence).toContain('probes: 0 of 20 recent ok from eu-west and us-east');
+  });
+
+  it('keeps calling it a provider outage once the probes recover if they failed for most of the window', () => {
+    const e = v(K.recovering);
+    expect(e.verdict).toBe('provider_outage');
+    expect(e.hint).toBeNull();
+    expect(e.probes['eu-west'].status).toBe('ok');
+    expect(e.evidence.join('\n')).toMatch(/probes from eu-west failed 24 of 36 in the window but the most recent are ok/);
   });
 
   it('calls it self-inflicted with retry_storm when retries run high and probes are fine', () => {
