@@ -31,6 +31,7 @@ const VerdictsSection = Type.Object(
     capacity_max_slow_share: Share(0.05, 'capacity hint only while slow share stays at or below this (latency normal)'),
     local_min_calls: Type.Integer({ minimum: 1, default: 10, description: 'calls a service or instance needs to count as healthy for the local hint' }),
     instance_lookback_s: Type.Integer({ minimum: 60, default: 3600, description: 'per-instance figures (raw windows) cover at most this end of the window' }),
+    open_idle_after_s: Type.Integer({ minimum: 60, default: 300, description: 'an open breaker whose instance stopped reporting the key counts as open this long after its last report' }),
   },
   { default: {}, additionalProperties: false },
 );

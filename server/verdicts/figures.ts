@@ -20,6 +20,7 @@ export interface VerdictThresholds {
   capacity_max_slow_share: number;
   local_min_calls: number;
   instance_lookback_s: number;
+  open_idle_after_s: number;
 }
 
 /** `a / b`, or null when b is zero. */

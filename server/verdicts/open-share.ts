@@ -39,9 +39,13 @@ export interface OpenShareReader {
  * Open share = instance-time open or half-open ÷ instance-time of the instances reporting
  * the key. An instance's time is the minutes it reported the key (an open breaker keeps
  * reporting: its refused calls are counted as short-circuited), and never less than its
- * open time, so an instance open without any traffic counts as open all the time it was.
+ * open time. An instance that stops reporting the key while open counts as open for
+ * `idleAfterMs` (default 5 min) after its last report, then no longer.
  */
-export function createOpenShareReader(db: Db): OpenShareReader {
+export function createOpenShareReader(db: Db, options: { idleAfterMs?: number } = {}): OpenShareReader {
+  const idleAfterMs = options.idleAfterMs ?? 300_000;
+  // Last minute an instance reported a key (windows or transitions) before a time.
+  const lastReport = db.prepare<unknown[]>('SELECT MAX(minute) FROM key_minute_sources WHERE key_id = ? AND source_id = ? AND minute < ?').pluck();
   const filter = (keyId?: number) => (keyId === undefined ? '' : 'key_id = ? AND ');
   const statements = new Map<string, Statement<unknown[]>>();
   const stmt = (sql: string) => {
@@ -83,12 +87,22 @@ export function createOpenShareReader(db: Db): OpenShareReader {
         let t = from;
         let openMs = 0;
         let opens = 0;
+        // An open breaker that is still called reports its refused calls every interval. One
+        // that stopped reporting is idle (nobody calls the model) or its instance is gone:
+        // its open time ends `idleAfterMs` after its last report, or an alert on it would
+        // never resolve.
+        let idleFrom = Number.POSITIVE_INFINITY;
+        if (isOpenState(start?.state) || moves.some(([, next]) => isOpenState(next))) {
+          const last = lastReport.get(key, source, to) as number | null;
+          idleFrom = (last === null ? (start?.since ?? from) : last + MINUTE) + idleAfterMs;
+        }
         const close = (end: number) => {
-          if (!isOpenState(state) || end <= t) return;
-          openMs += end - t;
+          const stop = Math.min(end, idleFrom);
+          if (!isOpenState(state) || stop <= t) return;
+          openMs += stop - t;
           let list = result.intervals.get(key);
           if (!list) result.intervals.set(key, (list = []));
-          list.push([source, t, end]);
+          list.push([source, t, stop]);
         };
         for (const [ts, next] of moves) {
           close(ts);

@@ -65,7 +65,7 @@ export function createVerdictEngine(db: Db, thresholds: VerdictThresholds): Verd
   const reader = createRollupReader(db, hours);
   const deps = {
     reader,
-    openShare: createOpenShareReader(db),
+    openShare: createOpenShareReader(db, { idleAfterMs: thresholds.open_idle_after_s * 1000 }),
     lookups: createLookups(db),
     instanceSums: createInstanceReader(db),
     thresholds,
