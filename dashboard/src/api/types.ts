@@ -8,7 +8,11 @@
 import type { BreakerKey } from '../../../sdk/protocol.ts';
 import type { ClientFigures, Hint, Percentiles, ProbeFigures, ProbeStatus, Verdict, VerdictEntry } from '../../../server/verdicts/types.ts';
 
-export type { BreakerKey, ClientFigures, Hint, Percentiles, ProbeFigures, ProbeStatus, Verdict, VerdictEntry };
+import type { Silence } from '../../../server/alerts/silences.ts';
+import type { Delivery } from '../../../server/notifiers/delivery-store.ts';
+import type { OperationCost as CostOperation } from '../../../server/verdicts/cost-view.ts';
+
+export type { BreakerKey, ClientFigures, CostOperation, Delivery, Hint, Percentiles, ProbeFigures, ProbeStatus, Silence, Verdict, VerdictEntry };
 
 export interface Window {
   from: number;
@@ -151,46 +155,8 @@ export interface Matcher {
   regex?: boolean;
 }
 
-export interface Silence {
-  id: string;
-  matchers: Matcher[];
-  starts_at: number;
-  ends_at: number;
-  comment: string;
-  created_by: string;
-  created_at: number;
-  state: 'pending' | 'active' | 'expired';
-}
 
-export interface Delivery {
-  id: number;
-  notifier: string;
-  type: string;
-  alert_id: number;
-  fingerprint: string;
-  event: string;
-  status: 'ok' | 'failed' | 'pending';
-  attempts: number;
-  http_status: number | null;
-  error: string | null;
-  created_at: number;
-}
 
-export interface CostOperation {
-  operation: string;
-  services: string[];
-  completed: number;
-  failed: number;
-  degraded: number;
-  attempts: number;
-  cost_usd: number;
-  cost_per_success: number | null;
-  baseline: { cost_per_success: number | null; completed: number };
-  ratio: number | null;
-  levels: Record<string, number | null>;
-  fallback: { invoked: number; failed: number };
-  series: { t: number; completed: number; failed: number; cost_usd: number; cost_per_success: number | null; baseline: number | null; levels: Record<string, number | null>; degraded?: number }[];
-}
 
 export interface CostReply {
   window: Window;

@@ -8,6 +8,7 @@ import { num, pct, usd } from '../format.ts';
 import { describeRange, rangeToApi } from '../time-range.ts';
 import { useUrlParams } from '../url-state.ts';
 
+const LEVELS = ['0', '1', '2', '3', '4'] as const;
 const LEVEL_COLOURS = ['#30a46c', '#0090ff', '#8e4ec6', '#f76b15', '#e5484d'];
 const LEVEL_NAMES = ['primary', 'fallback 1', 'fallback 2', 'fallback 3', 'degraded (4)'];
 
@@ -16,7 +17,7 @@ function Operation({ op, domain }: { op: CostOperation; domain: [number, number]
     t: p.t,
     cost_per_success: p.cost_per_success,
     baseline: p.baseline,
-    ...Object.fromEntries([0, 1, 2, 3, 4].map((l) => [`l${l}`, p.levels[String(l)] ?? null])),
+    ...Object.fromEntries(LEVELS.map((l) => [`l${l}`, p.levels[l] ?? null])),
   }));
   const rising = op.ratio !== null && op.ratio > 2;
   return (
@@ -31,7 +32,7 @@ function Operation({ op, domain }: { op: CostOperation; domain: [number, number]
         <div><dt>attempts</dt><dd>{num(op.attempts)}</dd></div>
         <div><dt>spend</dt><dd>{usd(op.cost_usd)}</dd></div>
         <div><dt>fallbacks</dt><dd>{num(op.fallback.invoked)} invoked, {num(op.fallback.failed)} failed</dd></div>
-        <div><dt>served by level</dt><dd>{[0, 1, 2, 3, 4].map((l) => `${l}: ${pct(op.levels[String(l)])}`).join(' · ')}</dd></div>
+        <div><dt>served by level</dt><dd>{LEVELS.map((l) => `${l}: ${pct(op.levels[l])}`).join(' · ')}</dd></div>
       </dl>
       <div className="charts">
         <TimeChart name="cost-per-success" title="Cost per successful task" description="against its trailing 24 h baseline (dashed)" data={rows} domain={domain} kind="usd" syncId={`cost-${op.operation}`}>
