@@ -118,6 +118,17 @@ describe('locations', () => {
         { location: 'eu-west', ok: 2, error: 0 },
         { location: 'us-east', ok: 0, error: 2 },
       ]);
+      // And the read API on-call uses reports them apart too.
+      const read = collector.app.tokens.create('reader', ['read']).secret;
+      const res = await collector.app.inject({ url: '/api/probes?window=15m', headers: { authorization: `Bearer ${read}` } });
+      expect(res.statusCode).toBe(200);
+      const last = (res.json().locations as { location: string; targets: { key: { model: string }; last: { outcome: string; status: number } }[] }[])
+        .map((l) => ({ location: l.location, model: l.targets[0]!.key.model, outcome: l.targets[0]!.last.outcome, status: l.targets[0]!.last.status }))
+        .sort((a, b) => a.location.localeCompare(b.location));
+      expect(last).toEqual([
+        { location: 'eu-west', model: 'shared-model', outcome: 'ok', status: 200 },
+        { location: 'us-east', model: 'shared-model', outcome: 'error', status: 503 },
+      ]);
     } finally {
       await collector.close();
       await euRegion.close();
