@@ -104,25 +104,34 @@ export function clientFigures(sums: KeySums, extras: ClientExtras, t: VerdictThr
 }
 
 /**
- * Builds ProbeFigures. `recent` holds this location's probe minutes newest first; the
- * status is decided on the most recent `probe_recent` warm probes (whole minutes).
+ * Builds ProbeFigures. `recent` holds this location's probe minutes newest first. The
+ * status: the latest `min_probes` when they all failed (failing) or all passed (ok), else
+ * the share failed of the most recent `probe_recent` warm probes (whole minutes).
  */
 export function probeFigures(sums: ProbeSums, recent: ProbeMinute[], t: VerdictThresholds): ProbeFigures {
   let probes = 0;
   let failed = 0;
   let misconfigured = 0;
   let lastTs: number | null = null;
+  // The latest `min_probes` (whole minutes) on their own: when they all agree they decide,
+  // so a new outage or a recovery shows in a few probes instead of after most of
+  // `probe_recent` have turned.
+  let latest: { probes: number; failed: number } | null = null;
   for (const m of recent) {
     if (m.probes === 0) continue;
     lastTs ??= m.minute;
     probes += m.probes;
     failed += m.failed;
     misconfigured += m.misconfigured;
+    if (latest === null && probes >= t.min_probes) latest = { probes, failed };
     if (probes >= t.probe_recent) break;
   }
   let status: ProbeFigures['status'];
+  const failing = () => (misconfigured * 2 > failed ? 'misconfigured' : 'failing');
   if (probes < t.min_probes) status = 'insufficient';
-  else if (failed / probes > t.probe_failing_share) status = misconfigured * 2 > failed ? 'misconfigured' : 'failing';
+  else if (latest !== null && latest.failed === latest.probes) status = failing();
+  else if (latest !== null && latest.failed === 0) status = 'ok';
+  else if (failed / probes > t.probe_failing_share) status = failing();
   else status = 'ok';
   const total = sums[P.probes]!;
   const counts = histogramOf(sums, P.latency);

@@ -19,6 +19,7 @@ const K = {
   noProbes: { provider: 'deepseek', endpoint: 'chat', model: 'deepseek-ai/DeepSeek-V3' },
   open: { provider: 'fireworks', endpoint: 'chat', model: 'accounts/fireworks/models/llama-v3p1-8b' },
   recovering: { provider: 'anthropic', endpoint: 'messages', model: 'claude-sonnet-4@20250514', region: 'eu' },
+  starting: { provider: 'together', endpoint: 'chat', model: 'Qwen/Qwen2.5-72B-Instruct-Turbo' },
 } satisfies Record<string, BreakerKey>;
 
 let c: TestCollector;
@@ -77,6 +78,15 @@ beforeAll(async () => {
   const recoveredAt = to - 3 * MIN;
   add('pod-1', windows(K.recovering, from, recoveredAt, { calls: 10, errors: { server: 4 } }));
   add('pod-1', windows(K.recovering, recoveredAt, to, clean));
+  // An outage that began 3 minutes ago: the last 3 probes from each location failed, the 7
+  // before them were fine.
+  add('pod-1', windows(K.starting, from, to, { calls: 10, errors: { server: 4 } }));
+  for (const [location, instance] of [['eu-west', 'probe-eu'], ['us-east', 'probe-us']] as const) {
+    add(instance, [
+      ...probes(K.starting, location, from, to - 3 * MIN, 'ok'),
+      ...probes(K.starting, location, to - 3 * MIN, to, 'error', { error_class: 'server', status: 503 }),
+    ]);
+  }
   for (const [location, instance] of [['eu-west', 'probe-eu'], ['us-east', 'probe-us']] as const) {
     add(instance, [
       ...probes(K.recovering, location, from, recoveredAt, 'error', { error_class: 'server', status: 503 }),
@@ -125,6 +135,13 @@ describe('GET /api/verdicts', () => {
     expect(e.hint).toBeNull();
     expect(e.probes['eu-west'].status).toBe('ok');
     expect(e.evidence.join('\n')).toMatch(/probes from eu-west failed 24 of 36 in the window but the most recent are ok/);
+  });
+
+  it('sees a provider outage as soon as the latest probes all fail, before most of the recent ones have', () => {
+    const e = v(K.starting);
+    expect(e.probes['eu-west'].recent).toEqual({ probes: 10, failed: 3 });
+    expect(e.probes['eu-west'].status).toBe('failing');
+    expect(e.verdict).toBe('provider_outage');
   });
 
   it('calls it self-inflicted with retry_storm when retries run high and probes are fine', () => {
