@@ -2,11 +2,12 @@
  * `anthropic-messages`: Anthropic's `POST /v1/messages`. `base_url` is the host, as in
  * the official client: `https://api.anthropic.com`.
  */
-import { classifyErrorBody, classifyFinishReason } from '../../sdk/index.ts';
+import { classifyErrorBody } from '../../sdk/index.ts';
 import type { FieldReader } from '../config-fields.ts';
 import type { SseEvent } from '../sse.ts';
 import {
   count,
+  endVerdict,
   estimateChatTokens,
   isObject,
   joinUrl,
@@ -21,11 +22,6 @@ interface AnthropicRequest extends ChatRequest {
   version: string;
 }
 
-function stopVerdict(stop: string, usage: Usage | undefined): ShapeVerdict {
-  const cls = classifyFinishReason(stop);
-  if (cls) return { ok: false, errorClass: cls, reason: `stop_reason ${stop}`, ...(usage ? { usage } : {}) };
-  return usage ? { ok: true, usage } : { ok: true };
-}
 
 class AnthropicStreamChecker implements StreamChecker {
   private started = false;
@@ -82,7 +78,7 @@ class AnthropicStreamChecker implements StreamChecker {
     if (!this.started) return { ok: false, errorClass: 'stream_broken', reason: 'stream ended without message_start', ...u };
     if (!this.stopped) return { ok: false, errorClass: 'stream_broken', reason: 'stream ended without message_stop', ...u };
     if (this.stop === undefined) return { ok: false, errorClass: 'stream_broken', reason: 'stream ended without a stop_reason', ...u };
-    return stopVerdict(this.stop, usage);
+    return endVerdict('stop_reason', this.stop, usage);
   }
 }
 
@@ -132,7 +128,7 @@ export const anthropicMessages: ProbeAdapter<AnthropicRequest> = {
     const usage = input !== undefined && output !== undefined ? { inputTokens: input, outputTokens: output } : undefined;
     if (!Array.isArray(body.content)) return malformed(body, 'no content list', usage);
     if (typeof body.stop_reason !== 'string') return malformed(body, 'no stop_reason', usage);
-    const stop = stopVerdict(body.stop_reason, usage);
+    const stop = endVerdict('stop_reason', body.stop_reason, usage);
     if (!stop.ok) return stop;
     if (!body.content.every((block: unknown) => isObject(block) && typeof block.type === 'string')) {
       return malformed(body, 'a content block has no type', usage);

@@ -4,7 +4,7 @@
  */
 import type { FieldReader } from '../config-fields.ts';
 import type { ParseContext, ShapeVerdict, Usage } from './types.ts';
-import { classifyHttpError } from '../../sdk/index.ts';
+import { classifyFinishReason, classifyHttpError } from '../../sdk/index.ts';
 
 /** A resolved chat probe request. */
 export interface ChatRequest {
@@ -77,4 +77,14 @@ export function count(value: unknown): number | undefined {
 /** True for a plain object. */
 export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * The verdict on how an answer ended (`finish_reason` for OpenAI, `stop_reason` for
+ * Anthropic): a normal end is ok; `length` / `max_tokens` / content filtering are not.
+ */
+export function endVerdict(field: 'finish_reason' | 'stop_reason', value: string, usage: Usage | undefined): ShapeVerdict {
+  const cls = classifyFinishReason(value);
+  if (cls) return { ok: false, errorClass: cls, reason: `${field} ${value}`, ...(usage ? { usage } : {}) };
+  return usage ? { ok: true, usage } : { ok: true };
 }

@@ -3,11 +3,12 @@
  * (Together, Groq, vLLM, gateways). `base_url` includes the version, as in the
  * official client: `https://api.openai.com/v1`.
  */
-import { classifyErrorBody, classifyFinishReason } from '../../sdk/index.ts';
+import { classifyErrorBody } from '../../sdk/index.ts';
 import type { FieldReader } from '../config-fields.ts';
 import type { SseEvent } from '../sse.ts';
 import {
   count,
+  endVerdict,
   estimateChatTokens,
   isObject,
   joinUrl,
@@ -30,12 +31,6 @@ function usageOf(value: unknown): Usage | undefined {
   return input === undefined || output === undefined ? undefined : { inputTokens: input, outputTokens: output };
 }
 
-/** Finish reason of a choice: a normal stop is ok, `length` / `content_filter` are not. */
-function finishVerdict(finish: string, usage: Usage | undefined): ShapeVerdict {
-  const cls = classifyFinishReason(finish);
-  if (cls) return { ok: false, errorClass: cls, reason: `finish_reason ${finish}`, ...(usage ? { usage } : {}) };
-  return usage ? { ok: true, usage } : { ok: true };
-}
 
 class OpenAiStreamChecker implements StreamChecker {
   private done = false;
@@ -77,7 +72,7 @@ class OpenAiStreamChecker implements StreamChecker {
     if (!this.sawChunk) return { ok: false, errorClass: 'stream_broken', reason: 'stream ended before any chunk', ...usage };
     if (!this.done) return { ok: false, errorClass: 'stream_broken', reason: 'stream ended without [DONE]', ...usage };
     if (this.finish === undefined) return { ok: false, errorClass: 'stream_broken', reason: 'stream ended without a finish_reason', ...usage };
-    return finishVerdict(this.finish, this.usage);
+    return endVerdict('finish_reason', this.finish, this.usage);
   }
 }
 
@@ -123,7 +118,7 @@ export const openAiChat: ProbeAdapter<OpenAiChatRequest> = {
     if (!isObject(choice)) return malformed(body, 'no choices[0]', usage);
     if (!isObject(choice.message)) return malformed(body, 'choices[0] has no message', usage);
     if (typeof choice.finish_reason !== 'string') return malformed(body, 'choices[0] has no finish_reason', usage);
-    const finish = finishVerdict(choice.finish_reason, usage);
+    const finish = endVerdict('finish_reason', choice.finish_reason, usage);
     if (!finish.ok) return finish;
     if (typeof choice.message.content !== 'string') return malformed(body, 'choices[0].message.content is not text', usage);
     if (!usage) return malformed(body, 'no usage', usage);
