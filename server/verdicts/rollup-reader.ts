@@ -56,6 +56,12 @@ export function createRollupReader(db: Db, hours: HourRollups): RollupReader {
   const keyFilter = (keyId: number | undefined) => (keyId === undefined ? 'TRUE' : 'key_id = ?');
   const args = (keyId: number | undefined, from: number, to: number) => (keyId === undefined ? [from, to] : [keyId, from, to]);
 
+  /** The grouped sum of one segment: from `<table>_hours` or `<table>_minutes`, whichever the plan chose. */
+  const segmentSql = (table: 'key' | 'probe', group: string, sums: string, keyId: number | undefined) => (seg: { table: string }) => {
+    const [rows, time] = seg.table === 'hours' ? [`${table}_hours`, 'hour'] : [`${table}_minutes`, 'minute'];
+    return `SELECT key_id, ${group}, ${sums} FROM ${rows} WHERE ${keyFilter(keyId)} AND ${time} >= ? AND ${time} < ? GROUP BY key_id, ${group}`;
+  };
+
   /** Runs a grouped sum over each segment and folds rows into nested maps. */
   const grouped = <K2>(
     segments: Segment[],
@@ -82,10 +88,7 @@ export function createRollupReader(db: Db, hours: HourRollups): RollupReader {
     keyServiceSums(first, end, keyId) {
       return grouped<number>(
         hours.plan(first, end),
-        (seg) =>
-          seg.table === 'hours'
-            ? `SELECT key_id, service_id, ${sumList(KEY_COLUMNS)} FROM key_hours WHERE ${keyFilter(keyId)} AND hour >= ? AND hour < ? GROUP BY key_id, service_id`
-            : `SELECT key_id, service_id, ${sumList(KEY_COLUMNS)} FROM key_minutes WHERE ${keyFilter(keyId)} AND minute >= ? AND minute < ? GROUP BY key_id, service_id`,
+        segmentSql('key', 'service_id', sumList(KEY_COLUMNS), keyId),
         keyId,
         KEY_COLUMNS.length,
         newKeySums,
@@ -94,10 +97,7 @@ export function createRollupReader(db: Db, hours: HourRollups): RollupReader {
     probeSums(first, end, keyId) {
       return grouped<string>(
         hours.plan(first, end),
-        (seg) =>
-          seg.table === 'hours'
-            ? `SELECT key_id, location, ${sumList(PROBE_COLUMNS)} FROM probe_hours WHERE ${keyFilter(keyId)} AND hour >= ? AND hour < ? GROUP BY key_id, location`
-            : `SELECT key_id, location, ${sumList(PROBE_COLUMNS)} FROM probe_minutes WHERE ${keyFilter(keyId)} AND minute >= ? AND minute < ? GROUP BY key_id, location`,
+        segmentSql('probe', 'location', sumList(PROBE_COLUMNS), keyId),
         keyId,
         PROBE_COLUMNS.length,
         newProbeSums,
