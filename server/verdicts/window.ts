@@ -1,4 +1,5 @@
 import { BreakerboxError } from '../errors.ts';
+import { minuteOf } from '../storage/rollups.ts';
 
 const MINUTE = 60_000;
 const HOUR = 3_600_000;
@@ -27,8 +28,8 @@ export interface WindowQuery {
   step?: number | string;
 }
 
-/** Floors a time to its minute. */
-export const floorMinute = (ms: number): number => ms - (((ms % MINUTE) + MINUTE) % MINUTE);
+/** Floors a time to its minute: the rollups' own `minuteOf`, so both sides agree on minute boundaries. */
+export const floorMinute = minuteOf;
 
 function asMillis(value: number | string | undefined, name: string): number | undefined {
   if (value === undefined || value === '') return undefined;
