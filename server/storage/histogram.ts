@@ -6,12 +6,30 @@ export const ROLLUP_BUCKETS = ROLLUP_BOUNDS.length + 1;
 
 const mappings = new Map<string, Int8Array>();
 
+// A pure memo (bounds -> mapping): the last bounds seen, then every signature seen.
+let lastBounds: readonly number[] = [];
+let lastMapping: Int8Array | null = null;
+
+function sameBounds(a: readonly number[], b: readonly number[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
 /**
  * For each bucket of a histogram with `bounds`, the rollup bucket it lands in: the first
  * rollup bucket whose bound is at or above the incoming bucket's upper bound. Re-bucketing
  * can only move counts up, so merged percentiles err on the slow side, never the fast one.
  */
 function mappingFor(bounds: readonly number[]): Int8Array {
+  // Nearly every window of a batch carries the same bounds: compare numbers before building a key string.
+  if (lastMapping && sameBounds(bounds, lastBounds)) return lastMapping;
+  lastMapping = mappingForSignature(bounds);
+  lastBounds = bounds.slice();
+  return lastMapping;
+}
+
+function mappingForSignature(bounds: readonly number[]): Int8Array {
   const signature = bounds.join(',');
   let mapping = mappings.get(signature);
   if (!mapping) {
