@@ -46,7 +46,7 @@ export interface BreakerOptions {
   stableResetMs: number;
 }
 
-/** The defaults of DESIGN.md / the SDK issue. */
+/** The breaker defaults, justified in sdk/README.md. */
 export const DEFAULT_BREAKER_OPTIONS: Readonly<BreakerOptions> = Object.freeze({
   windowMs: 60_000,
   buckets: 12,

@@ -16,7 +16,7 @@ import type { TaskStats } from '../telemetry/task-stats.ts';
 import { classifyFinishReason, classifyThrown, countsAgainstProvider } from '@breakerbox/protocol';
 import { BreakerboxError, SDK_ERROR_CODES } from '../errors/catalog.ts';
 
-/** Failover levels of DESIGN.md. */
+/** Failover levels (docs/architecture.md). */
 export type FailoverLevel = 0 | 1 | 2 | 3 | 4;
 
 /** One level of a chain. A level without `key` is a local answer (cache, template): level 4, degraded. */

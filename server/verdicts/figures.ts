@@ -45,7 +45,7 @@ export interface ClientExtras {
 }
 
 /**
- * Client degradation per DESIGN.md: over the minimum volume, failed calls of any class, slow
+ * Client degradation (docs/alerts.md): over the minimum volume, failed calls of any class, slow
  * calls or bulkhead rejections above their shares, or any breaker open beyond the open share.
  * Open time alone counts even below the volume: an open breaker sends few calls.
  */

@@ -69,7 +69,7 @@ function selfHint(c: ClientFigures, fleet: () => PartHealth[], t: VerdictThresho
 }
 
 /**
- * The DESIGN.md table: clients degraded × probes failing decide the verdict; missing volume
+ * The verdict table of docs/alerts.md: clients degraded × probes failing decide the verdict; missing volume
  * or missing probes make it `insufficient_data` with the side that is missing as the hint.
  * `fleet` gives the services (or, with one service, the instances) judged on their own.
  */
