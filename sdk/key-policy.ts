@@ -24,6 +24,7 @@ export type { AttemptControl, AttemptFn, AttemptRecord, CallFacts, CallOptions, 
 
 const FLAG_PROBE = 1;
 const FLAG_COLD = 2;
+const FLAG_EXERCISE = 4;
 const NEED_QUEUE = -1;
 
 /** The policies of one key. */
@@ -105,7 +106,7 @@ export class KeyPolicy {
     const probe = (flags & FLAG_PROBE) !== 0;
     const cold = (flags & FLAG_COLD) !== 0;
     this.breaker.record(now, cls, slow, probe, cold);
-    this.stats.attempt(latency, cls, slow, retry, cold, probe, facts);
+    this.stats.attempt(latency, cls, slow, retry, cold, probe, facts, (flags & FLAG_EXERCISE) !== 0);
     if (facts?.costUsd) this.ctx.costBudget.record(facts.costUsd, now);
   }
 
@@ -197,6 +198,7 @@ export class KeyPolicy {
           flags = await this.admitOrQueue(start, signal);
           start = clock.now();
         }
+        if (opts?.exercise) flags |= FLAG_EXERCISE;
         let value: T;
         // Hedged attempts record their own outcomes (there may be two of them).
         let selfSettled = false;

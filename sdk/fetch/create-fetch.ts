@@ -16,8 +16,14 @@ import type { TimeoutOptions } from '../settings.ts';
 import type { FailoverLevel, OperationResult } from '../policies/fallback.ts';
 import type { CallFacts } from '../key-policy.ts';
 import { BreakerboxError, SDK_ERROR_CODES } from '../errors/catalog.ts';
+import { classifyThrown } from '../errors/classify.ts';
+import { keyLabel } from '../key.ts';
+import { checkFetchOptions } from '../options/validate-options.ts';
+import { rescuingStream, type RescueMode } from '../streams/stream-rescue.ts';
 import { dialectOf, endpointOf, providerOf, retarget } from './route.ts';
 import { ProviderHttpError, sendAttempt, type FetchLike } from './http-attempt.ts';
+import { sdkErrorAnswer } from './refusal-answer.ts';
+import { prefilledBody, supportsPrefill } from './prefill.ts';
 import { estimateTokens } from '../pricing.ts';
 
 /** A fallback route for a model. Unset fields are the primary's. */
@@ -30,6 +36,8 @@ export interface FetchRoute {
   region?: string;
   /** Failover level (default: 1 for the same model elsewhere, 2 for another model). */
   level?: FailoverLevel;
+  /** Share (0–1) of normal traffic sent through this route first, to keep it proven (default: the wrapper's `exerciseShare`). */
+  exerciseShare?: number;
 }
 
 /** Options of the fetch wrapper. */
@@ -44,7 +52,7 @@ export interface BreakerboxFetchOptions {
   region?: string;
   /** Fallback routes, by the primary's model id. */
   fallbacks?: Record<string, FetchRoute[]>;
-  /** Client-fault classes that also move on to the next route (e.g. `['context_length']`). */
+  /** Client-fault classes that also move on to the next route (default `['context_length']`; `[]` for none). */
   fallbackOn?: ErrorClass[];
   /** Never substitute another route (durable writes). */
   failClosed?: boolean;
@@ -52,10 +60,24 @@ export interface BreakerboxFetchOptions {
   operation?: string | ((model: string, endpoint: string) => string);
   /** Layered timeouts; unset layers fall back to the key's settings. */
   timeouts?: TimeoutOptions;
-  /** What to do with a malformed stream chunk: fail the stream (default) or drop the chunk. */
+  /** What to do with a malformed stream chunk: drop and count it (default, `skipped_chunks` in telemetry) or fail the stream. */
   malformedChunks?: 'error' | 'skip';
   /** After finish and usage, how long to wait for `[DONE]` / `message_stop`, ms (default 200). */
   endGraceMs?: number;
+  /**
+   * A stream that breaks after its first token: `'rescue'` (default) splices in a
+   * continuation or a checked regeneration (see the README, *Mid-stream rescue*);
+   * `'buffer'` holds every stream until it is complete, so any break is retried or failed
+   * over before the caller reads anything (for non-interactive calls); `'error'` ends it
+   * with `BB_ERR_SDK_STREAM_BROKEN`.
+   */
+  midStream?: 'rescue' | 'buffer' | 'error';
+  /** Rescue by assistant prefill where the dialect has it (Anthropic); false: regenerate only (default true). */
+  prefill?: boolean;
+  /** Rescues per answer, divergent regenerations included (default 2). */
+  maxRescues?: number;
+  /** Share (0–1) of normal traffic sent through each fallback route first (default 0: off). */
+  exerciseShare?: number;
 }
 
 interface RequestInput {
@@ -65,6 +87,7 @@ interface RequestInput {
   body: Record<string, unknown>;
   endpointAt: number;
   stream: boolean;
+  hold: boolean;
   done: (ok: boolean, facts: CallFacts, cls: ErrorClass | undefined, cancelled: boolean) => void;
 }
 
@@ -72,10 +95,13 @@ interface ResolvedRoute {
   key: BreakerKey;
   level: FailoverLevel;
   route: FetchRoute;
+  exerciseShare?: number;
 }
 
 /** Builds the wrapper for one SDK instance. */
 export function createBreakerboxFetch(bb: Breakerbox, options: BreakerboxFetchOptions = {}): FetchLike {
+  checkFetchOptions(options, '');
+  const midStream = options.midStream ?? 'rescue';
   const connectMs = options.timeouts?.connectMs;
   const underlying: FetchLike =
     options.fetch ??
@@ -106,7 +132,7 @@ export function createBreakerboxFetch(bb: Breakerbox, options: BreakerboxFetchOp
         { provider: r.provider ?? (r.baseURL ? providerOf(target) : provider), endpoint: family, model: r.model ?? model },
         r.region ?? (r.baseURL ? undefined : options.region),
       );
-      routes.push({ key, level: r.level ?? (r.model && r.model !== model ? 2 : 1), route: r });
+      routes.push({ key, level: r.level ?? (r.model && r.model !== model ? 2 : 1), route: r, exerciseShare: r.exerciseShare ?? options.exerciseShare });
     }
     if (routes.length > 1) {
       bb.declareFallbacks(
@@ -126,6 +152,7 @@ export function createBreakerboxFetch(bb: Breakerbox, options: BreakerboxFetchOp
       levels: routes.map((r) => ({
         key: r.key,
         level: r.level,
+        exerciseShare: r.exerciseShare,
         run: (input, signal, _attempt, control) => attemptRoute(r, input, signal, control),
       })),
     });
@@ -157,7 +184,8 @@ export function createBreakerboxFetch(bb: Breakerbox, options: BreakerboxFetchOp
         timeouts,
         clock: bb.clock,
         endGraceMs: options.endGraceMs ?? 200,
-        malformed: options.malformedChunks ?? 'error',
+        malformed: options.malformedChunks ?? 'skip',
+        hold: input.hold,
         expectUsage: dialectOf(r.key.endpoint) === 'anthropic' || streamOptions?.include_usage === true,
         onDone: input.done,
       },
@@ -173,44 +201,97 @@ export function createBreakerboxFetch(bb: Breakerbox, options: BreakerboxFetchOp
     const model = req.body.model as string;
     const credential = credentialOf(req.headers);
     const { op } = operationFor(req.url, ep.family, model, credential);
+    const stream = req.body.stream === true;
+    const t0 = bb.clock.now();
 
     // The stream may end before `run` resolves; whichever comes second completes the task.
+    // A rescued stream is completed by its rescuer instead, once the caller's stream ends.
     let result: OperationResult<Response> | undefined;
     let ended: [boolean, CallFacts, ErrorClass | undefined] | undefined;
+    let rescued = false;
     const finish = () => {
-      if (result?.complete && ended) result.complete(ended[0], ended[1], ended[2]);
+      if (!rescued && result?.complete && ended) result.complete(ended[0], ended[1], ended[2]);
     };
-    const ri: RequestInput = {
+    const inputFor = (body: Record<string, unknown>, onDone: RequestInput['done']): RequestInput => ({
       url: req.url,
       method: req.method,
       headers: req.headers,
-      body: req.body,
+      body,
       endpointAt: ep.at,
-      stream: req.body.stream === true,
-      done: (ok, facts, cls, cancelled) => {
-        ended = [ok && !cancelled, facts, cancelled ? undefined : cls];
-        finish();
-      },
-    };
+      stream,
+      hold: stream && midStream === 'buffer',
+      done: onDone,
+    });
+    const ri = inputFor(req.body, (ok, facts, cls, cancelled) => {
+      ended = [ok && !cancelled, facts, cancelled ? undefined : cls];
+      finish();
+    });
     const estimate = bb.costBudget.active
       ? bb.prices.cost(model, estimateTokens(req.body), numberOr(req.body.max_tokens ?? req.body.max_completion_tokens, 1024))
       : undefined;
+    const runOpts = {
+      signal: req.signal,
+      deadlineMs: options.timeouts?.totalMs,
+      deferSettle: true,
+      idempotencyKey: req.headers.get('idempotency-key') ?? undefined,
+      estimatedCostUsd: estimate,
+    };
     try {
-      result = await op.run(ri, {
-        signal: req.signal,
-        deadlineMs: options.timeouts?.totalMs,
-        deferSettle: true,
-        idempotencyKey: req.headers.get('idempotency-key') ?? undefined,
-        estimatedCostUsd: estimate,
-      });
+      result = await op.run(ri, runOpts);
     } catch (err) {
       const answer = providerAnswerOf(err);
       // Hand the provider's own answer back, so the official client raises its typed error.
       if (answer) return new Response(answer.body, { status: answer.status, statusText: answer.statusText, headers: answer.headers });
+      // The SDK's own refusals and timeouts, as an answer the client shows readably.
+      if (!req.signal?.aborted) {
+        const own = sdkErrorAnswer(err);
+        if (own) return own;
+      }
       throw err;
     }
-    finish();
-    const res = result.value;
+    let res = result.value;
+    const dialect = dialectOf(ep.family);
+    if (stream && midStream === 'rescue' && res.body && (res.headers.get('content-type') ?? '').includes('text/event-stream')) {
+      rescued = true;
+      const served = result;
+      const rescues: Array<OperationResult<Response>> = [];
+      let last: [boolean, CallFacts, ErrorClass | undefined] | undefined;
+      const runRescue = async (body: Record<string, unknown>): Promise<ReadableStream<Uint8Array>> => {
+        const totalMs = options.timeouts?.totalMs;
+        const left = totalMs === undefined ? undefined : totalMs - (bb.clock.now() - t0);
+        if (left !== undefined && left <= 0) throw new BreakerboxError(SDK_ERROR_CODES.TIMEOUT, `total timeout of ${totalMs} ms elapsed`, { errorClass: 'timeout' });
+        const r = await op.run(inputFor(body, (ok, facts, cls, cancelled) => (last = [ok && !cancelled, facts, cancelled ? undefined : cls])), { ...runOpts, deadlineMs: left, rescue: true });
+        rescues.push(r);
+        if (!r.value.body) throw new BreakerboxError(SDK_ERROR_CODES.STREAM_BROKEN, 'rescue answer has no stream', { errorClass: 'stream_broken' });
+        return r.value.body;
+      };
+      const body = rescuingStream(res.body, {
+        dialect,
+        maxRescues: options.maxRescues ?? 2,
+        prefill: options.prefill !== false && supportsPrefill(dialect),
+        start: async (mode, _delivered, prefillText): Promise<{ body: ReadableStream<Uint8Array>; mode: RescueMode }> => {
+          const withPrefill = mode === 'continue' ? prefilledBody(dialect, req.body, prefillText) : undefined;
+          if (withPrefill) {
+            try {
+              return { body: await runRescue(withPrefill), mode: 'continue' };
+            } catch (err) {
+              if (classifyThrown(err) !== 'bad_request') throw err;
+              // Recorded as a bad_request on the route (never masked); regeneration needs no prefill.
+              bb.warn(`${keyLabel(served.key ?? { provider: '?', endpoint: ep.family, model })}: a route rejected assistant prefill (${(err as Error).message}); mid-stream rescue regenerates instead`, 'BB_WARN_SDK_PREFILL_REJECTED');
+            }
+          }
+          return { body: await runRescue(req.body), mode: 'regenerate' };
+        },
+        onEnd: (ok, n, error, cancelled) => {
+          const facts = (n > 0 ? last : ended)?.[1] ?? {};
+          const cls = cancelled ? undefined : error ? classifyThrown(error) : (n > 0 ? last : ended)?.[2];
+          served.complete?.(ok && !cancelled && cls === undefined, facts, cls, rescues);
+        },
+      });
+      res = new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
+    } else {
+      finish();
+    }
     res.headers.set('x-breakerbox-level', String(result.level));
     res.headers.set('x-breakerbox-model', result.key?.model ?? model);
     res.headers.set('x-breakerbox-attempts', String(result.attempts.length));
