@@ -26,6 +26,7 @@ const FLAG_PROBE = 1;
 const FLAG_COLD = 2;
 const FLAG_EXERCISE = 4;
 const NEED_QUEUE = -1;
+const NO_RETRY = { retry: false } as const;
 
 /** The policies of one key. */
 export class KeyPolicy {
@@ -223,7 +224,8 @@ export class KeyPolicy {
           }
           if (callerAborted) throw err;
           const cls = classifyThrown(err);
-          const d = this.retryDecision(cls, attempt, err, end, deadline, opts);
+          // An exercised fallback gets one try: the caller's request goes on to the primary at once.
+          const d = opts?.exercise ? NO_RETRY : this.retryDecision(cls, attempt, err, end, deadline, opts);
           if (!d.retry) {
             if (ctx.calls.size && !opts?.silent) this.emitCall(t0, attempt, costUsd, cls, err, undefined, opts);
             throw err;
