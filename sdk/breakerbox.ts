@@ -23,7 +23,7 @@ import { TaskStats, type TaskOutcome } from './telemetry/task-stats.ts';
 import { TelemetryReporter, type ReporterOptions, type ReporterStats } from './telemetry/reporter.ts';
 import { reviewFallbacks, type ReviewedRoute } from './config-review.ts';
 import { createBreakerboxFetch, type BreakerboxFetchOptions } from './fetch/create-fetch.ts';
-import { checkBreakerboxOptions, checkKeySettings } from './options/validate-options.ts';
+import { checkBreakerboxOptions, checkKeySettings, checkOperationSpec } from './options/validate-options.ts';
 import type { FetchLike } from './fetch/http-attempt.ts';
 
 /** Options of `createBreakerbox`; everything is optional. */
@@ -179,6 +179,7 @@ export class Breakerbox {
 
   /** Defines an operation (a fallback chain); its fallbacks are reviewed now. */
   operation<I, T>(spec: OperationSpec<I, T>): Operation<I, T> {
+    checkOperationSpec(spec, '');
     const keyed = spec.levels.filter((l) => l.key);
     const warnings = keyed.length > 1 ? this.declareFallbacks({ key: keyed[0]!.key! }, keyed.slice(1).map((l) => ({ key: l.key! }))) : [];
     return {

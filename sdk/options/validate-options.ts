@@ -98,3 +98,17 @@ export const checkFetchOptions: Check = obj({
   maxRescues: num({ max: 5, int: true }),
   exerciseShare: share,
 });
+
+const breakerKey = obj({ provider: required(str, 'a non-empty string'), endpoint: required(str, 'a non-empty string'), model: required(str, 'a non-empty string'), region: str });
+
+/** `bb.operation` specs. */
+export const checkOperationSpec: Check = obj({
+  name: required(str, 'a non-empty string'),
+  levels: required((v, p) => {
+    arr(obj({ level, key: breakerKey, run: required(fn, 'a function'), facts: fn, exerciseShare: share }))(v, p);
+    if ((v as unknown[]).length === 0) invalid(p, 'at least one level', v);
+  }, 'a list of levels'),
+  failClosed: bool,
+  fallbackOn: arr(oneOf(ERROR_CLASSES)),
+  exerciseShare: share,
+});

@@ -53,6 +53,13 @@ describe('options are validated at construction', () => {
     expect(invalidField(() => bb.policy({ provider: 'p', endpoint: 'chat', model: 'm' }))).toBe('keySettings().retry.maxAttempts');
   });
 
+  it('checks operation specs', () => {
+    const bb = createBreakerbox();
+    expect(invalidField(() => bb.operation({ name: 'op', levels: [] }))).toBe('levels');
+    expect(invalidField(() => bb.operation({ name: 'op', levels: [{ key: { provider: 'p', endpoint: 'chat' } as never, run: async () => 1 }] }))).toBe('levels[0].key.model');
+    expect(invalidField(() => bb.operation({ name: 'op', exerciseShare: -1, levels: [{ run: async () => 1 }] }))).toBe('exerciseShare');
+  });
+
   it('accepts the README example unchanged', () => {
     const bb = createBreakerbox({
       defaults: { breaker: { latencyCeilingMs: 20_000 }, timeouts: { firstTokenMs: 8_000, idleMs: 5_000, totalMs: 60_000 } },
