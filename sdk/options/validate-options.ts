@@ -3,7 +3,7 @@
  * at construction: a bad value throws `BB_ERR_SDK_INVALID_OPTIONS` naming its field
  * (`err.field`, e.g. `telemetry.url`) instead of failing later inside a model call.
  */
-import { ERROR_CLASSES } from '../errors/classify.ts';
+import { ERROR_CLASSES } from '@breakerbox/protocol';
 import { arr, bool, either, fn, invalid, num, obj, oneOf, record, required, str, url, type Check } from './option-checks.ts';
 
 const ms = num();

@@ -18,7 +18,7 @@
  * streams: they end in a `BreakerboxError` and forward whole frames.
  */
 import { BreakerboxError, SDK_ERROR_CODES } from '../errors/catalog.ts';
-import { classifyThrown, countsAgainstProvider } from '../errors/classify.ts';
+import { classifyThrown, countsAgainstProvider } from '@breakerbox/protocol';
 import { frameText, withText } from './frame-text.ts';
 import type { StreamDialect } from './sse-frames.ts';
 

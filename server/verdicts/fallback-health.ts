@@ -9,7 +9,7 @@
  * attempts sent (`calls − retries`), plus the ones refused while open or by the bulkhead.
  * A fallback's carried requests are its first attempts. Reads go through the rollup reader.
  */
-import type { BreakerKey } from '../../sdk/protocol.ts';
+import type { BreakerKey } from '@breakerbox/protocol';
 import type { AnalyseDeps } from './analyse.ts';
 import { K, type KeySums } from './counters.ts';
 import { floorMinute, type TimeRange } from './window.ts';

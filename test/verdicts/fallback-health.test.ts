@@ -3,7 +3,7 @@
  * share of the primary's volume it has carried, from the windows both keys reported.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BreakerKey } from '../../sdk/protocol.ts';
+import type { BreakerKey } from '@breakerbox/protocol';
 import { MIN, collector, keyQuery, windows, type TestCollector } from './support.ts';
 
 const PRIMARY: BreakerKey = { provider: 'openai', endpoint: 'chat', model: 'gpt-4o' };
