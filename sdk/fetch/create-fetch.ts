@@ -12,73 +12,18 @@ import { createHash } from 'node:crypto';
 import { Agent, fetch as undiciFetch } from 'undici';
 import type { BreakerKey, ErrorClass } from '@breakerbox/protocol';
 import type { Breakerbox, Operation } from '../breakerbox.ts';
-import type { TimeoutOptions } from '../settings.ts';
+import type { BreakerboxFetchOptions, FetchRoute } from './fetch-options.ts';
 import type { FailoverLevel, OperationResult } from '../policies/fallback.ts';
 import type { CallFacts } from '../key-policy.ts';
 import { BreakerboxError, SDK_ERROR_CODES } from '../errors/catalog.ts';
-import { classifyThrown } from '@breakerbox/protocol';
-import { keyLabel } from '@breakerbox/protocol';
 import { checkFetchOptions } from '../options/validate-options.ts';
-import { rescuingStream, type RescueMode } from '../streams/stream-rescue.ts';
 import { dialectOf, endpointOf, providerOf, retarget } from './route.ts';
 import { ProviderHttpError, sendAttempt, type FetchLike } from './http-attempt.ts';
 import { sdkErrorAnswer } from './refusal-answer.ts';
-import { prefilledBody, supportsPrefill } from './prefill.ts';
+import { rescuedResponse } from './rescued-response.ts';
 import { estimateTokens } from '../pricing.ts';
 
-/** A fallback route for a model. Unset fields are the primary's. */
-export interface FetchRoute {
-  model?: string;
-  /** Base URL up to where the endpoint path starts (e.g. `https://api.together.xyz/v1`). */
-  baseURL?: string;
-  apiKey?: string;
-  provider?: string;
-  region?: string;
-  /** Failover level (default: 1 for the same model elsewhere, 2 for another model). */
-  level?: FailoverLevel;
-  /** Share (0–1) of normal traffic sent through this route first, to keep it proven (default: the wrapper's `exerciseShare`). */
-  exerciseShare?: number;
-}
-
-/** Options of the fetch wrapper. */
-export interface BreakerboxFetchOptions {
-  /** The fetch to send with (default: undici's, with a connect timeout when one is set). */
-  fetch?: FetchLike;
-  /** The primary's base URL; when given, fallbacks are reviewed at construction. */
-  baseURL?: string;
-  /** Provider name of the primary (default: from the host). */
-  provider?: string;
-  /** Region of the primary, when traffic is routed across regions. */
-  region?: string;
-  /** Fallback routes, by the primary's model id. */
-  fallbacks?: Record<string, FetchRoute[]>;
-  /** Client-fault classes that also move on to the next route (default `['context_length']`; `[]` for none). */
-  fallbackOn?: ErrorClass[];
-  /** Never substitute another route (durable writes). */
-  failClosed?: boolean;
-  /** Operation name for tasks telemetry (default: `<endpoint>:<model>`). */
-  operation?: string | ((model: string, endpoint: string) => string);
-  /** Layered timeouts; unset layers fall back to the key's settings. */
-  timeouts?: TimeoutOptions;
-  /** What to do with a malformed stream chunk: drop and count it (default, `skipped_chunks` in telemetry) or fail the stream. */
-  malformedChunks?: 'error' | 'skip';
-  /** After finish and usage, how long to wait for `[DONE]` / `message_stop`, ms (default 200). */
-  endGraceMs?: number;
-  /**
-   * A stream that breaks after its first token: `'rescue'` (default) splices in a
-   * continuation or a checked regeneration (see the README, *Mid-stream rescue*);
-   * `'buffer'` holds every stream until it is complete, so any break is retried or failed
-   * over before the caller reads anything (for non-interactive calls); `'error'` ends it
-   * with `BB_ERR_SDK_STREAM_BROKEN`.
-   */
-  midStream?: 'rescue' | 'buffer' | 'error';
-  /** Rescue by assistant prefill where the dialect has it (Anthropic); false: regenerate only (default true). */
-  prefill?: boolean;
-  /** Rescues per answer, divergent regenerations included (default 2). */
-  maxRescues?: number;
-  /** Share (0–1) of normal traffic sent through each fallback route first (default 0: off). */
-  exerciseShare?: number;
-}
+export type { BreakerboxFetchOptions, FetchRoute } from './fetch-options.ts';
 
 interface RequestInput {
   url: URL;
@@ -250,45 +195,22 @@ export function createBreakerboxFetch(bb: Breakerbox, options: BreakerboxFetchOp
       throw err;
     }
     let res = result.value;
-    const dialect = dialectOf(ep.family);
     if (stream && midStream === 'rescue' && res.body && (res.headers.get('content-type') ?? '').includes('text/event-stream')) {
       rescued = true;
-      const served = result;
-      const rescues: Array<OperationResult<Response>> = [];
-      let last: [boolean, CallFacts, ErrorClass | undefined] | undefined;
-      const runRescue = async (body: Record<string, unknown>): Promise<ReadableStream<Uint8Array>> => {
-        const totalMs = options.timeouts?.totalMs;
-        const left = totalMs === undefined ? undefined : totalMs - (bb.clock.now() - t0);
-        if (left !== undefined && left <= 0) throw new BreakerboxError(SDK_ERROR_CODES.TIMEOUT, `total timeout of ${totalMs} ms elapsed`, { errorClass: 'timeout' });
-        const r = await op.run(inputFor(body, (ok, facts, cls, cancelled) => (last = [ok && !cancelled, facts, cancelled ? undefined : cls])), { ...runOpts, deadlineMs: left, rescue: true });
-        rescues.push(r);
-        if (!r.value.body) throw new BreakerboxError(SDK_ERROR_CODES.STREAM_BROKEN, 'rescue answer has no stream', { errorClass: 'stream_broken' });
-        return r.value.body;
-      };
-      const body = rescuingStream(res.body, {
-        dialect,
+      res = rescuedResponse(res as Response & { body: ReadableStream<Uint8Array> }, result, {
+        bb,
+        op,
+        dialect: dialectOf(ep.family),
+        body: req.body,
+        inputFor,
+        runOptions: runOpts,
+        totalMs: options.timeouts?.totalMs,
+        startedAt: t0,
         maxRescues: options.maxRescues ?? 2,
-        prefill: options.prefill !== false && supportsPrefill(dialect),
-        start: async (mode, _delivered, prefillText): Promise<{ body: ReadableStream<Uint8Array>; mode: RescueMode }> => {
-          const withPrefill = mode === 'continue' ? prefilledBody(dialect, req.body, prefillText) : undefined;
-          if (withPrefill) {
-            try {
-              return { body: await runRescue(withPrefill), mode: 'continue' };
-            } catch (err) {
-              if (classifyThrown(err) !== 'bad_request') throw err;
-              // Recorded as a bad_request on the route (never masked); regeneration needs no prefill.
-              bb.warn(`${keyLabel(served.key ?? { provider: '?', endpoint: ep.family, model })}: a route rejected assistant prefill (${(err as Error).message}); mid-stream rescue regenerates instead`, 'BB_WARN_SDK_PREFILL_REJECTED');
-            }
-          }
-          return { body: await runRescue(req.body), mode: 'regenerate' };
-        },
-        onEnd: (ok, n, error, cancelled) => {
-          const facts = (n > 0 ? last : ended)?.[1] ?? {};
-          const cls = cancelled ? undefined : error ? classifyThrown(error) : (n > 0 ? last : ended)?.[2];
-          served.complete?.(ok && !cancelled && cls === undefined, facts, cls, rescues);
-        },
+        prefill: options.prefill !== false,
+        servedEnd: () => ended,
+        label: `${ep.family}:${model}`,
       });
-      res = new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
     } else {
       finish();
     }

@@ -123,7 +123,7 @@ export async function runChain<I, T>(host: ChainHost, spec: OperationSpec<I, T>,
   /** Index in `levels` of the primary: levels before it are an exercised fallback, not a failover. */
   const primaryAt = levels.indexOf(spec.levels[0]!);
   const cost = () => attempts.reduce((s, a) => s + a.costUsd, 0);
-  const finish = (ok: boolean, level: FailoverLevel | undefined, degraded: boolean, facts?: CallFacts) => {
+  const finish = (ok: boolean, level: FailoverLevel | undefined, degraded: boolean, facts?: CallFacts, rescues = 0) => {
     if (opts.rescue) return;
     // An answer cut by its token limit or a filter is delivered, but it is not a success.
     const finishCls = classifyFinishReason(facts?.finishReason);
@@ -132,7 +132,7 @@ export async function runChain<I, T>(host: ChainHost, spec: OperationSpec<I, T>,
       lastCls = finishCls;
     }
     host.tasks(spec.name).record({ ok, level: ok ? level : undefined, degraded, attempts: attempts.length, costUsd: cost(), fallbackInvoked, fallbackFailed });
-    if (host.calls.size) emitChainCall(host, spec.name, t0, attempts, ok, level ?? 0, lastKey, ok ? undefined : lastCls, lastErr, facts);
+    if (host.calls.size) emitChainCall(host, spec.name, t0, attempts, ok, level ?? 0, lastKey, ok ? undefined : lastCls, lastErr, facts, rescues);
   };
 
   for (let i = 0; i < levels.length; i++) {
@@ -179,7 +179,7 @@ export async function runChain<I, T>(host: ChainHost, spec: OperationSpec<I, T>,
             lastKey = r.key;
             if (r.level > 0) fallbackInvoked = true;
           }
-          finish(ok, served, served === 4, f ?? facts);
+          finish(ok, served, served === 4, f ?? facts, rescues?.length ?? 0);
         };
         return { value, level, key: l.key, degraded, attempts, costUsd: cost(), complete };
       }
@@ -230,6 +230,7 @@ function emitChainCall(
   cls: ErrorClass | undefined,
   err: unknown,
   facts: CallFacts | undefined,
+  rescues: number,
 ): void {
   const ev: CallEvent = {
     requestId: newCallId(),
@@ -244,6 +245,7 @@ function emitChainCall(
     costUsd: attempts.reduce((s, a) => s + a.costUsd, 0),
   };
   if (key?.region) ev.region = key.region;
+  if (rescues > 0) ev.rescues = rescues;
   if (!ok && cls) ev.errorClass = cls;
   if (!ok && err instanceof BreakerboxError) ev.errorCode = err.code;
   if (facts) {

@@ -61,7 +61,7 @@ describe('mid-stream rescue: OpenAI-compatible streams (regeneration checked aga
     expect(out.usage).toMatchObject({ completion_tokens: 60 });
     expect(r.fake.attemptsFor(PRIMARY).map((a) => a.tokensSent)).toEqual([40, 60]);
     expect(r.calls).toHaveLength(1);
-    expect(r.calls[0]).toMatchObject({ ok: true, attempts: 2, level: 0 });
+    expect(r.calls[0]).toMatchObject({ ok: true, attempts: 2, level: 0, rescues: 1 });
     // The break is still the provider's: counted against the key, next to the rescue's success.
     expect(windows()[0]).toMatchObject({ calls: 2, ok: 1, errors: { stream_broken: 1 } });
   });
@@ -97,6 +97,19 @@ describe('mid-stream rescue: OpenAI-compatible streams (regeneration checked aga
     expect(e?.message).toMatch(/not rescued: 2 rescues used up/);
     expect(out.text).toBe(words(6)); // nothing of the contradicting answers reached the caller
     expect(r.calls[0]).toMatchObject({ ok: false, errorClass: 'stream_broken' });
+  });
+
+  it('does not rescue a caller who stops reading, and releases the upstream', async () => {
+    r = await rig();
+    r.fake.script(PRIMARY, [{ kind: 'ok', tokens: 40, tokenIntervalMs: 5 }]);
+    const stream = await streamed(PRIMARY);
+    let n = 0;
+    for await (const _ of stream) if (++n === 5) break;
+    await new Promise((res) => setTimeout(res, 50));
+    expect(r.fake.attempts).toHaveLength(1);
+    expect(r.fake.attempts[0]!.clientAborted).toBe(true);
+    expect(r.calls[0]).toMatchObject({ ok: false });
+    expect(r.calls[0]!.errorClass).toBeUndefined(); // a caller giving up is not held against anyone
   });
 
   it('keeps the clean error when rescue is turned off by maxRescues: 0', async () => {

@@ -65,9 +65,9 @@ import {
   newRequestId,
   newResponseId,
   streamFrames,
-  tokenText,
   type Dialect,
 } from './fake-provider-bodies.ts';
+import { prefillOf, prefilledTokens } from './fake-provider-prefill.ts';
 
 import type { Attempt, FakeProvider, FakeProviderOptions, Fault } from './fake-provider-types.ts';
 import { closeSignal, flushed, headerValue, numberOr, readBody, redact, sleep } from './fake-provider-util.ts';
@@ -317,25 +317,6 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
       return;
     }
     res.end(frames.end);
-  }
-
-  /** The text of a trailing assistant turn (Anthropic prefill), if the request ends with one. */
-  function prefillOf(d: Dialect, b: Record<string, unknown>): string | undefined {
-    if (d !== 'anthropic' || !Array.isArray(b.messages)) return undefined;
-    const last = b.messages[b.messages.length - 1] as { role?: unknown; content?: unknown } | undefined;
-    return last?.role === 'assistant' && typeof last.content === 'string' && last.content.length > 0 ? last.content : undefined;
-  }
-
-  /** How many answer tokens a prefill already holds (0 when it is not a prefix of the answer). */
-  function prefilledTokens(prefill: string | undefined, wanted: number): number {
-    if (prefill === undefined) return 0;
-    let text = '';
-    for (let k = 1; k <= wanted; k++) {
-      text += tokenText(k - 1);
-      if (text.trimEnd() === prefill.trimEnd()) return k;
-      if (text.length > prefill.length) break;
-    }
-    return 0;
   }
 
   function authorised(d: Dialect, req: IncomingMessage): boolean {
