@@ -67,11 +67,9 @@ export const checkBreakerboxOptions: Check = obj({
     maxBatchEvents: num({ min: 1, max: 5_000, int: true }),
     gzip: bool,
     requestTimeoutMs: positiveMs,
+    maxReplyBytes: num({ min: 1, int: true }),
     backoffMs: positiveMs,
     maxBackoffMs: positiveMs,
-    dispatcher: (v, p) => {
-      if (v !== undefined && (typeof v !== 'object' || v === null)) invalid(p, 'an undici Dispatcher', v);
-    },
   }),
   clock,
   random: fn,

@@ -126,6 +126,11 @@ export function rescuingStream(first: ReadableStream<Uint8Array>, host: RescueHo
     } catch (e) {
       throw notRescued(err, `the rescue failed (${(e as Error)?.message ?? String(e)})`);
     }
+    if (ended) {
+      // The caller stopped reading while the rescue was starting: let its upstream go too.
+      next.body.cancel().catch(() => undefined);
+      throw notRescued(err, 'the caller stopped reading');
+    }
     reader = next.body.getReader();
     decoder = new TextDecoder();
     buf = '';

@@ -7,7 +7,9 @@
  *
  * The primary's volume in a minute is every request that was meant for it: first
  * attempts sent (`calls − retries`), plus the ones refused while open or by the bulkhead.
- * A fallback's carried requests are its first attempts. Reads go through the rollup reader.
+ * A fallback's carried requests are its first attempts — all of them: when the fallback key
+ * also serves traffic of its own, the share is an upper bound. Minutes where the primary saw
+ * no volume have no share. Reads go through the rollup reader.
  */
 import type { BreakerKey } from '@breakerbox/protocol';
 import type { AnalyseDeps } from './analyse.ts';
@@ -67,9 +69,10 @@ export function fallbackHealth(deps: Pick<AnalyseDeps, 'reader' | 'lookups'>, pr
       attempts += row.attempts;
       const p = primary.get(m);
       const volume = p ? p.requests + p.refused : 0;
-      if (row.requests <= 0) continue;
-      // A minute where the primary saw nothing at all: the fallback carried everything there was.
-      const s = volume > 0 ? Math.min(1, row.requests / volume) : 1;
+      // A share needs the primary's volume; a fallback key that also serves traffic of its own
+      // counts that too, so the share is an upper bound, capped at the whole volume.
+      if (row.requests <= 0 || volume <= 0) continue;
+      const s = Math.min(1, row.requests / volume);
       if (h.max_share_of_primary === null || s > h.max_share_of_primary) {
         h.max_share_of_primary = r4(s);
         h.max_share_at = m;
