@@ -20,7 +20,8 @@ const REFUSALS = new Set<SdkErrorCode>([
 /** The SDK error behind `err` (a chain's exhaustion names its last cause). */
 function sdkErrorOf(err: unknown): BreakerboxError | undefined {
   if (!(err instanceof BreakerboxError)) return undefined;
-  if (err.code === SDK_ERROR_CODES.FALLBACK_EXHAUSTED && err.cause instanceof BreakerboxError) return err.cause;
+  // A chain that ended on a network error stays that network error for the client.
+  if (err.code === SDK_ERROR_CODES.FALLBACK_EXHAUSTED) return err.cause instanceof BreakerboxError ? err.cause : undefined;
   return err;
 }
 

@@ -11,8 +11,8 @@ import { parseFrame, type StreamDialect } from './sse-frames.ts';
 
 /** What a frame means for the text of the answer. */
 export type FrameText =
-  /** A content delta: `text` is what it adds. */
-  | { kind: 'text'; text: string }
+  /** A content delta: `text` is what it adds; `final` when the same frame carries the finish. */
+  | { kind: 'text'; text: string; final?: boolean }
   /** Frames before the first content: role chunk, `message_start`, `content_block_start`, pings. */
   | { kind: 'head' }
   /** Finish reason, usage, block stop, end event: the answer's tail. */
@@ -47,7 +47,7 @@ function openaiText(o: Record<string, unknown>): FrameText {
   if ((c.index ?? 0) !== 0) return OPAQUE;
   const d = (c.delta ?? {}) as Record<string, unknown>;
   if (d.tool_calls || d.function_call || (typeof d.refusal === 'string' && d.refusal.length > 0)) return OPAQUE;
-  if (typeof d.content === 'string' && d.content.length > 0) return { kind: 'text', text: d.content };
+  if (typeof d.content === 'string' && d.content.length > 0) return typeof c.finish_reason === 'string' ? { kind: 'text', text: d.content, final: true } : { kind: 'text', text: d.content };
   return typeof c.finish_reason === 'string' ? TAIL : HEAD;
 }
 

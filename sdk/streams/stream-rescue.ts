@@ -67,7 +67,7 @@ export function rescuingStream(first: ReadableStream<Uint8Array>, host: RescueHo
     const t = frameText(host.dialect, frame);
     if (phase.name === 'pass') {
       if (t.kind === 'text') delivered += t.text;
-      else if (t.kind === 'opaque' || t.kind === 'tail') rescuable = false;
+      if (t.kind === 'opaque' || t.kind === 'tail' || (t.kind === 'text' && t.final)) rescuable = false;
       return frame;
     }
     if (phase.name === 'continue') {
@@ -81,6 +81,7 @@ export function rescuingStream(first: ReadableStream<Uint8Array>, host: RescueHo
         text = text.slice(1);
         phase = { name: 'continue', skip: phase.skip.slice(1) };
       }
+      if (t.final) rescuable = false;
       if (!text) return '';
       phase = { name: 'pass' };
       delivered += text;
@@ -101,6 +102,7 @@ export function rescuingStream(first: ReadableStream<Uint8Array>, host: RescueHo
     }
     if (!piece.startsWith(delivered.slice(phase.matched))) return null;
     const beyond = piece.slice(rest);
+    if (t.final) rescuable = false;
     phase = { name: 'pass' };
     delivered += beyond;
     return withText(host.dialect, frame, beyond);
