@@ -70,6 +70,9 @@ export const WindowSchema = Type.Object({
   input_tokens: Count,
   output_tokens: Count,
   cost_usd: Money,
+  // Optional (SDK issue 16): malformed stream chunks dropped, and fallback-exercise attempts.
+  skipped_chunks: Type.Optional(Count),
+  exercised: Type.Optional(Type.Object({ calls: Count, ok: Count })),
 });
 
 const Level = Type.Optional(Count);

@@ -8,6 +8,9 @@
  * A stream that delivered its finish reason and usage but not its end event is finalised
  * promptly (after `endGraceMs`) as a success, with usage reported.
  *
+ * With `hold`, `ready` waits for the whole answer instead of its first token (buffered
+ * mode): any failure then happens before the caller has read anything.
+ *
  * The guard forwards whole frames only, so a consumer never sees half an event.
  */
 import type { ErrorClass } from '@breakerbox/protocol';
@@ -31,6 +34,8 @@ export interface StreamGuardOptions {
   malformed: 'error' | 'skip';
   /** Aborts the upstream request (frees the connection). */
   abortUpstream: (reason: unknown) => void;
+  /** Settle `ready` only when the answer is complete (buffered mode). */
+  hold?: boolean;
 }
 
 /** How the stream ended. `cancelled`: the consumer stopped reading; no outcome. */
@@ -142,7 +147,7 @@ export function guardStream(body: ReadableStream<Uint8Array>, o: StreamGuardOpti
       if (!firstSeen) {
         firstSeen = true;
         summary.ttftMs = o.clock.now() - o.startedAt;
-        resolveReady();
+        if (!o.hold) resolveReady();
       }
     }
     if (f.end) {
