@@ -1,0 +1,139 @@
+/**
+ * A minimal protobuf wire-format reader: the four wire types OTLP uses (varint, 64-bit,
+ * length-delimited, 32-bit), bounds-checked so a truncated or hostile body throws a
+ * `WireError` instead of reading past its end. No published package exports a decoder for
+ * OTLP *requests* (see docs/otlp.md), and the subset needed here is small.
+ */
+
+/** A body that is not the protobuf message it claims to be. */
+export class WireError extends Error {
+  override readonly name = 'WireError';
+}
+
+const TWO_32 = 4_294_967_296;
+
+/** Reads one message; `end` bounds the reader to an embedded message. */
+export class WireReader {
+  pos: number;
+  readonly end: number;
+  private readonly view: DataView;
+
+  constructor(
+    readonly buf: Uint8Array,
+    start = 0,
+    end = buf.length,
+  ) {
+    this.pos = start;
+    this.end = end;
+    this.view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+  }
+
+  /** True while fields remain. */
+  more(): boolean {
+    return this.pos < this.end;
+  }
+
+  /** A field tag: `field << 3 | wireType`. */
+  tag(): number {
+    return this.varint();
+  }
+
+  /** A base-128 varint as a number (exact up to 2^53, which every OTLP count stays under). */
+  varint(): number {
+    let result = 0;
+    let factor = 1;
+    for (let i = 0; i < 10; i++) {
+      if (this.pos >= this.end) throw new WireError('truncated varint');
+      const b = this.buf[this.pos++]!;
+      result += (b & 0x7f) * factor;
+      if (b < 0x80) return result;
+      factor *= 128;
+    }
+    throw new WireError('varint longer than 10 bytes');
+  }
+
+  /** A fixed64 / sfixed64 as a number: nanosecond timestamps lose only sub-microsecond digits. */
+  fixed64(): number {
+    this.need(8);
+    const lo = this.view.getUint32(this.pos, true);
+    const hi = this.view.getInt32(this.pos + 4, true);
+    this.pos += 8;
+    return hi * TWO_32 + lo;
+  }
+
+  /** An unsigned fixed64 (counts, timestamps). */
+  ufixed64(): number {
+    this.need(8);
+    const lo = this.view.getUint32(this.pos, true);
+    const hi = this.view.getUint32(this.pos + 4, true);
+    this.pos += 8;
+    return hi * TWO_32 + lo;
+  }
+
+  double(): number {
+    this.need(8);
+    const v = this.view.getFloat64(this.pos, true);
+    this.pos += 8;
+    return v;
+  }
+
+  /** The bounds of a length-delimited field; the reader moves past it. */
+  span(): [number, number] {
+    const len = this.varint();
+    this.need(len);
+    const start = this.pos;
+    this.pos += len;
+    return [start, this.pos];
+  }
+
+  /** A reader over an embedded message. */
+  message(): WireReader {
+    const [start, end] = this.span();
+    return new WireReader(this.buf, start, end);
+  }
+
+  string(): string {
+    const [start, end] = this.span();
+    return Buffer.from(this.buf.buffer, this.buf.byteOffset + start, end - start).toString('utf8');
+  }
+
+  /** A packed (or single unpacked) repeated double / fixed64 field, appended to `into`. */
+  repeated64(wireType: number, into: number[], read: (r: WireReader) => number): void {
+    if (wireType === 2) {
+      const [start, end] = this.span();
+      if ((end - start) % 8 !== 0) throw new WireError('packed 64-bit field of odd length');
+      const inner = new WireReader(this.buf, start, end);
+      while (inner.more()) into.push(read(inner));
+    } else if (wireType === 1) {
+      into.push(read(this));
+    } else {
+      throw new WireError(`wire type ${wireType} where a 64-bit field was expected`);
+    }
+  }
+
+  /** Skips a field of an unknown number. */
+  skip(wireType: number): void {
+    switch (wireType) {
+      case 0:
+        this.varint();
+        return;
+      case 1:
+        this.need(8);
+        this.pos += 8;
+        return;
+      case 2:
+        this.span();
+        return;
+      case 5:
+        this.need(4);
+        this.pos += 4;
+        return;
+      default:
+        throw new WireError(`unsupported wire type ${wireType}`);
+    }
+  }
+
+  private need(n: number): void {
+    if (this.pos + n > this.end) throw new WireError('truncated message');
+  }
+}
