@@ -106,9 +106,13 @@ export function metricsToWindows(resources: ResourceMetrics[], deltas: StagedDel
           rejected.add(`${metric.name} points without a sum`);
           continue;
         }
-        const id = `${keyId(key)}\u0000${d.startMs}\u0000${d.timeMs}`;
+        if (d.count === 0) continue; // no traffic in this interval: no window, as the SDK sends none
+        // Points of one collection share their end; series that began at different moments
+        // differ in start: one window per key and end, over the earliest start.
+        const id = `${keyId(key)}\u0000${d.timeMs}`;
         let w = windows.get(id);
         if (!w) windows.set(id, (w = emptyWindow(key, d.startMs, d.timeMs)));
+        else if (d.startMs < w.start) w.start = d.startMs;
         if (metric.name === GENAI_DURATION) addDuration(w, d, point.attributes, scale!);
         else addTokens(w, d, point.attributes);
       }
@@ -119,7 +123,6 @@ export function metricsToWindows(resources: ResourceMetrics[], deltas: StagedDel
 }
 
 function addDuration(w: ReturnType<typeof emptyWindow>, d: DeltaPoint, attrs: Attributes, scale: number): void {
-  if (d.count === 0) return;
   w.calls += d.count;
   const errorType = attrs['error.type'];
   if (errorType === undefined || errorType === '') {
