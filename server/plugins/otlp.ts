@@ -44,8 +44,9 @@ async function otlpRoutes(app: FastifyInstance): Promise<void> {
   const limit = app.config.ingest.body_limit_bytes;
   const series = new CumulativeSeries({ maxSeries: MAX_SERIES, idleMs: SERIES_IDLE_MS, startedAt: Date.now() });
 
-  // Scoped to this plugin: the body stays bytes (inflated under the cap) until the route decodes it.
-  app.removeContentTypeParser(['application/json']);
+  // Scoped to this plugin: only OTLP's two types are read, and the body stays bytes
+  // (inflated under the cap) until the route decodes it.
+  app.removeAllContentTypeParsers();
   app.addContentTypeParser(['application/json', ...PROTOBUF_TYPES], { parseAs: 'buffer', bodyLimit: limit }, (request, body, done) => {
     try {
       done(null, inflateBody(body as unknown as Buffer, request.headers['content-encoding'], limit));
