@@ -2,8 +2,7 @@
  * OTLP attributes → breakerbox's key and source, so that a model reported through
  * OpenTelemetry is the same key the breakerbox SDK reports for it (see docs/otlp.md).
  */
-import type { BreakerKey, TelemetryBatch } from '../../sdk/protocol.ts';
-import { providerOf } from '../../sdk/fetch/route.ts';
+import { knownProviderOf, type BreakerKey, type TelemetryBatch } from '@breakerbox/protocol';
 import type { Attributes } from './model.ts';
 
 /** GenAI `gen_ai.provider.name` / older `gen_ai.system` values → the SDK's provider names. */
@@ -28,15 +27,8 @@ const str = (v: unknown): string | undefined => (typeof v === 'string' && v.leng
  */
 function providerFrom(attrs: Attributes): string | undefined {
   const host = str(attrs['server.address']);
-  if (host) {
-    try {
-      const url = new URL(`https://${host}`);
-      const known = providerOf(url);
-      if (known !== url.host) return known;
-    } catch {
-      // not a host name: fall through to the GenAI attributes
-    }
-  }
+  const known = host ? knownProviderOf(host.toLowerCase()) : undefined;
+  if (known) return known;
   const named = str(attrs['gen_ai.provider.name']) ?? str(attrs['gen_ai.system']);
   if (!named) return undefined;
   const lower = named.toLowerCase();
@@ -72,9 +64,6 @@ export function keyFrom(attrs: Attributes): BreakerKey | KeyProblem {
   if (region) key.region = region.slice(0, 100);
   return key;
 }
-
-/** A key as one string, for grouping. */
-export const keyId = (k: BreakerKey): string => `${k.provider}\u0000${k.endpoint}\u0000${k.model}\u0000${k.region ?? ''}`;
 
 /**
  * The source of a resource: `service.name`, and as instance `service.instance.id`, else

@@ -6,12 +6,11 @@
  * outcomes and fallbacks become `tasks` events. Other log records are not ours and are
  * ignored.
  */
-import type { BreakerKey, BreakerStateName, TasksEvent, TelemetryBatch, TelemetryEvent, TransitionEvent, TransitionReason, WindowEvent } from '../../sdk/protocol.ts';
-import { DEFAULT_LATENCY_BOUNDS_MS } from '../../sdk/protocol.ts';
-import { minuteOf } from '../storage/rollups.ts';
+import type { BreakerKey, BreakerStateName, TasksEvent, TelemetryBatch, TelemetryEvent, TransitionEvent, TransitionReason, WindowEvent } from '@breakerbox/protocol';
+import { DEFAULT_LATENCY_BOUNDS_MS, keyId, minuteOf } from '@breakerbox/protocol';
 import { emptyCounts } from '../storage/histogram.ts';
 import type { TimeBounds } from '../ingest/validate-batch.ts';
-import { keyFrom, keyId, sourceFrom } from './key-mapping.ts';
+import { keyFrom, sourceFrom } from './key-mapping.ts';
 import type { Attributes, LogRecord, ResourceLogs } from './model.ts';
 import { Rejections } from './rejections.ts';
 

@@ -4,12 +4,12 @@
  * and the latency histogram re-bucketed onto the protocol's bounds;
  * `gen_ai.client.token.usage` gives input and output tokens. The mapping is in docs/otlp.md.
  */
-import type { BreakerKey, TelemetryBatch, WindowEvent } from '../../sdk/protocol.ts';
-import { DEFAULT_LATENCY_BOUNDS_MS } from '../../sdk/protocol.ts';
+import type { BreakerKey, TelemetryBatch, WindowEvent } from '@breakerbox/protocol';
+import { DEFAULT_LATENCY_BOUNDS_MS, keyId } from '@breakerbox/protocol';
 import { addHistogram, emptyCounts } from '../storage/histogram.ts';
 import type { TimeBounds } from '../ingest/validate-batch.ts';
 import { classifyErrorType } from './error-type.ts';
-import { keyFrom, keyId, sourceFrom } from './key-mapping.ts';
+import { keyFrom, sourceFrom } from './key-mapping.ts';
 import { CUMULATIVE, DELTA, GENAI_DURATION, GENAI_TOKENS, type Attributes, type HistogramPoint, type ResourceMetrics } from './model.ts';
 import type { DeltaPoint, StagedDeltas } from './series-state.ts';
 import { Rejections } from './rejections.ts';
@@ -129,8 +129,7 @@ function addDuration(w: ReturnType<typeof emptyWindow>, d: DeltaPoint, attrs: At
     w.ok += d.count;
   } else {
     const cls = classifyErrorType(String(errorType));
-    const errors = w.errors as Record<string, number>;
-    errors[cls] = (errors[cls] ?? 0) + d.count;
+    w.errors[cls] = (w.errors[cls] ?? 0) + d.count;
   }
   if (d.counts.length === 0) {
     w.latency_ms.counts[w.latency_ms.counts.length - 1]! += d.count; // no buckets: all we know is "some time"

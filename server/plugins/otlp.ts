@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { TelemetryBatch } from '../../sdk/protocol.ts';
+import type { TelemetryBatch } from '@breakerbox/protocol';
 import { BreakerboxError, type ErrorBody } from '../errors.ts';
 import { inflateBody, parseJson } from '../ingest/decode-body.ts';
 import { validateBatch } from '../ingest/validate-batch.ts';
