@@ -150,7 +150,7 @@ export function decodeMetricsProtobuf(buf: Uint8Array): ResourceMetrics[] {
     const entry: ResourceMetrics = { resource: {}, metrics: [] };
     while (rm.more()) {
       const t = rm.tag();
-      if (t === ((1 << 3) | 2)) entry.resource = resource(rm.message());
+      if (t === ((1 << 3) | 2)) Object.assign(entry.resource, resource(rm.message())); // a repeated message field merges
       else if (t === ((2 << 3) | 2)) {
         const sm = rm.message();
         while (sm.more()) {
@@ -200,7 +200,7 @@ export function decodeLogsProtobuf(buf: Uint8Array): ResourceLogs[] {
     const entry: ResourceLogs = { resource: {}, records: [] };
     while (rl.more()) {
       const t = rl.tag();
-      if (t === ((1 << 3) | 2)) entry.resource = resource(rl.message());
+      if (t === ((1 << 3) | 2)) Object.assign(entry.resource, resource(rl.message()));
       else if (t === ((2 << 3) | 2)) {
         const sl = rl.message();
         while (sl.more()) {

@@ -65,6 +65,27 @@ export function keyFrom(attrs: Attributes): BreakerKey | KeyProblem {
   return key;
 }
 
+/** The attributes `keyFrom` reads, in one order: equal values give the same key. */
+const KEY_ATTRIBUTES = [
+  'server.address', 'gen_ai.provider.name', 'gen_ai.system', 'gen_ai.operation.name', 'gen_ai.request.model',
+  'gen_ai.response.model', 'breakerbox.region', 'cloud.region',
+] as const;
+
+/**
+ * `keyFrom` for the many points of one request: points that agree on the key attributes get
+ * the same key object (so grouping by `keyId` hits its cache). Lives for one request only.
+ */
+export function keyInterner(): (attrs: Attributes) => BreakerKey | KeyProblem {
+  const seen = new Map<string, BreakerKey | KeyProblem>();
+  return (attrs) => {
+    let id = '';
+    for (const name of KEY_ATTRIBUTES) id += `${attrs[name] ?? ''}\u0001`;
+    let key = seen.get(id);
+    if (key === undefined) seen.set(id, (key = keyFrom(attrs)));
+    return key;
+  };
+}
+
 /**
  * The source of a resource: `service.name`, and as instance `service.instance.id`, else
  * `k8s.pod.name`, else `host.name` with `process.pid`, else `default`. `sdk` names the

@@ -4,12 +4,12 @@
  * and the latency histogram re-bucketed onto the protocol's bounds;
  * `gen_ai.client.token.usage` gives input and output tokens. The mapping is in docs/otlp.md.
  */
-import type { BreakerKey, TelemetryBatch, WindowEvent } from '@breakerbox/protocol';
+import type { BreakerKey, ErrorClass, TelemetryBatch, WindowEvent } from '@breakerbox/protocol';
 import { DEFAULT_LATENCY_BOUNDS_MS, keyId } from '@breakerbox/protocol';
 import { addHistogram, emptyCounts } from '../storage/histogram.ts';
 import type { TimeBounds } from '../ingest/validate-batch.ts';
 import { classifyErrorType } from './error-type.ts';
-import { keyFrom, sourceFrom } from './key-mapping.ts';
+import { keyInterner, sourceFrom } from './key-mapping.ts';
 import { CUMULATIVE, DELTA, GENAI_DURATION, GENAI_TOKENS, type Attributes, type HistogramPoint, type ResourceMetrics } from './model.ts';
 import type { DeltaPoint, StagedDeltas } from './series-state.ts';
 import { Rejections } from './rejections.ts';
@@ -60,6 +60,15 @@ function emptyWindow(key: BreakerKey, start: number, end: number): WindowEvent &
  */
 export function metricsToWindows(resources: ResourceMetrics[], deltas: StagedDeltas, bounds: TimeBounds): MappedMetrics {
   const rejected = new Rejections();
+  // A request repeats few distinct error.type values over many points: classify each once.
+  const classes = new Map<string, ErrorClass>();
+  const classOf = (errorType: string): ErrorClass => {
+    let cls = classes.get(errorType);
+    if (cls === undefined) classes.set(errorType, (cls = classifyErrorType(errorType)));
+    return cls;
+  };
+  const keyOf = keyInterner();
+  const toMs = boundsScaler();
   const batches: TelemetryBatch[] = [];
   for (const rm of resources) {
     const source = sourceFrom(rm.resource);
@@ -87,7 +96,7 @@ export function metricsToWindows(resources: ResourceMetrics[], deltas: StagedDel
           rejected.add(shape);
           continue;
         }
-        const key = keyFrom(point.attributes);
+        const key = keyOf(point.attributes);
         if (typeof key === 'string') {
           rejected.add(`${metric.name} points with ${key} (gen_ai.provider.name, gen_ai.operation.name, gen_ai.request.model)`);
           continue;
@@ -113,7 +122,7 @@ export function metricsToWindows(resources: ResourceMetrics[], deltas: StagedDel
         let w = windows.get(id);
         if (!w) windows.set(id, (w = emptyWindow(key, d.startMs, d.timeMs)));
         else if (d.startMs < w.start) w.start = d.startMs;
-        if (metric.name === GENAI_DURATION) addDuration(w, d, point.attributes, scale!);
+        if (metric.name === GENAI_DURATION) addDuration(w, d, point.attributes, toMs(d.bounds, scale!), classOf);
         else addTokens(w, d, point.attributes);
       }
     }
@@ -122,20 +131,34 @@ export function metricsToWindows(resources: ResourceMetrics[], deltas: StagedDel
   return { batches, rejected };
 }
 
-function addDuration(w: ReturnType<typeof emptyWindow>, d: DeltaPoint, attrs: Attributes, scale: number): void {
+/** Bounds in the metric's unit → ms; the last result is reused, since a request's points nearly always share their bounds. */
+function boundsScaler(): (bounds: number[], scale: number) => number[] {
+  let lastIn: number[] = [];
+  let lastScale = 0;
+  let lastOut: number[] = [];
+  return (bounds, scale) => {
+    if (scale === lastScale && bounds.length === lastIn.length && bounds.every((b, i) => b === lastIn[i])) return lastOut;
+    lastIn = bounds;
+    lastScale = scale;
+    lastOut = scale === 1 ? bounds : bounds.map((b) => b * scale);
+    return lastOut;
+  };
+}
+
+function addDuration(w: ReturnType<typeof emptyWindow>, d: DeltaPoint, attrs: Attributes, boundsMs: number[], classOf: (errorType: string) => ErrorClass): void {
   w.calls += d.count;
   const errorType = attrs['error.type'];
   if (errorType === undefined || errorType === '') {
     w.ok += d.count;
   } else {
-    const cls = classifyErrorType(String(errorType));
+    const cls = classOf(String(errorType));
     w.errors[cls] = (w.errors[cls] ?? 0) + d.count;
   }
   if (d.counts.length === 0) {
     w.latency_ms.counts[w.latency_ms.counts.length - 1]! += d.count; // no buckets: all we know is "some time"
     return;
   }
-  addHistogram(w.latency_ms.counts, { bounds: scale === 1 ? d.bounds : d.bounds.map((b) => b * scale), counts: d.counts });
+  addHistogram(w.latency_ms.counts, { bounds: boundsMs, counts: d.counts });
 }
 
 function addTokens(w: ReturnType<typeof emptyWindow>, d: DeltaPoint, attrs: Attributes): void {

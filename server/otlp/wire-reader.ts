@@ -16,16 +16,13 @@ const TWO_32 = 4_294_967_296;
 export class WireReader {
   pos: number;
   readonly end: number;
-  private readonly view: DataView;
+  /** The whole body; embedded-message readers share it (no copy, no view per message). */
+  readonly buf: Buffer;
 
-  constructor(
-    readonly buf: Uint8Array,
-    start = 0,
-    end = buf.length,
-  ) {
+  constructor(buf: Uint8Array, start = 0, end = buf.length) {
+    this.buf = Buffer.isBuffer(buf) ? buf : Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength);
     this.pos = start;
     this.end = end;
-    this.view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
   }
 
   /** True while fields remain. */
@@ -55,8 +52,8 @@ export class WireReader {
   /** A fixed64 / sfixed64 as a number: nanosecond timestamps lose only sub-microsecond digits. */
   fixed64(): number {
     this.need(8);
-    const lo = this.view.getUint32(this.pos, true);
-    const hi = this.view.getInt32(this.pos + 4, true);
+    const lo = this.buf.readUInt32LE(this.pos);
+    const hi = this.buf.readInt32LE(this.pos + 4);
     this.pos += 8;
     return hi * TWO_32 + lo;
   }
@@ -64,15 +61,15 @@ export class WireReader {
   /** An unsigned fixed64 (counts, timestamps). */
   ufixed64(): number {
     this.need(8);
-    const lo = this.view.getUint32(this.pos, true);
-    const hi = this.view.getUint32(this.pos + 4, true);
+    const lo = this.buf.readUInt32LE(this.pos);
+    const hi = this.buf.readUInt32LE(this.pos + 4);
     this.pos += 8;
     return hi * TWO_32 + lo;
   }
 
   double(): number {
     this.need(8);
-    const v = this.view.getFloat64(this.pos, true);
+    const v = this.buf.readDoubleLE(this.pos);
     this.pos += 8;
     return v;
   }
@@ -94,7 +91,7 @@ export class WireReader {
 
   string(): string {
     const [start, end] = this.span();
-    return Buffer.from(this.buf.buffer, this.buf.byteOffset + start, end - start).toString('utf8');
+    return this.buf.toString('utf8', start, end);
   }
 
   /** A packed (or single unpacked) repeated double / fixed64 field, appended to `into`. */
