@@ -18,10 +18,7 @@ import {
   type Temporality,
 } from './model.ts';
 
-const TWO_63 = 2 ** 63;
-const TWO_64 = 2 ** 64;
-
-/** common.v1.AnyValue → a scalar, or undefined for arrays, maps, bytes and unset. */
+/** common.v1.AnyValue (entered) → a scalar, or undefined for arrays, maps, bytes and unset. */
 function anyValue(r: WireReader): AttrValue | undefined {
   let value: AttrValue | undefined;
   while (r.more()) {
@@ -33,11 +30,9 @@ function anyValue(r: WireReader): AttrValue | undefined {
       case (2 << 3) | 0:
         value = r.varint() !== 0;
         break;
-      case (3 << 3) | 0: {
-        const v = r.varint();
-        value = v >= TWO_63 ? v - TWO_64 : v;
+      case (3 << 3) | 0:
+        value = r.int64();
         break;
-      }
       case (4 << 3) | 1:
         value = r.double();
         break;
@@ -48,16 +43,21 @@ function anyValue(r: WireReader): AttrValue | undefined {
   return value;
 }
 
-/** Adds one common.v1.KeyValue to `into`. */
+/** Adds the common.v1.KeyValue that starts at the reader (a length-delimited field) to `into`. */
 function keyValue(r: WireReader, into: Attributes): void {
+  const outer = r.enter();
   let key = '';
   let value: AttrValue | undefined;
   while (r.more()) {
     const tag = r.tag();
     if (tag === ((1 << 3) | 2)) key = r.string();
-    else if (tag === ((2 << 3) | 2)) value = anyValue(r.message());
-    else r.skip(tag & 7);
+    else if (tag === ((2 << 3) | 2)) {
+      const inner = r.enter();
+      value = anyValue(r);
+      r.leave(inner);
+    } else r.skip(tag & 7);
   }
+  r.leave(outer);
   if (key && value !== undefined) into[key] = value;
 }
 
@@ -66,20 +66,20 @@ function resource(r: WireReader): Attributes {
   const attrs: Attributes = {};
   while (r.more()) {
     const tag = r.tag();
-    if (tag === ((1 << 3) | 2)) keyValue(r.message(), attrs);
+    if (tag === ((1 << 3) | 2)) keyValue(r, attrs);
     else r.skip(tag & 7);
   }
   return attrs;
 }
 
-/** metrics.v1.HistogramDataPoint. */
+/** metrics.v1.HistogramDataPoint (entered). */
 function histogramPoint(r: WireReader): HistogramPoint {
   const p: HistogramPoint = { attributes: {}, startMs: 0, timeMs: 0, count: 0, sum: undefined, bounds: [], counts: [], flags: 0 };
   while (r.more()) {
     const tag = r.tag();
     const field = tag >>> 3;
     const wire = tag & 7;
-    if (field === 9 && wire === 2) keyValue(r.message(), p.attributes);
+    if (field === 9 && wire === 2) keyValue(r, p.attributes);
     else if (field === 2 && wire === 1) p.startMs = nanosToMs(r.ufixed64());
     else if (field === 3 && wire === 1) p.timeMs = nanosToMs(r.ufixed64());
     else if (field === 4 && wire === 1) p.count = r.ufixed64();
@@ -109,7 +109,11 @@ function histogram(r: WireReader): NonNullable<Metric['histogram']> {
   let temporality = 0;
   while (r.more()) {
     const tag = r.tag();
-    if (tag === ((1 << 3) | 2)) points.push(histogramPoint(r.message()));
+    if (tag === ((1 << 3) | 2)) {
+      const outer = r.enter();
+      points.push(histogramPoint(r));
+      r.leave(outer);
+    }
     else if (tag === ((2 << 3) | 0)) temporality = r.varint();
     else r.skip(tag & 7);
   }
@@ -177,7 +181,7 @@ function logRecord(r: WireReader): LogRecord {
     const wire = tag & 7;
     if (field === 1 && wire === 1) rec.timeMs = nanosToMs(r.ufixed64());
     else if (field === 11 && wire === 1) observed = nanosToMs(r.ufixed64());
-    else if (field === 6 && wire === 2) keyValue(r.message(), rec.attributes);
+    else if (field === 6 && wire === 2) keyValue(r, rec.attributes);
     else if (field === 12 && wire === 2) rec.eventName = r.string();
     else r.skip(wire);
   }

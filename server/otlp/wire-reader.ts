@@ -15,7 +15,7 @@ const TWO_32 = 4_294_967_296;
 /** Reads one message; `end` bounds the reader to an embedded message. */
 export class WireReader {
   pos: number;
-  readonly end: number;
+  end: number;
   /** The whole body; embedded-message readers share it (no copy, no view per message). */
   readonly buf: Buffer;
 
@@ -47,6 +47,20 @@ export class WireReader {
       factor *= 128;
     }
     throw new WireError('varint longer than 10 bytes');
+  }
+
+  /** An int64 varint: a negative value is ten bytes of two's complement, read exactly. */
+  int64(): number {
+    const start = this.pos;
+    const v = this.varint();
+    if (this.pos - start < 10) return v;
+    let big = 0n;
+    let shift = 0n;
+    for (let i = start; i < this.pos; i++) {
+      big |= BigInt(this.buf[i]! & 0x7f) << shift;
+      shift += 7n;
+    }
+    return Number(BigInt.asIntN(64, big));
   }
 
   /** A fixed64 / sfixed64 as a number: nanosecond timestamps lose only sub-microsecond digits. */
@@ -83,6 +97,24 @@ export class WireReader {
     return [start, this.pos];
   }
 
+  /**
+   * Enters an embedded message in place (no reader allocated): `end` becomes the message's
+   * end until `leave(outer)` with the value returned here.
+   */
+  enter(): number {
+    const len = this.varint();
+    this.need(len);
+    const outer = this.end;
+    this.end = this.pos + len;
+    return outer;
+  }
+
+  /** Leaves an entered message: moves past its end and restores the outer bound. */
+  leave(outer: number): void {
+    this.pos = this.end;
+    this.end = outer;
+  }
+
   /** A reader over an embedded message. */
   message(): WireReader {
     const [start, end] = this.span();
@@ -90,17 +122,20 @@ export class WireReader {
   }
 
   string(): string {
-    const [start, end] = this.span();
-    return this.buf.toString('utf8', start, end);
+    const len = this.varint();
+    this.need(len);
+    const start = this.pos;
+    this.pos += len;
+    return this.buf.toString('utf8', start, this.pos);
   }
 
   /** A packed (or single unpacked) repeated double / fixed64 field, appended to `into`. */
   repeated64(wireType: number, into: number[], read: (r: WireReader) => number): void {
     if (wireType === 2) {
-      const [start, end] = this.span();
-      if ((end - start) % 8 !== 0) throw new WireError('packed 64-bit field of odd length');
-      const inner = new WireReader(this.buf, start, end);
-      while (inner.more()) into.push(read(inner));
+      const outer = this.enter();
+      if ((this.end - this.pos) % 8 !== 0) throw new WireError('packed 64-bit field of odd length');
+      while (this.more()) into.push(read(this));
+      this.leave(outer);
     } else if (wireType === 1) {
       into.push(read(this));
     } else {
