@@ -5,6 +5,7 @@ import { tracingPlugin } from './plugins/tracing.ts';
 import { dbPlugin } from './plugins/db.ts';
 import { authPlugin } from './plugins/auth.ts';
 import { ingestPlugin } from './plugins/ingest.ts';
+import { otlpPlugin } from './plugins/otlp.ts';
 import { queryPlugin } from './plugins/query.ts';
 import { verdictsPlugin } from './plugins/verdicts.ts';
 import { alertsPlugin } from './plugins/alerts.ts';
@@ -55,6 +56,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(authPlugin);
   await app.register(healthPlugin);
   await app.register(ingestPlugin);
+  await app.register(otlpPlugin);
   await app.register(verdictsPlugin);
   await app.register(queryPlugin);
   await app.register(alertsPlugin);

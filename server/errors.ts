@@ -7,6 +7,7 @@
 export const ERRORS = {
   BB_ERR_INGEST_INVALID: { status: 400, message: 'the batch is invalid' },
   BB_ERR_INGEST_MALFORMED_JSON: { status: 400, message: 'the body is not valid JSON' },
+  BB_ERR_INGEST_MALFORMED_PROTOBUF: { status: 400, message: 'the body is not a valid OTLP protobuf message' },
   BB_ERR_INGEST_BAD_ENCODING: { status: 400, message: 'the body could not be decompressed' },
   BB_ERR_INGEST_UNSUPPORTED_ENCODING: { status: 415, message: 'Content-Encoding must be gzip or identity' },
   BB_ERR_INGEST_UNSUPPORTED_TYPE: { status: 415, message: 'Content-Type must be application/json' },

@@ -1,12 +1,24 @@
 import fp from 'fastify-plugin';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, onRequestHookHandler } from 'fastify';
 import { BreakerboxError } from '../errors.ts';
 import { decodeJsonBody } from '../ingest/decode-body.ts';
 import { createRateLimiter } from '../ingest/rate-limiter.ts';
-import { validateBatch } from '../ingest/validate-batch.ts';
+import { validateBatch, type TimeBounds } from '../ingest/validate-batch.ts';
 import { AckSchema, BatchEnvelopeSchema, ErrorReplySchema } from '@breakerbox/protocol';
 
 const DAY = 86_400_000;
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /**
+     * The onRequest hooks of every ingest route (protocol v1 and OTLP): the `ingest` right,
+     * then the token's rate, one bucket per token shared by all of them.
+     */
+    ingestGuard: onRequestHookHandler[];
+    /** The span an ingested timestamp must fall in, as of `now`: raw retention back, allowed skew ahead. */
+    ingestTimeBounds(now: number): TimeBounds;
+  }
+}
 
 /**
  * `POST /v1/telemetry` — protocol v1. Auth and rate limit run before the body is read;
@@ -16,7 +28,6 @@ const DAY = 86_400_000;
 async function ingestRoutes(app: FastifyInstance): Promise<void> {
   const { config } = app;
   const limit = config.ingest.body_limit_bytes;
-  const limiter = createRateLimiter({ perSecond: config.ingest.rate_limit.per_second, burst: config.ingest.rate_limit.burst });
 
   // Scoped to this plugin: other routes keep fastify's plain JSON parser.
   app.removeContentTypeParser(['application/json']);
@@ -28,7 +39,6 @@ async function ingestRoutes(app: FastifyInstance): Promise<void> {
     }
   });
 
-  const requireIngest = app.requireRight('ingest');
   app.post(
     '/v1/telemetry',
     {
@@ -37,24 +47,11 @@ async function ingestRoutes(app: FastifyInstance): Promise<void> {
         description: 'Telemetry protocol v1 (validated per event type in the handler, so errors name the exact field).',
         response: { 200: AckSchema, '4xx': ErrorReplySchema },
       },
-      onRequest: [
-        requireIngest,
-        async (request) => {
-          const waitMs = limiter.take(request.principal!.tokenId);
-          if (waitMs > 0) {
-            throw new BreakerboxError('BB_ERR_INGEST_RATE_LIMITED', undefined, {
-              headers: { 'retry-after': String(Math.max(1, Math.ceil(waitMs / 1000))) },
-            });
-          }
-        },
-      ],
+      onRequest: app.ingestGuard,
     },
     async (request) => {
       const now = Date.now();
-      const batch = validateBatch(request.body, {
-        oldest: now - config.retention.raw_days * DAY,
-        newest: now + config.ingest.max_future_ms,
-      });
+      const batch = validateBatch(request.body, app.ingestTimeBounds(now));
       const ack = app.tracing.span('db.insert_batch', { 'breakerbox.events': batch.events.length }, () =>
         app.telemetry.insertBatch(batch, now),
       );
@@ -70,6 +67,24 @@ async function ingestRoutes(app: FastifyInstance): Promise<void> {
 /** The envelope schema, exported for documentation generators. */
 export const telemetryBodySchema = BatchEnvelopeSchema;
 
-export const ingestPlugin = fp(async (app) => {
-  await app.register(ingestRoutes);
-});
+export const ingestPlugin = fp(
+  async (app) => {
+    const { config } = app;
+    const limiter = createRateLimiter({ perSecond: config.ingest.rate_limit.per_second, burst: config.ingest.rate_limit.burst });
+    const rateLimit: onRequestHookHandler = async (request) => {
+      const waitMs = limiter.take(request.principal!.tokenId);
+      if (waitMs > 0) {
+        throw new BreakerboxError('BB_ERR_INGEST_RATE_LIMITED', undefined, {
+          headers: { 'retry-after': String(Math.max(1, Math.ceil(waitMs / 1000))) },
+        });
+      }
+    };
+    app.decorate('ingestGuard', [app.requireRight('ingest'), rateLimit]);
+    app.decorate('ingestTimeBounds', (now: number): TimeBounds => ({
+      oldest: now - config.retention.raw_days * DAY,
+      newest: now + config.ingest.max_future_ms,
+    }));
+    await app.register(ingestRoutes);
+  },
+  { name: 'ingest' },
+);
