@@ -9,14 +9,6 @@ export interface SampleSink {
   sample(name: string, labels: string, value: number): void;
 }
 
-/** Counts samples without writing them: the series a key would cost, before it is admitted under the cap. */
-export class SeriesCounter implements SampleSink {
-  count = 0;
-  sample(): void {
-    this.count++;
-  }
-}
-
 /** Accumulates text; `take()` empties it. */
 export class ExpositionChunks implements SampleSink {
   private text = '';
@@ -50,8 +42,10 @@ export class ExpositionChunks implements SampleSink {
   }
 }
 
-/** Label values escape backslash, double quote and newline. */
-export const escapeLabel = (v: string): string => v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
+const NEEDS_ESCAPE = /[\\"\n]/;
+/** Label values escape backslash, double quote and newline (most values have none: tested first). */
+export const escapeLabel = (v: string): string =>
+  NEEDS_ESCAPE.test(v) ? v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n') : v;
 
 /** Renders `name="value"` pairs, values escaped; names must be valid label names. */
 export function renderLabels(labels: Record<string, string>): string {

@@ -33,6 +33,8 @@ export interface KeyFamily {
   type: 'counter' | 'gauge' | 'histogram';
   help: string;
   write(k: KeySnapshot, out: SampleSink): void;
+  /** The series `write` writes for `k`, without building them (the cap admits keys by it). */
+  count(k: KeySnapshot): number;
 }
 
 const at = (name: string) => {
@@ -71,6 +73,10 @@ function histogram(out: SampleSink, name: string, labels: string, values: number
   out.sample(`${name}_count`, labels, total);
 }
 
+/** Series of one histogram: a bucket per bound and +Inf, _count, and _sum when known. */
+const HISTOGRAM_SERIES = ROLLUP_BUCKETS + 1;
+const nonZero = (v: number) => (v > 0 ? 1 : 0);
+
 const bucketsTotal = (values: number[], from: number) => {
   let n = 0;
   for (let i = 0; i < ROLLUP_BUCKETS; i++) n += values[from + i]!;
@@ -86,6 +92,7 @@ const sparse = (name: string, help: string, column: number): KeyFamily => ({
     const v = k.sums[column]!;
     if (v > 0) out.sample(name, k.labels, v);
   },
+  count: (k) => nonZero(k.sums[column]!),
 });
 
 /**
@@ -100,6 +107,7 @@ export const KEY_FAMILIES: readonly KeyFamily[] = [
     write(k, out) {
       for (const s of k.services) out.sample('breakerbox_calls_total', s.labels, s.values[C.calls]!);
     },
+    count: (k) => k.services.length,
   },
   {
     name: 'breakerbox_failed_calls_total',
@@ -113,6 +121,11 @@ export const KEY_FAMILIES: readonly KeyFamily[] = [
         }
       }
     },
+    count(k) {
+      let n = 0;
+      for (const s of k.services) for (let i = 0; i < ERROR_CLASSES.length; i++) n += nonZero(s.values[C.errors + i]!);
+      return n;
+    },
   },
   {
     name: 'breakerbox_successful_calls_total',
@@ -121,6 +134,7 @@ export const KEY_FAMILIES: readonly KeyFamily[] = [
     write(k, out) {
       if (k.sums[C.calls]! > 0 || k.sums[C.ok]! > 0) out.sample('breakerbox_successful_calls_total', k.labels, k.sums[C.ok]!);
     },
+    count: (k) => (k.sums[C.calls]! > 0 || k.sums[C.ok]! > 0 ? 1 : 0),
   },
   sparse('breakerbox_slow_calls_total', "Successful calls slower than the key's latency ceiling, per key.", C.slow),
   sparse('breakerbox_bulkhead_rejected_calls_total', 'Calls the bulkhead refused (never sent), per key.', C.rejected),
@@ -135,6 +149,7 @@ export const KEY_FAMILIES: readonly KeyFamily[] = [
       if (k.sums[C.halfOpenOk]! > 0) out.sample('breakerbox_half_open_calls_total', withLabel(k.labels, 'outcome', 'ok'), k.sums[C.halfOpenOk]!);
       if (k.sums[C.halfOpenFailed]! > 0) out.sample('breakerbox_half_open_calls_total', withLabel(k.labels, 'outcome', 'failed'), k.sums[C.halfOpenFailed]!);
     },
+    count: (k) => nonZero(k.sums[C.halfOpenOk]!) + nonZero(k.sums[C.halfOpenFailed]!),
   },
   {
     name: 'breakerbox_tokens_total',
@@ -144,6 +159,7 @@ export const KEY_FAMILIES: readonly KeyFamily[] = [
       if (k.sums[C.input]! > 0) out.sample('breakerbox_tokens_total', withLabel(k.labels, 'token_type', 'input'), k.sums[C.input]!);
       if (k.sums[C.output]! > 0) out.sample('breakerbox_tokens_total', withLabel(k.labels, 'token_type', 'output'), k.sums[C.output]!);
     },
+    count: (k) => nonZero(k.sums[C.input]!) + nonZero(k.sums[C.output]!),
   },
   sparse('breakerbox_cost_usd_total', 'Spend in USD reported by the clients, per key.', C.cost),
   {
@@ -153,6 +169,7 @@ export const KEY_FAMILIES: readonly KeyFamily[] = [
     write(k, out) {
       if (bucketsTotal(k.sums, C.h) > 0) histogram(out, 'breakerbox_call_duration_seconds', k.labels, k.sums, C.h, null);
     },
+    count: (k) => (bucketsTotal(k.sums, C.h) > 0 ? HISTOGRAM_SERIES : 0),
   },
   {
     name: 'breakerbox_time_to_first_token_seconds',
@@ -161,6 +178,7 @@ export const KEY_FAMILIES: readonly KeyFamily[] = [
     write(k, out) {
       if (bucketsTotal(k.sums, C.t) > 0) histogram(out, 'breakerbox_time_to_first_token_seconds', k.labels, k.sums, C.t, null);
     },
+    count: (k) => (bucketsTotal(k.sums, C.t) > 0 ? HISTOGRAM_SERIES : 0),
   },
   {
     name: 'breakerbox_breaker_transitions_total',
@@ -169,6 +187,7 @@ export const KEY_FAMILIES: readonly KeyFamily[] = [
     write(k, out) {
       for (const t of k.transitions) out.sample('breakerbox_breaker_transitions_total', t.labels, t.count);
     },
+    count: (k) => k.transitions.length,
   },
   {
     name: 'breakerbox_probes_total',
@@ -182,6 +201,7 @@ export const KEY_FAMILIES: readonly KeyFamily[] = [
         out.sample('breakerbox_probes_total', withLabel(p.labels, 'outcome', 'error'), p.values[P.error]!);
       }
     },
+    count: (k) => 3 * k.probes.filter((p) => p.values[P.probes]! > 0).length,
   },
   {
     name: 'breakerbox_misconfigured_probes_total',
@@ -190,6 +210,7 @@ export const KEY_FAMILIES: readonly KeyFamily[] = [
     write(k, out) {
       for (const p of k.probes) if (p.values[P.misconfigured]! > 0) out.sample('breakerbox_misconfigured_probes_total', p.labels, p.values[P.misconfigured]!);
     },
+    count: (k) => k.probes.filter((p) => p.values[P.misconfigured]! > 0).length,
   },
   {
     name: 'breakerbox_cold_probes_total',
@@ -198,6 +219,7 @@ export const KEY_FAMILIES: readonly KeyFamily[] = [
     write(k, out) {
       for (const p of k.probes) if (p.values[P.cold]! > 0) out.sample('breakerbox_cold_probes_total', p.labels, p.values[P.cold]!);
     },
+    count: (k) => k.probes.filter((p) => p.values[P.cold]! > 0).length,
   },
   {
     name: 'breakerbox_probe_duration_seconds',
@@ -208,6 +230,7 @@ export const KEY_FAMILIES: readonly KeyFamily[] = [
         if (p.values[P.probes]! > 0) histogram(out, 'breakerbox_probe_duration_seconds', p.labels, p.values, PH, p.values[P.total_ms_sum]! / 1000);
       }
     },
+    count: (k) => (HISTOGRAM_SERIES + 1) * k.probes.filter((p) => p.values[P.probes]! > 0).length,
   },
   {
     name: 'breakerbox_probe_cost_usd_total',
@@ -216,6 +239,7 @@ export const KEY_FAMILIES: readonly KeyFamily[] = [
     write(k, out) {
       for (const p of k.probes) if (p.values[P.cost_usd]! > 0) out.sample('breakerbox_probe_cost_usd_total', p.labels, p.values[P.cost_usd]!);
     },
+    count: (k) => k.probes.filter((p) => p.values[P.cost_usd]! > 0).length,
   },
   {
     name: 'breakerbox_breaker_instances',
@@ -227,6 +251,7 @@ export const KEY_FAMILIES: readonly KeyFamily[] = [
       out.sample('breakerbox_breaker_instances', withLabel(k.labels, 'state', 'open'), k.state.open);
       out.sample('breakerbox_breaker_instances', withLabel(k.labels, 'state', 'half_open'), k.state.halfOpen);
     },
+    count: (k) => (k.state ? 3 : 0),
   },
   {
     name: 'breakerbox_breaker_open_ratio',
@@ -235,6 +260,7 @@ export const KEY_FAMILIES: readonly KeyFamily[] = [
     write(k, out) {
       if (k.state && k.state.openRatio !== null) out.sample('breakerbox_breaker_open_ratio', k.labels, k.state.openRatio);
     },
+    count: (k) => (k.state && k.state.openRatio !== null ? 1 : 0),
   },
   {
     name: 'breakerbox_verdict',
@@ -244,5 +270,6 @@ export const KEY_FAMILIES: readonly KeyFamily[] = [
       if (!k.state) return;
       for (const v of VERDICTS) out.sample('breakerbox_verdict', withLabel(k.labels, 'verdict', v), v === k.state.verdict ? 1 : 0);
     },
+    count: (k) => (k.state ? VERDICTS.length : 0),
   },
 ];

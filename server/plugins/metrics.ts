@@ -38,11 +38,12 @@ export const collectorMetricsPlugin = fp(
  */
 export const metricsPlugin = fp(
   async (app) => {
-    const { open, window_s: windowS, max_series: maxSeries } = app.config.metrics;
+    const { open, window_s: windowS, max_series: maxSeries, state_gauges: stateGauges } = app.config.metrics;
     const reads = createMetricsReads(app.db, app.config.db);
     const states = (): Map<number, KeyStateNow> => {
       const now = Date.now();
       const out = new Map<number, KeyStateNow>();
+      if (!stateGauges) return out;
       for (const a of app.verdicts.analyse({ from: now - windowS * 1000, to: now })) {
         out.set(a.info.id, {
           closed: a.state.closed,

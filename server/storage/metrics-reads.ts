@@ -66,7 +66,7 @@ export function createMetricsReads(db: Db, path: string): MetricsReads {
   const keys = db.prepare('SELECT id, provider, endpoint, model, region FROM keys WHERE id > ? ORDER BY id LIMIT ?');
   const keyTotals = db
     .prepare(`SELECT t.key_id, s.name, ${KEY_COUNTERS.map((c) => `t.${c}`).join(', ')}
-      FROM key_totals t JOIN services s ON s.id = t.service_id WHERE t.key_id > ? AND t.key_id <= ? ORDER BY t.key_id, s.name`)
+      FROM key_totals t JOIN services s ON s.id = t.service_id WHERE t.key_id > ? AND t.key_id <= ? ORDER BY t.key_id, t.service_id`)
     .raw();
   const probeTotals = db
     .prepare(`SELECT key_id, location, ${PROBE_COUNTERS.join(', ')} FROM probe_totals WHERE key_id > ? AND key_id <= ? ORDER BY key_id, location`)

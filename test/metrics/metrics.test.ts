@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BreakerKey, WindowEvent } from '../../sdk/protocol.ts';
 import { MIN, collector, probes, transition, windows, type TestCollector } from '../verdicts/support.ts';
+import { KEY_FAMILIES } from '../../server/metrics/key-families.ts';
 import { promtoolCheckMetrics, sample, scrape } from './support.ts';
 
 const ODD: BreakerKey = { provider: 'together', endpoint: 'chat', model: 'meta-llama/Llama-3.3-70B-Instruct-Turbo:free@2024', region: 'us-east' };
@@ -114,6 +115,13 @@ describe('GET /metrics', () => {
     expect(sample(page, 'breakerbox_database_size_bytes', '')).toBeGreaterThan(0);
     expect(page).toContain('# TYPE breakerbox_database_wal_size_bytes gauge');
     expect(sample(page, 'breakerbox_metrics_dropped_keys', '')).toBe(0);
+  });
+
+  it('counts in breakerbox_metrics_series exactly the per-key series it wrote', () => {
+    const names = new Set(KEY_FAMILIES.flatMap((f) => (f.type === 'histogram' ? [`${f.name}_bucket`, `${f.name}_sum`, `${f.name}_count`] : [f.name])));
+    const written = page.split('\n').filter((line) => !line.startsWith('#') && names.has(line.split(/[{ ]/)[0]!)).length;
+    expect(written).toBeGreaterThan(50);
+    expect(sample(page, 'breakerbox_metrics_series', '')).toBe(written);
   });
 
   it('escapes quotes and backslashes in label values and keeps model ids intact', () => {
