@@ -1,8 +1,8 @@
 /**
  * `/metrics` benchmark (issue 11): a fleet of 1,000, 10,000 and 50,000 keys, each with
  * traffic in the last minutes (so the state gauges are computed for every key too), scraped
- * over real HTTP on loopback: time to first byte, total time, bytes, series, and the
- * process's peak RSS during the scrape. 50,000 keys run twice: under the default
+ * over real HTTP on loopback by a client in another process: time to first byte, total
+ * time, bytes, series, and the collector process's peak RSS during the scrape. 50,000 keys run twice: under the default
  * `metrics.max_series` and with the cap lifted.
  *
  * Peer, in the same process: prom-client (the library the collector's own health uses)
@@ -11,8 +11,8 @@
  *
  * `METRICS_BENCH_KEYS=1000,10000` picks the fleet sizes.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { request } from 'node:http';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Counter, Registry } from 'prom-client';
@@ -33,40 +33,51 @@ interface Scrape {
   droppedKeys: number;
 }
 
-function scrape(url: string, token: string): Promise<Scrape> {
-  return new Promise((resolve, reject) => {
-    let peak = process.memoryUsage.rss();
-    const sampler = setInterval(() => {
-      peak = Math.max(peak, process.memoryUsage.rss());
-    }, 5);
-    const t0 = performance.now();
-    let ttfb = 0;
-    let bytes = 0;
-    let tail = '';
-    const req = request(`${url}/metrics`, { headers: { authorization: `Bearer ${token}` } }, (res) => {
-      if (res.statusCode !== 200) reject(new Error(`/metrics answered ${res.statusCode}`));
-      res.on('data', (chunk: Buffer) => {
-        if (ttfb === 0) ttfb = performance.now() - t0;
-        bytes += chunk.length;
-        tail = (tail + chunk.toString('utf8')).slice(-2000);
-      });
-      res.on('end', () => {
-        clearInterval(sampler);
-        peak = Math.max(peak, process.memoryUsage.rss());
-        const figure = (name: string) => Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(tail)?.[1] ?? NaN);
-        resolve({
-          ttfbMs: ttfb,
-          totalMs: performance.now() - t0,
-          bytes,
-          rssPeakMb: peak / 2 ** 20,
-          series: figure('breakerbox_metrics_series'),
-          droppedKeys: figure('breakerbox_metrics_dropped_keys'),
-        });
-      });
-    });
-    req.on('error', reject);
-    req.end();
-  });
+/** The scraping client runs in its own process: in this one it would wait on the collector's synchronous work. */
+const CLIENT = `
+const http = require('node:http');
+const [url, token] = process.argv.slice(1);
+const t0 = performance.now();
+let ttfb = 0, bytes = 0, tail = '';
+http.get(url + '/metrics', { headers: { authorization: 'Bearer ' + token } }, (res) => {
+  if (res.statusCode !== 200) { console.error('status ' + res.statusCode); process.exit(1); }
+  res.on('data', (c) => { if (!ttfb) ttfb = performance.now() - t0; bytes += c.length; tail = (tail + c.toString('utf8')).slice(-2000); });
+  res.on('end', () => console.log(JSON.stringify({ ttfb, total: performance.now() - t0, bytes, tail })));
+});`;
+
+/** Peak RSS of this process since the last reset (Linux: VmHWM, reset through clear_refs). */
+function resetPeakRss(): void {
+  try {
+    writeFileSync('/proc/self/clear_refs', '5');
+  } catch {
+    // Not Linux: the peak then covers the seeding too.
+  }
+}
+function peakRssMb(): number {
+  try {
+    return Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'))?.[1]) / 1024;
+  } catch {
+    return process.resourceUsage().maxRSS / 1024;
+  }
+}
+
+async function scrape(url: string, token: string): Promise<Scrape> {
+  resetPeakRss();
+  const child = spawn(process.execPath, ['-e', CLIENT, url, token], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  if (code !== 0) throw new Error(`scrape client exited with ${code}`);
+  const r = JSON.parse(out) as { ttfb: number; total: number; bytes: number; tail: string };
+  const figure = (name: string) => Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(r.tail)?.[1] ?? NaN);
+  return {
+    ttfbMs: r.ttfb,
+    totalMs: r.total,
+    bytes: r.bytes,
+    rssPeakMb: peakRssMb(),
+    series: figure('breakerbox_metrics_series'),
+    droppedKeys: figure('breakerbox_metrics_dropped_keys'),
+  };
 }
 
 function keyOf(i: number): BreakerKey {
@@ -161,7 +172,7 @@ for (const keys of SIZES) {
   }
 }
 
-console.log('\n/metrics over loopback HTTP (best of 2 scrapes; RSS is the whole process: collector + client)');
+console.log('\n/metrics over loopback HTTP from a client process (best of 2 scrapes); rss: collector process before, and its peak during the scrapes');
 console.log('  keys cap         series dropped  ttfb_ms total_ms  body_MB rss_MB peak_MB   | peer: prom-client series  ms     MB');
 for (const r of rows) console.log(r);
 console.log('targets: bounded time and memory at 50,000 keys (the page is streamed; memory follows the series cap, not the key count)');
