@@ -87,15 +87,15 @@ export function createCollectorMetrics(sources: HealthSources): CollectorMetrics
   });
   const jobSeconds = new Histogram({
     name: 'breakerbox_job_duration_seconds',
-    help: 'Time a background job pass took: rollup (hourly aggregates) or retention (pruning expired rows).',
-    labelNames: ['job'],
+    help: 'Time a background job pass took, by kind: rollup (hourly aggregates) or retention (pruning expired rows).',
+    labelNames: ['kind'],
     buckets: WORK_BUCKETS,
     registers: [registry],
   });
   const jobFailures = new Counter({
     name: 'breakerbox_job_failures_total',
-    help: 'Background job passes that failed, by job.',
-    labelNames: ['job'],
+    help: 'Background job passes that failed, by kind.',
+    labelNames: ['kind'],
     registers: [registry],
   });
   new Gauge({
@@ -125,9 +125,10 @@ export function createCollectorMetrics(sources: HealthSources): CollectorMetrics
       for (const d of sources.deliveries()) this.inc({ notifier: d.notifier, outcome: d.status }, d.count);
     },
   });
-  for (const job of ['rollup', 'retention']) {
-    jobSeconds.zero({ job });
-    jobFailures.inc({ job }, 0);
+  // `kind`, not `job`: Prometheus owns the job label (it names the scrape target).
+  for (const kind of ['rollup', 'retention']) {
+    jobSeconds.zero({ kind });
+    jobFailures.inc({ kind }, 0);
   }
 
   const exporter = { series: 0, droppedSeries: 0, droppedKeys: 0 };
@@ -152,11 +153,11 @@ export function createCollectorMetrics(sources: HealthSources): CollectorMetrics
       alertSeconds.observe(ms / 1000);
     },
     async timeJob(job, work) {
-      const end = jobSeconds.startTimer({ job });
+      const end = jobSeconds.startTimer({ kind: job });
       try {
         return await work;
       } catch (err) {
-        jobFailures.inc({ job });
+        jobFailures.inc({ kind: job });
         throw err;
       } finally {
         end();

@@ -139,8 +139,11 @@ export async function* metricsPage(src: PageSources): AsyncGenerator<string> {
   perTask('breakerbox_fallback_invocations_total', 'Fallbacks invoked, per operation and service.', 'fallback_invoked');
   perTask('breakerbox_fallback_failures_total', 'Fallbacks that failed too, per operation and service.', 'fallback_failed');
 
-  out.family('breakerbox_source_dropped_events_total', 'counter', 'Events a sender dropped from its buffer while the collector was unreachable, as it reported them, per service and instance.');
-  for (const d of src.reads.droppedEvents()) out.sample('breakerbox_source_dropped_events_total', renderLabels({ service: d.service, instance: d.instance }), d.dropped);
+  // service_instance_id (OTel service.instance.id), not instance: Prometheus owns that label.
+  out.family('breakerbox_source_dropped_events_total', 'counter', 'Events a sender dropped from its buffer while the collector was unreachable, as it reported them, per service and service_instance_id.');
+  for (const d of src.reads.droppedEvents()) {
+    out.sample('breakerbox_source_dropped_events_total', renderLabels({ service: d.service, service_instance_id: d.instance }), d.dropped);
+  }
 
   out.family('breakerbox_alerts', 'gauge', 'Unresolved alerts by state (pending, firing) and severity.');
   const alerts = src.reads.alertCounts();
