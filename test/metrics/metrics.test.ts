@@ -30,8 +30,12 @@ beforeAll(async () => {
   await c.send({ service: 'billing', instance: 'pod-9' }, windows(ODD, from, c.now, { calls: 4, latencyMs: 2000 }));
   await c.send({ service: 'prober', instance: 'eu' }, probes(ODD, 'eu-west', from, c.now, 'error', { error_class: 'server', status: 503 }));
   await c.send({ service: 'prober', instance: 'us' }, probes(ODD, 'us-east', from, c.now, 'ok'));
-  // A refused batch is counted by outcome and status.
-  await c.app.inject({ method: 'POST', url: '/v1/telemetry', headers: { authorization: `Bearer ${c.token}` }, payload: { batch_id: 'x', source: {}, events: [] } });
+  // A refused batch is counted by outcome and status; a sender's dropped events per source; a retried batch as a duplicate.
+  const post = (payload: Record<string, unknown>) => c.app.inject({ method: 'POST', url: '/v1/telemetry', headers: { authorization: `Bearer ${c.token}` }, payload });
+  await post({ batch_id: 'x', source: {}, events: [] });
+  const late = { batch_id: 'late-1', source: { service: 'ticket-drafts', instance: 'pod-2' }, dropped_events: 7, events: [transition(ODD, c.now - MIN, null, 'closed', 'created')] };
+  expect((await post(late)).statusCode).toBe(200);
+  expect((await post(late)).json()).toMatchObject({ duplicate: true });
   page = await scrape(c);
 });
 afterAll(() => c.close());
@@ -107,11 +111,14 @@ describe('GET /metrics', () => {
       expect(page).toContain(`# TYPE ${name} `);
     }
     expect(page).toMatch(/breakerbox_build_info\{version="[^"]+",node_version="v\d+[^"]*",protocol="1"\} 1/);
-    expect(sample(page, 'breakerbox_ingest_requests_total', 'outcome="accepted",status="200"')).toBe(4);
+    expect(sample(page, 'breakerbox_ingest_requests_total', 'outcome="accepted",status="200"')).toBe(6);
+    expect(sample(page, 'breakerbox_ingest_duplicate_batches_total', '')).toBe(1);
+    expect(sample(page, 'breakerbox_source_dropped_events_total', 'service="ticket-drafts",service_instance_id="pod-2"')).toBe(7);
     expect(sample(page, 'breakerbox_ingest_requests_total', 'outcome="refused",status="400"')).toBe(1);
     expect(sample(page, 'breakerbox_ingest_events_total', 'type="window"')).toBe(60 * 3);
     expect(sample(page, 'breakerbox_ingest_events_total', 'type="probe"')).toBe(20);
-    expect(sample(page, 'breakerbox_ingest_request_duration_seconds_count', 'outcome="accepted"')).toBe(4);
+    expect(sample(page, 'breakerbox_ingest_request_duration_seconds_count', 'outcome="accepted"')).toBe(6);
+    expect(sample(page, 'breakerbox_ingest_events_total', 'type="transition"')).toBe(3);
     expect(sample(page, 'breakerbox_database_size_bytes', '')).toBeGreaterThan(0);
     expect(page).toContain('# TYPE breakerbox_database_wal_size_bytes gauge');
     expect(sample(page, 'breakerbox_metrics_dropped_keys', '')).toBe(0);
@@ -161,6 +168,21 @@ describe('counters from storage', () => {
       }
     } finally {
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('metrics.state_gauges: false', () => {
+  it('leaves out breaker states, open share and verdicts and keeps the counters', async () => {
+    const quiet = await collector({ config: { metrics: { state_gauges: false } } });
+    try {
+      await quiet.send({ service: 's', instance: 'i' }, windows(ODD, quiet.now - 2 * MIN, quiet.now, { calls: 2 }));
+      const p = await scrape(quiet);
+      expect(sample(p, 'breakerbox_calls_total', `${K},service="s"`)).toBe(24);
+      expect(p).toContain('# TYPE breakerbox_verdict gauge');
+      expect(p).not.toMatch(/^breakerbox_(verdict|breaker_instances|breaker_open_ratio)\{/m);
+    } finally {
+      await quiet.close();
     }
   });
 });
