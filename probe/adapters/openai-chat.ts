@@ -3,9 +3,9 @@
  * (Together, Groq, vLLM, gateways). `base_url` includes the version, as in the
  * official client: `https://api.openai.com/v1`.
  */
-import { classifyErrorBody } from '../../sdk/index.ts';
+import { classifyErrorBody } from '@breakerbox/protocol';
 import type { FieldReader } from '../config-fields.ts';
-import type { SseEvent } from '../sse.ts';
+import type { SseEvent } from '@breakerbox/protocol';
 import {
   count,
   endVerdict,

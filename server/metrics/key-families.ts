@@ -1,5 +1,5 @@
 import { ROLLUP_BOUNDS, ROLLUP_BUCKETS } from '../storage/histogram.ts';
-import { ERROR_CLASSES, KEY_COUNTERS, PROBE_COUNTERS } from '../storage/rollups.ts';
+import { ERROR_CLASSES, KEY_COLUMNS as KEY_COUNTERS, PROBE_COLUMNS as PROBE_COUNTERS } from '@breakerbox/protocol';
 import { VERDICTS, type Verdict } from '../verdicts/types.ts';
 import { withLabel, type SampleSink } from './exposition.ts';
 

@@ -1,6 +1,6 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { MetricsReads, TotalsRow, TransitionTotalsRow } from '../storage/metrics-reads.ts';
-import { TASK_COUNTERS } from '../storage/rollups.ts';
+import { TASK_COLUMNS as TASK_COUNTERS } from '@breakerbox/protocol';
 import type { CollectorMetrics } from './collector-health.ts';
 import { ExpositionChunks, renderLabels, withLabel } from './exposition.ts';
 import { KEY_FAMILIES, type KeySnapshot, type KeyStateNow } from './key-families.ts';

@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
 import type { Db } from './database.ts';
-import { KEY_COUNTERS, PROBE_COUNTERS, TASK_COUNTERS } from './rollups.ts';
+import { KEY_COLUMNS as KEY_COUNTERS, PROBE_COLUMNS as PROBE_COUNTERS, TASK_COLUMNS as TASK_COUNTERS } from '@breakerbox/protocol';
 
 /** A key's labels as stored (region '' for none). */
 export interface KeyLabelsRow {

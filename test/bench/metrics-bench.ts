@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { Counter, Registry } from 'prom-client';
 import { buildApp } from '../../server/app.ts';
 import { loadConfig } from '../../server/config/load.ts';
-import { DEFAULT_LATENCY_BOUNDS_MS, type BreakerKey, type TelemetryEvent } from '../../sdk/protocol.ts';
+import { DEFAULT_LATENCY_BOUNDS_MS, type BreakerKey, type TelemetryEvent } from '@breakerbox/protocol';
 
 const MIN = 60_000;
 const SIZES = (process.env.METRICS_BENCH_KEYS ?? '1000,10000,50000').split(',').map(Number);

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BreakerKey } from '../../sdk/protocol.ts';
+import type { BreakerKey } from '@breakerbox/protocol';
 import { MIN, collector, probes, transition, windows, type TestCollector } from '../verdicts/support.ts';
 import { familyNames, scrape } from './support.ts';
 

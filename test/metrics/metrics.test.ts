@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BreakerKey, WindowEvent } from '../../sdk/protocol.ts';
+import type { BreakerKey, WindowEvent } from '@breakerbox/protocol';
 import { MIN, collector, probes, transition, windows, type TestCollector } from '../verdicts/support.ts';
 import { KEY_FAMILIES } from '../../server/metrics/key-families.ts';
 import { promtoolCheckMetrics, sample, scrape } from './support.ts';

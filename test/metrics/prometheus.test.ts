@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_LATENCY_BOUNDS_MS, type BreakerKey, type WindowEvent } from '../../sdk/protocol.ts';
+import { DEFAULT_LATENCY_BOUNDS_MS, type BreakerKey, type WindowEvent } from '@breakerbox/protocol';
 import { collector, type TestCollector } from '../verdicts/support.ts';
 import { startPrometheus, type RealPrometheus } from './real-prometheus.ts';
 
