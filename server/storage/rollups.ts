@@ -121,22 +121,29 @@ export class RollupAccumulator {
 
   /** Writes the accumulated rows, and adds them to the all-time totals; call inside the batch's transaction. */
   flush(statements: RollupStatements): void {
-    // Totals take the same rows without their minute (ids[0]).
-    for (const row of this.keyRows.values()) {
-      statements.key.run(...row.ids, ...row.values);
-      statements.keyTotal.run(row.ids[1], row.ids[2], ...row.values);
-    }
-    for (const row of this.taskRows.values()) {
-      statements.task.run(...row.ids, ...row.values);
-      statements.taskTotal.run(row.ids[1], row.ids[2], ...row.values);
-    }
-    for (const row of this.probeRows.values()) {
-      statements.probe.run(...row.ids, ...row.values);
-      statements.probeTotal.run(row.ids[1], row.ids[2], ...row.values);
-    }
+    for (const row of this.keyRows.values()) statements.key.run(...row.ids, ...row.values);
+    for (const row of this.taskRows.values()) statements.task.run(...row.ids, ...row.values);
+    for (const row of this.probeRows.values()) statements.probe.run(...row.ids, ...row.values);
+    // Totals: the same rows without their minute (ids[0]), merged first so a batch spanning two minutes upserts once.
+    for (const row of withoutMinute(this.keyRows).values()) statements.keyTotal.run(...row.ids, ...row.values);
+    for (const row of withoutMinute(this.taskRows).values()) statements.taskTotal.run(...row.ids, ...row.values);
+    for (const row of withoutMinute(this.probeRows).values()) statements.probeTotal.run(...row.ids, ...row.values);
     for (const row of this.keySources.values()) statements.keySource.run(...row.ids, ...row.values);
     for (const row of this.transitionTotals.values()) statements.transitionTotal.run(...row.ids, ...row.values);
   }
+}
+
+/** Rows keyed by [minute, ...ids] summed over their minutes, keyed by the remaining ids. */
+function withoutMinute(rows: Map<string, Row>): Map<string, Row> {
+  const out = new Map<string, Row>();
+  for (const row of rows.values()) {
+    const ids = row.ids.slice(1);
+    const id = ids.join('\u0000');
+    const into = out.get(id);
+    if (!into) out.set(id, { ids, values: row.values.slice() });
+    else for (let i = 0; i < row.values.length; i++) into.values[i]! += row.values[i]!;
+  }
+  return out;
 }
 
 /** Prepared upserts for the rollup tables. */
