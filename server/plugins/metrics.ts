@@ -1,4 +1,5 @@
 import { Readable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
 import fp from 'fastify-plugin';
 import { createCollectorMetrics, type CollectorMetrics } from '../metrics/collector-health.ts';
 import type { KeyStateNow } from '../metrics/key-families.ts';
@@ -11,6 +12,9 @@ declare module 'fastify' {
     collectorMetrics: CollectorMetrics;
   }
 }
+
+/** How long a scrape waits for the page before it. */
+const QUEUE_WAIT_MS = 30_000;
 
 /**
  * Decorates `collectorMetrics`, the registry other plugins count into. Registered right
@@ -55,8 +59,22 @@ export const metricsPlugin = fp(
       }
       return out;
     };
+    // One page is built at a time (a Prometheus HA pair scrapes together): memory stays that of one
+    // page. A client that stops reading holds its turn for at most QUEUE_WAIT_MS.
+    let queue: Promise<void> = Promise.resolve();
+    async function* oneAtATime(): AsyncGenerator<string> {
+      let release!: () => void;
+      const previous = queue;
+      queue = new Promise<void>((resolve) => (release = resolve));
+      try {
+        await Promise.race([previous, sleep(QUEUE_WAIT_MS, undefined, { ref: false })]);
+        yield* metricsPage({ health: app.collectorMetrics, reads, states, maxSeries });
+      } finally {
+        release();
+      }
+    }
     app.get('/metrics', open ? {} : { onRequest: app.requireRight('read') }, async (_request, reply) => {
-      const page = Readable.from(metricsPage({ health: app.collectorMetrics, reads, states, maxSeries }), { objectMode: false });
+      const page = Readable.from(oneAtATime(), { objectMode: false });
       return reply.header('content-type', 'text/plain; version=0.0.4; charset=utf-8').send(page);
     });
   },

@@ -135,6 +135,14 @@ describe('GET /metrics', () => {
     expect(page).toContain('breakerbox_calls_total{provider="openai-compatible",endpoint="chat",model="weird\\"model\\\\v1",region="",service="ticket-drafts"} 300');
   });
 
+  it('answers concurrent scrapes, each page complete', async () => {
+    const pages = await Promise.all([scrape(c), scrape(c), scrape(c)]);
+    for (const p of pages) {
+      expect(sample(p, 'breakerbox_calls_total', `${K},service="ticket-drafts"`)).toBe(600);
+      expect(p.endsWith('breakerbox_metrics_series_dropped_total 0\n')).toBe(true);
+    }
+  });
+
   it('needs a read token unless configured open', async () => {
     expect((await c.app.inject({ url: '/metrics' })).statusCode).toBe(401);
     const open = await collector({ config: { metrics: { open: true } } });
