@@ -2,7 +2,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { BreakerKey } from '@breakerbox/protocol';
+import { KEY_COLUMNS, PROBE_COLUMNS, TASK_COLUMNS, type BreakerKey } from '@breakerbox/protocol';
 import { openDatabase } from '../../server/storage/database.ts';
 import { MIGRATIONS_DIR, applyMigrations } from '../../server/storage/migrations.ts';
 import { createPruner } from '../../server/storage/retention.ts';
@@ -14,6 +14,20 @@ const KEY: BreakerKey = { provider: 'mistral', endpoint: 'chat', model: 'mistral
 const LABELS = 'provider="mistral",endpoint="chat",model="mistral-large",region=""';
 
 describe('counters from the all-time totals', () => {
+  it('are kept in tables with the rollup columns of the protocol package', () => {
+    const db = openDatabase(':memory:');
+    try {
+      applyMigrations(db);
+      const counters = (table: string, ids: string[]) =>
+        (db.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[]).map((c) => c.name).filter((n) => !ids.includes(n));
+      expect(counters('key_totals', ['key_id', 'service_id'])).toEqual(KEY_COLUMNS);
+      expect(counters('probe_totals', ['key_id', 'location'])).toEqual(PROBE_COLUMNS);
+      expect(counters('task_totals', ['operation', 'service_id'])).toEqual(TASK_COLUMNS);
+    } finally {
+      db.close();
+    }
+  });
+
   it('stay where they were when retention prunes every rollup row', async () => {
     const c = await collector();
     try {
