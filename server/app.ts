@@ -9,7 +9,7 @@ import { otlpPlugin } from './plugins/otlp.ts';
 import { queryPlugin } from './plugins/query.ts';
 import { verdictsPlugin } from './plugins/verdicts.ts';
 import { alertsPlugin } from './plugins/alerts.ts';
-import { metricsPlugin } from './plugins/metrics.ts';
+import { collectorMetricsPlugin, metricsPlugin } from './plugins/metrics.ts';
 import { healthPlugin } from './plugins/health.ts';
 import { sessionPlugin } from './plugins/session.ts';
 import { dashboardPlugin } from './plugins/dashboard.ts';
@@ -53,6 +53,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(errorsPlugin);
   await app.register(tracingPlugin);
   await app.register(dbPlugin);
+  await app.register(collectorMetricsPlugin);
   await app.register(authPlugin);
   await app.register(healthPlugin);
   await app.register(ingestPlugin);

@@ -161,7 +161,9 @@ export const ConfigSchema = Type.Object(
     metrics: Type.Object(
       {
         open: Type.Boolean({ default: false, description: 'serve /metrics without a token (local scrape only)' }),
-        window_s: Type.Integer({ minimum: 60, maximum: 86_400, default: 900, description: 'window the /metrics figures cover' }),
+        window_s: Type.Integer({ minimum: 60, maximum: 86_400, default: 900, description: 'window the /metrics state gauges (open share, verdict) cover' }),
+        state_gauges: Type.Boolean({ default: true, description: 'export breaker instances, open share and verdict per key (runs the verdict engine over every key at each scrape)' }),
+        max_series: Type.Integer({ minimum: 1, maximum: 100_000_000, default: 500_000, description: 'cap on per-key series on /metrics; keys past it are dropped whole and counted' }),
       },
       { default: {}, additionalProperties: false },
     ),

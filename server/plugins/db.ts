@@ -52,8 +52,8 @@ export const dbPlugin = fp(async (app) => {
   let pruning: Promise<unknown> | null = null;
   const prune = () => {
     if (pruning) return;
-    pruning = pruner
-      .prune()
+    pruning = app.collectorMetrics
+      .timeJob('retention', pruner.prune())
       .then(({ deleted }) => {
         const total = Object.values(deleted).reduce((a, b) => a + b, 0);
         if (total > 0) app.log.info({ deleted }, 'expired telemetry pruned');

@@ -39,6 +39,7 @@ async function ingestRoutes(app: FastifyInstance): Promise<void> {
     }
   });
 
+  app.addHook('onResponse', async (_request, reply) => app.collectorMetrics.ingestRequest(reply.statusCode, reply.elapsedTime / 1000));
   app.post(
     '/v1/telemetry',
     {
@@ -55,6 +56,7 @@ async function ingestRoutes(app: FastifyInstance): Promise<void> {
       const ack = app.tracing.span('db.insert_batch', { 'breakerbox.events': batch.events.length }, () =>
         app.telemetry.insertBatch(batch, now),
       );
+      app.collectorMetrics.ingestBatch(batch.events, ack.duplicate);
       if (batch.dropped_events && !ack.duplicate) {
         request.log.warn({ service: batch.source.service, instance: batch.source.instance, dropped: batch.dropped_events },
           'a sender dropped telemetry while the collector was unreachable');

@@ -51,8 +51,8 @@ export const verdictsPlugin = fp(
     let closed = false;
     const warm = () => {
       if (warming || closed) return;
-      warming = engine.hours
-        .warm(Math.min(WARM_SPAN_MS, maxSpanMs))
+      warming = app.collectorMetrics
+        .timeJob('rollup', engine.hours.warm(Math.min(WARM_SPAN_MS, maxSpanMs)))
         .then(() => engine.hours.prune(Date.now() - maxSpanMs))
         .catch((err) => app.log.error({ err }, 'building hourly aggregates failed'))
         .finally(() => {

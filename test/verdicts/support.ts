@@ -23,7 +23,7 @@ let seq = 0;
  * Builds the real app on a temp SQLite file. `now` is a minute boundary just behind the
  * clock, so every event placed before it is accepted by ingest.
  */
-export async function collector(options: { config?: Record<string, unknown>; env?: Record<string, string> } = {}): Promise<TestCollector> {
+export async function collector(options: { config?: Record<string, unknown>; env?: Record<string, string>; tokenName?: string } = {}): Promise<TestCollector> {
   const dir = mkdtempSync(join(tmpdir(), 'bbx-verdicts-'));
   // Settings go through a real config file, so defaults and validation apply as in production.
   writeFileSync(join(dir, 'config.json'), JSON.stringify(options.config ?? {}));
@@ -32,7 +32,7 @@ export async function collector(options: { config?: Record<string, unknown>; env
   });
   const app = await buildApp({ config, logger: false });
   await app.ready();
-  const token = app.tokens.create('t', ['admin']).secret;
+  const token = app.tokens.create(options.tokenName ?? 't', ['admin']).secret;
   const now = Date.now() - (Date.now() % 60_000);
   return {
     app,
