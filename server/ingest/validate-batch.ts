@@ -3,6 +3,7 @@ import type { TSchema } from '@sinclair/typebox';
 import type { TelemetryBatch, Histogram } from '../../sdk/protocol.ts';
 import { BreakerboxError } from '../errors.ts';
 import { BatchEnvelopeSchema, EVENT_SCHEMAS } from './schemas.ts';
+import { checkInvariants } from './invariants.ts';
 
 const envelope = TypeCompiler.Compile(BatchEnvelopeSchema);
 const checks: Record<string, TypeCheck<TSchema>> = Object.fromEntries(
@@ -36,8 +37,9 @@ function checkTime(value: number, path: string, bounds: TimeBounds): void {
 }
 
 /**
- * Validates a parsed body against protocol v1 and returns it typed. Throws a 400
- * BreakerboxError naming the first bad field as a JSON pointer (`/events/3/calls`).
+ * Validates a parsed body against protocol v1 (schema, then the cross-field invariants)
+ * and returns it typed. Throws a 400 BreakerboxError naming the first bad field as a JSON
+ * pointer (`/events/3/calls`).
  */
 export function validateBatch(body: unknown, bounds: TimeBounds): TelemetryBatch {
   if (!envelope.Check(body)) {
@@ -68,6 +70,8 @@ export function validateBatch(body: unknown, bounds: TimeBounds): TelemetryBatch
       default:
         checkTime(event.ts, `${path}/ts`, bounds);
     }
+    const violation = checkInvariants(event);
+    if (violation) invalid(`${path}${violation.path}`, violation.message);
   }
   return batch;
 }
