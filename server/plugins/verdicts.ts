@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { BreakerboxError } from '../errors.ts';
 import { createVerdictEngine, type VerdictEngine } from '../verdicts/verdict-engine.ts';
 import { parseStep, parseWindow, type TimeRange, type WindowQuery } from '../verdicts/window.ts';
+import { PageParams, page, pageRequest } from '../query/pagination.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -21,6 +22,7 @@ const WindowParams = {
   to: Type.Optional(Millis),
 };
 const Windowed = Type.Object(WindowParams);
+const PagedWindow = Type.Object({ ...WindowParams, ...PageParams });
 const KeyQuery = Type.Object({
   ...WindowParams,
   step: Type.Optional(Millis),
@@ -69,9 +71,13 @@ export const verdictsPlugin = fp(
     });
 
     const read = app.requireRight('read');
-    app.get('/api/verdicts', { onRequest: read, schema: { querystring: Windowed } }, async (request) => {
-      const range = app.resolveWindow(request.query as WindowQuery, '15m');
-      return { window: range, verdicts: engine.verdicts(range) };
+    const paging = { defaultLimit: app.config.api.default_limit, maxLimit: app.config.api.max_limit };
+    app.get('/api/verdicts', { onRequest: read, schema: { querystring: PagedWindow } }, async (request) => {
+      const q = request.query as WindowQuery & { limit?: string; cursor?: string };
+      const at = pageRequest(q, paging);
+      const range = at.range ?? app.resolveWindow(q, '15m');
+      const { items, next_cursor, total } = page(engine.verdicts(range), at, range);
+      return { window: range, verdicts: items, next_cursor, total };
     });
 
     app.get('/api/key', { onRequest: read, schema: { querystring: KeyQuery } }, async (request) => {
