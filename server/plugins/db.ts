@@ -47,9 +47,10 @@ export const dbPlugin = fp(async (app) => {
     },
   });
   // What the open connection still holds is copied beside the path, so a restart need not lose it.
+  let rescuing: Promise<unknown> | null = null;
   const rescue = (fault: DbFault) => {
     const target = `${config.db}.rescued-${fault.since}`;
-    db.backup(target).then(
+    rescuing = db.backup(target).then(
       () => app.log.error({ rescued: target }, `everything stored so far was copied to ${target}: stop the collector, move that file to ${config.db}, and start it again`),
       (err) => app.log.error({ err }, `could not copy the open database to ${target}`),
     );
@@ -102,6 +103,7 @@ export const dbPlugin = fp(async (app) => {
     clearInterval(watch);
     await pruning;
     await checkpointer?.stop();
+    await rescuing;
     db.close();
   });
 });

@@ -19,7 +19,7 @@ beforeAll(async () => {
     transition(ODD, c.now - 4 * MIN, 'closed', 'open'),
     {
       type: 'tasks', start: c.now - 2 * MIN, end: c.now - MIN, operation: 'draft-reply', completed: 40, failed: 2, degraded: 1, attempts: 50,
-      cost_usd: 0.8, levels: { '0': 36, '1': 4, '4': 1 }, fallback: { invoked: 5, failed: 2 },
+      cost_usd: 0.8, levels: { '0': 35, '1': 4, '4': 1 }, fallback: { invoked: 5, failed: 2 },
     },
   ]);
   await c.send({ service: 'prober', instance: 'eu' }, probes(ODD, 'eu-west', from, c.now, 'error', { error_class: 'server', status: 503 }));
