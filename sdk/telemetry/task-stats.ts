@@ -2,7 +2,7 @@
  * Per-operation aggregation of logical tasks (a fallback chain run) for one interval:
  * the counters of a protocol v1 `tasks` event.
  */
-import type { TasksEvent } from '../protocol.ts';
+import type { TasksEvent } from '@breakerbox/protocol';
 import { round6 } from './key-stats.ts';
 
 /** The outcome of one task, as the fallback chain reports it. */

@@ -1,5 +1,4 @@
-import type { ErrorClass, Histogram, ProbeEvent, TasksEvent, TelemetryEvent, WindowEvent } from '../../sdk/protocol.ts';
-import { ERROR_CLASSES } from '../../sdk/errors/classify.ts';
+import type { Histogram, ProbeEvent, TasksEvent, TelemetryEvent, WindowEvent } from '@breakerbox/protocol';
 
 /** A refusal found by the semantic check: where, and why. */
 export interface Violation {
@@ -7,8 +6,6 @@ export interface Violation {
   path: string;
   message: string;
 }
-
-const KNOWN_CLASSES: ReadonlySet<string> = new Set<ErrorClass>(ERROR_CLASSES);
 
 /**
  * Names that JavaScript treats specially as object keys. Locations become keys of the
@@ -18,22 +15,7 @@ const RESERVED_NAMES: ReadonlySet<string> = new Set(['__proto__']);
 
 const histogramTotal = (h: Histogram): number => h.counts.reduce((n, c) => n + c, 0);
 
-/**
- * The one place unknown error classes are refused: a class the collector has no rollup
- * column for would be stored raw but vanish from every figure.
- */
-function errorClasses(e: WindowEvent): Violation | null {
-  for (const cls of Object.keys(e.errors)) {
-    if (!KNOWN_CLASSES.has(cls)) {
-      return { path: `/errors/${cls}`, message: `unknown error class "${cls}" (allowed: ${ERROR_CLASSES.join(', ')})` };
-    }
-  }
-  return null;
-}
-
 function windowInvariants(e: WindowEvent): Violation | null {
-  const unknown = errorClasses(e);
-  if (unknown) return unknown;
   let failed = 0;
   for (const n of Object.values(e.errors)) failed += n ?? 0;
   const counted = e.ok + e.slow + failed;

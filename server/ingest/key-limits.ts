@@ -1,4 +1,4 @@
-import type { BreakerKey } from '../../sdk/protocol.ts';
+import type { BreakerKey } from '@breakerbox/protocol';
 import { BreakerboxError } from '../errors.ts';
 import type { LimitName } from './limit-counters.ts';
 
@@ -33,9 +33,6 @@ interface Scope {
 }
 
 const MINUTE = 60_000;
-
-/** A key's identity as one string (the four parts cannot hold NUL). */
-export const keyId = (k: BreakerKey): string => `${k.provider}\u0000${k.endpoint}\u0000${k.model}\u0000${k.region ?? ''}`;
 
 /**
  * Caps on breaker keys per ingest token and per source (service + instance): how many new

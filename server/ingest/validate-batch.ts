@@ -1,8 +1,8 @@
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import type { TSchema } from '@sinclair/typebox';
-import type { TelemetryBatch, Histogram } from '../../sdk/protocol.ts';
+import type { TelemetryBatch, Histogram } from '@breakerbox/protocol';
 import { BreakerboxError } from '../errors.ts';
-import { BatchEnvelopeSchema, EVENT_SCHEMAS } from './schemas.ts';
+import { BatchEnvelopeSchema, ERROR_CLASSES, EVENT_SCHEMAS } from '@breakerbox/protocol';
 import { checkInvariants } from './invariants.ts';
 
 const envelope = TypeCompiler.Compile(BatchEnvelopeSchema);
@@ -54,7 +54,11 @@ export function validateBatch(body: unknown, bounds: TimeBounds): TelemetryBatch
     if (!check) invalid(`${path}/type`, `unknown event type "${event.type}" (allowed: ${Object.keys(checks).join(', ')})`);
     if (!check.Check(event)) {
       const first = check.Errors(event).First();
-      invalid(`${path}${first?.path ?? ''}`, first?.message ?? 'invalid event');
+      const unknownClass = /^\/errors\/([^/]+)$/.exec(first?.path ?? '');
+      const message = unknownClass && first?.message === 'Unexpected property'
+        ? `unknown error class "${unknownClass[1]}" (allowed: ${ERROR_CLASSES.join(', ')})`
+        : first?.message ?? 'invalid event';
+      invalid(`${path}${first?.path ?? ''}`, message);
     }
     switch (event.type) {
       case 'window':

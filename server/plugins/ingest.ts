@@ -1,15 +1,15 @@
 import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { IncomingMessage } from 'node:http';
-import type { TelemetryBatch } from '../../sdk/protocol.ts';
+import { keyId, type TelemetryBatch } from '@breakerbox/protocol';
 import { BreakerboxError } from '../errors.ts';
 import { parseJsonBody } from '../ingest/decode-body.ts';
 import { createBodyBudget, readBody } from '../ingest/read-body.ts';
 import { createRateLimiter } from '../ingest/rate-limiter.ts';
-import { createKeyLimiter, keyId, type BatchKey } from '../ingest/key-limits.ts';
+import { createKeyLimiter, type BatchKey } from '../ingest/key-limits.ts';
 import { createLimitCounters, type LimitCounters, type LimitName } from '../ingest/limit-counters.ts';
 import { validateBatch } from '../ingest/validate-batch.ts';
-import { AckSchema, BatchEnvelopeSchema, ErrorReplySchema } from '../ingest/schemas.ts';
+import { AckSchema, BatchEnvelopeSchema, ErrorReplySchema } from '@breakerbox/protocol';
 
 declare module 'fastify' {
   interface FastifyInstance {

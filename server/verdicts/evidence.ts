@@ -1,4 +1,4 @@
-import type { ErrorClass } from '../../sdk/protocol.ts';
+import type { ErrorClass } from '@breakerbox/protocol';
 import { CLIENT_CLASSES, PROVIDER_CLASSES } from './counters.ts';
 import type { VerdictThresholds } from './figures.ts';
 import { failureMix, probeSide, recoveredLocations, type Decision } from './rules.ts';

@@ -1,4 +1,4 @@
-import type { BreakerKey, ErrorClass } from '../../sdk/protocol.ts';
+import type { BreakerKey, ErrorClass } from '@breakerbox/protocol';
 
 /** The five verdicts, worst first (the order `/api/verdicts` sorts by). */
 export const VERDICTS = ['provider_outage', 'self_inflicted', 'provider_degraded', 'insufficient_data', 'healthy'] as const;

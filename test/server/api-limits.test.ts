@@ -2,7 +2,7 @@ import { Writable } from 'node:stream';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp, loggerOptions } from '../../server/app.ts';
-import type { BreakerKey } from '../../sdk/protocol.ts';
+import type { BreakerKey } from '@breakerbox/protocol';
 import { batch, makeApp, tempDir, testConfig, windowEvent } from './helpers.ts';
 
 const cleanups: (() => unknown)[] = [];

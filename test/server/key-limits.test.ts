@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { BreakerKey } from '../../sdk/protocol.ts';
+import type { BreakerKey } from '@breakerbox/protocol';
 import { batch, makeApp, rowCounts, testConfig, windowEvent } from './helpers.ts';
 
 type TestApp = Awaited<ReturnType<typeof makeApp>>;

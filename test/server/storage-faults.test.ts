@@ -1,6 +1,6 @@
 import { copyFileSync, renameSync } from 'node:fs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { BreakerKey } from '../../sdk/protocol.ts';
+import type { BreakerKey } from '@breakerbox/protocol';
 import { batch, makeApp, windowEvent } from './helpers.ts';
 
 type TestApp = Awaited<ReturnType<typeof makeApp>>;
