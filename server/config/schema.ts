@@ -197,6 +197,7 @@ export const ConfigSchema = Type.Object(
       {
         default_limit: Type.Integer({ minimum: 1, maximum: 100_000, default: 500, description: 'entries per page of the read API lists' }),
         max_limit: Type.Integer({ minimum: 1, maximum: 100_000, default: 5000, description: 'largest `limit` a read API list accepts' }),
+        read_worker: Type.Boolean({ default: true, description: '/api/verdicts and /api/keys are computed in a worker thread, off the event loop' }),
       },
       { default: {}, additionalProperties: false },
     ),

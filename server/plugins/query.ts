@@ -21,7 +21,7 @@ export const queryPlugin = fp(async (app) => {
     const q = request.query as WindowQuery & { limit?: string; cursor?: string };
     const at = pageRequest(q, { defaultLimit: app.config.api.default_limit, maxLimit: app.config.api.max_limit });
     const range = at.range ?? app.resolveWindow(q, '15m');
-    const { items, next_cursor, total } = page(app.verdicts.keys(range), at, range);
+    const { items, next_cursor, total } = page(await app.fleetReads.keys(range), at, range);
     return { window: range, keys: items, next_cursor, total };
   });
 });

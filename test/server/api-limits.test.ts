@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { buildApp, loggerOptions } from '../../server/app.ts';
 import type { BreakerKey } from '@breakerbox/protocol';
 import { batch, makeApp, tempDir, testConfig, windowEvent } from './helpers.ts';
@@ -12,7 +12,7 @@ afterEach(async () => {
 
 const keyN = (n: number): BreakerKey => ({ provider: 'p', endpoint: 'chat', model: `m-${String(n).padStart(3, '0')}` });
 
-async function appWithKeys(n: number, api?: { default_limit: number; max_limit: number }) {
+async function appWithKeys(n: number, api?: { default_limit: number; max_limit: number; read_worker: boolean }) {
   const t = await makeApp(api ? { api } : {});
   cleanups.push(() => t.close());
   const events = Array.from({ length: n }, (_, i) => windowEvent({ key: keyN(i), calls: 120 + i }));
@@ -28,7 +28,7 @@ async function appWithKeys(n: number, api?: { default_limit: number; max_limit: 
 
 describe('read API lists are paged', () => {
   it('/api/keys answers the default page size and a cursor that walks every key once, in order', async () => {
-    const { get } = await appWithKeys(23, { default_limit: 10, max_limit: 50 });
+    const { get } = await appWithKeys(23, { default_limit: 10, max_limit: 50, read_worker: true });
     const seen: string[] = [];
     let url = '/api/keys';
     let pages = 0;
@@ -67,6 +67,21 @@ describe('read API lists are paged', () => {
     const forged = await get('/api/verdicts?cursor=not-a-cursor');
     expect(forged.statusCode).toBe(400);
     expect(forged.json().error.path).toBe('/querystring/cursor');
+  });
+});
+
+describe('whole-fleet reads', () => {
+  it('are computed in the read worker, not on the event loop, and agree with the main thread', async () => {
+    const { t, get } = await appWithKeys(6);
+    const here = { verdicts: t.app.verdicts.verdicts(t.app.resolveWindow({ window: '15m' }, '15m')) };
+    const onMain = vi.spyOn(t.app.verdicts, 'verdicts');
+    const onMainKeys = vi.spyOn(t.app.verdicts, 'keys');
+    const verdicts = (await get('/api/verdicts')).json().verdicts;
+    const keys = (await get('/api/keys')).json().keys;
+    expect(onMain).not.toHaveBeenCalled();
+    expect(onMainKeys).not.toHaveBeenCalled();
+    expect(verdicts.map((v: { key: BreakerKey }) => v.key)).toEqual(here.verdicts.map((v) => v.key));
+    expect(keys).toHaveLength(6);
   });
 });
 
