@@ -89,6 +89,14 @@ export function createKeyLimiter(settings: KeyLimitSettings, onRefuse: (limit: L
       }
       if (k.isNew) fresh++;
     }
+    if (fresh > limits.newCap) {
+      // Waiting cannot help a batch that alone creates more keys than a minute allows.
+      onRefuse(limits.newName);
+      throw new BreakerboxError(
+        'BB_ERR_INGEST_TOO_MANY_KEYS',
+        `the batch creates ${fresh} new keys, more than ingest.keys.new_per_minute_per_${limits.scope} (${limits.newCap}) allows ${who} in a minute`,
+      );
+    }
     if (fresh > 0 && scope.newInWindow + fresh > limits.newCap) {
       onRefuse(limits.newName);
       const retryS = Math.max(1, Math.ceil((scope.windowStart + MINUTE - now) / 1000));

@@ -54,8 +54,12 @@ export interface ReadBodyOptions {
   budget: BodyBudget;
 }
 
+// A refused body is not read further, so the connection is closed after the answer instead of
+// waiting (kept alive) for the rest of it.
 const tooLarge = (limit: number, inflated: boolean) =>
-  new BreakerboxError('BB_ERR_INGEST_TOO_LARGE', inflated ? `the body inflates to more than ${limit} bytes` : `the body is over ${limit} bytes`);
+  new BreakerboxError('BB_ERR_INGEST_TOO_LARGE', inflated ? `the body inflates to more than ${limit} bytes` : `the body is over ${limit} bytes`, {
+    headers: { connection: 'close' },
+  });
 
 /**
  * Reads a request body as it streams in: counted against `limit` (a declared
@@ -109,7 +113,7 @@ export function readBody(stream: Readable, options: ReadBodyOptions): Promise<Bu
       if (budget.held + chunk.length > budget.max) {
         return finish(
           new BreakerboxError('BB_ERR_INGEST_BUSY', `bodies in flight hold more than ingest.max_inflight_body_bytes (${budget.max})`, {
-            headers: { 'retry-after': '1' },
+            headers: { 'retry-after': '1', connection: 'close' },
           }),
         );
       }

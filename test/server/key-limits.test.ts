@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { BreakerKey } from '@breakerbox/protocol';
 import { batch, makeApp, rowCounts, testConfig, windowEvent } from './helpers.ts';
 
@@ -33,6 +33,27 @@ describe('caps on breaker keys per token and per source', () => {
     expect(Number(res.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     expect(rowCounts(t.app).keys).toBe(8);
     expect(t.app.ingestLimits.snapshot().new_keys_per_token).toBe(1);
+  });
+
+  it('answers 400 to a single batch creating more new keys than a minute allows (retrying cannot help)', async () => {
+    t = await withKeys({ new_per_minute_per_token: 10 });
+    const res = await post(t.tokens.ingest, windows(0, 11));
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error.code).toBe('BB_ERR_INGEST_TOO_MANY_KEYS');
+    expect(res.json().error.message).toContain('ingest.keys.new_per_minute_per_token (10)');
+  });
+
+  it('lets new keys through again in the next minute', async () => {
+    t = await withKeys({ new_per_minute_per_token: 5 });
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      expect((await post(t.tokens.ingest, windows(0, 5))).statusCode).toBe(200);
+      expect((await post(t.tokens.ingest, windows(5, 1))).statusCode).toBe(429);
+      vi.setSystemTime(Date.now() + 60_000);
+      expect((await post(t.tokens.ingest, windows(5, 5))).statusCode).toBe(200);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('keeps accepting keys that already exist while new ones are refused', async () => {
