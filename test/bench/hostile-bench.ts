@@ -58,16 +58,16 @@ async function timedGet(url: string): Promise<{ ms: number; bytes: number; statu
   return { ms: performance.now() - started, bytes: body.byteLength, status: res.statusCode };
 }
 
-async function keyFlood(url: string): Promise<void> {
+async function keyFlood(url: string, batches: number, perBatch: number): Promise<void> {
   const statuses: number[] = [];
-  for (let b = 0; b < 8; b++) {
+  for (let b = 0; b < batches; b++) {
     const ts = Date.now() - 1000;
-    const events = Array.from({ length: 5000 }, (_, i) => ({
-      type: 'transition', ts, key: { provider: 'flood', endpoint: 'chat', model: `minted-${b}-${i}` }, from: null, to: 'closed', reason: 'created',
+    const events = Array.from({ length: perBatch }, (_, i) => ({
+      type: 'transition', ts, key: { provider: 'flood', endpoint: 'chat', model: `minted-${perBatch}-${b}-${i}` }, from: null, to: 'closed', reason: 'created',
     }));
     const res = await request(`${url}/v1/telemetry`, {
       method: 'POST', headers: { ...auth, 'content-type': 'application/json' },
-      body: JSON.stringify({ batch_id: `flood-${b}`, source: { service: 'flood', instance: 'pod-1' }, events }),
+      body: JSON.stringify({ batch_id: `flood-${perBatch}-${b}`, source: { service: 'flood', instance: 'pod-1' }, events }),
     });
     await res.body.dump();
     statuses.push(res.statusCode);
@@ -88,8 +88,10 @@ async function keyFlood(url: string): Promise<void> {
   const [verdicts, keys2] = await Promise.all([timedGet(`${url}/api/verdicts`), timedGet(`${url}/api/keys`)]);
   running = false;
   await prober;
-  console.log('key flood (8 x 5,000 distinct keys from one token)');
-  console.log(`  batch answers            ${statuses.join(' ')}`);
+  const tally = Object.entries(statuses.reduce<Record<number, number>>((t, s) => ((t[s] = (t[s] ?? 0) + 1), t), {}))
+    .map(([s, n]) => `${n} x ${s}`).join(', ');
+  console.log(`key flood (${batches} x ${perBatch.toLocaleString('en-US')} distinct keys from one token)`);
+  console.log(`  batch answers            ${tally}`);
   console.log(`  keys stored              ${stored.total ?? stored.keys.length}`);
   console.log(`  /api/verdicts            ${verdicts.ms.toFixed(0)} ms, ${(verdicts.bytes / 1e6).toFixed(2)} MB (status ${verdicts.status})`);
   console.log(`  /api/keys                ${keys.ms.toFixed(0)} ms / ${keys2.ms.toFixed(0)} ms, ${(keys.bytes / 1e6).toFixed(2)} MB`);
@@ -140,7 +142,8 @@ async function stalledBodies(port: number, pid: number): Promise<void> {
 
 const server = await startServer();
 try {
-  await keyFlood(server.url);
+  await keyFlood(server.url, 8, 5000);
+  await keyFlood(server.url, 40, 1000);
   await slowHeaders(server.port);
   await stalledBodies(server.port, server.pid);
 } finally {
