@@ -13,6 +13,8 @@ import { collectorMetricsPlugin, metricsPlugin } from './plugins/metrics.ts';
 import { healthPlugin } from './plugins/health.ts';
 import { sessionPlugin } from './plugins/session.ts';
 import { dashboardPlugin } from './plugins/dashboard.ts';
+import { apiHeadersPlugin } from './plugins/api-headers.ts';
+import { redactUrl } from './log-redact.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -27,10 +29,19 @@ export interface AppOptions {
   logger?: FastifyServerOptions['logger'];
 }
 
-/** Log settings: JSON through pino, never a credential or a request body. */
+/** Log settings: JSON through pino, never a credential (header, cookie or `?token=`) or a request body. */
 export function loggerOptions(level: string): FastifyServerOptions['logger'] {
   return {
     level,
+    serializers: {
+      req: (request: { method: string; url: string; host?: string; ip?: string; socket?: { remotePort?: number } }) => ({
+        method: request.method,
+        url: redactUrl(request.url),
+        host: request.host,
+        remoteAddress: request.ip,
+        remotePort: request.socket?.remotePort,
+      }),
+    },
     redact: {
       paths: ['req.headers.authorization', 'req.headers.cookie', 'headers.authorization', 'headers.cookie', 'body'],
       censor: '[redacted]',
@@ -43,14 +54,22 @@ export function loggerOptions(level: string): FastifyServerOptions['logger'] {
  * Nothing here listens or reads the environment; `main.ts` does that.
  */
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const { http } = options.config;
   const app = Fastify({
     logger: options.logger ?? loggerOptions(options.config.log_level),
+    // Slow or stalled clients are cut off: a byte-a-second sender cannot hold a socket for long.
+    requestTimeout: http.request_timeout_ms,
+    connectionTimeout: http.connection_timeout_ms,
+    keepAliveTimeout: http.keep_alive_timeout_ms,
+    maxRequestsPerSocket: http.max_requests_per_socket,
+    http: { headersTimeout: http.headers_timeout_ms, connectionsCheckingInterval: http.check_interval_ms },
     forceCloseConnections: 'idle',
     return503OnClosing: true,
     ajv: { customOptions: { removeAdditional: false, allErrors: false } },
   });
   app.decorate('config', options.config);
   await app.register(errorsPlugin);
+  await app.register(apiHeadersPlugin);
   await app.register(tracingPlugin);
   await app.register(dbPlugin);
   await app.register(collectorMetricsPlugin);

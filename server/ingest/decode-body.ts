@@ -1,5 +1,6 @@
 import { gunzipSync } from 'node:zlib';
 import { BreakerboxError } from '../errors.ts';
+import { illFormedStringPath, mayHoldSurrogates } from './well-formed.ts';
 
 /**
  * Inflates a raw request body by its `Content-Encoding`. A gzip body is inflated with a
@@ -22,16 +23,25 @@ export function inflateBody(raw: Buffer, contentEncoding: string | undefined, li
   throw new BreakerboxError('BB_ERR_INGEST_UNSUPPORTED_ENCODING', `Content-Encoding "${encoding}" is not supported (use gzip or none)`);
 }
 
-/** Turns a raw request body into parsed JSON, inflating it first (see `inflateBody`). */
-export function decodeJsonBody(raw: Buffer, contentEncoding: string | undefined, limitBytes: number): unknown {
-  return parseJson(inflateBody(raw, contentEncoding, limitBytes));
-}
-
-/** Parses an inflated body as JSON; a 400 `BB_ERR_INGEST_MALFORMED_JSON` when it is not. */
-export function parseJson(text: Buffer): unknown {
+/**
+ * Turns a fully read (and already inflated) body into parsed JSON. A body holding a string
+ * that is not well-formed UTF-16 (a lone surrogate sent as a `\uD800` escape) is refused
+ * with the path of that string: SQLite would store it as invalid UTF-8, unreadable after.
+ */
+export function parseJsonBody(raw: Buffer): unknown {
+  const text = raw.toString('utf8');
+  let parsed: unknown;
   try {
-    return JSON.parse(text.toString('utf8'));
+    parsed = JSON.parse(text);
   } catch (err) {
     throw new BreakerboxError('BB_ERR_INGEST_MALFORMED_JSON', `the body is not valid JSON: ${(err as Error).message}`, { cause: err });
   }
+  if (mayHoldSurrogates(text)) {
+    const path = illFormedStringPath(parsed);
+    if (path !== null) throw new BreakerboxError('BB_ERR_INGEST_INVALID', 'strings must be well-formed UTF-16 (a lone surrogate was sent)', { path });
+  }
+  return parsed;
 }
+
+/** The JSON parser of every ingest route (protocol v1 and OTLP/JSON): `parseJsonBody`. */
+export const parseJson = parseJsonBody;

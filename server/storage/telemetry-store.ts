@@ -182,6 +182,9 @@ export function createTelemetryStore(db: Db): TelemetryStore {
       );
     },
     findKeyId(key) {
+      // Ingest asks this for every distinct key of every batch (the key caps): the cache answers most.
+      const cached = keyIds.get(keyCacheId(key));
+      if (cached !== undefined) return cached;
       const row = s.keySelect.get(key.provider, key.endpoint, key.model, regionColumn(key)) as { id: number } | undefined;
       return row?.id;
     },

@@ -24,7 +24,7 @@ beforeAll(async () => {
     transition(ODD, c.now - 4 * MIN, 'closed', 'open'),
     {
       type: 'tasks', start: c.now - 2 * MIN, end: c.now - MIN, operation: 'draft-reply', completed: 40, failed: 2, degraded: 1, attempts: 50,
-      cost_usd: 0.8, levels: { '0': 36, '1': 4, '4': 1 }, fallback: { invoked: 5, failed: 2 },
+      cost_usd: 0.8, levels: { '0': 35, '1': 4, '4': 1 }, fallback: { invoked: 5, failed: 2 },
     },
   ]);
   await c.send({ service: 'billing', instance: 'pod-9' }, windows(ODD, from, c.now, { calls: 4, latencyMs: 2000 }));

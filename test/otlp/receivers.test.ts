@@ -1,6 +1,6 @@
 import { gzipSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { makeApp, rowCounts } from '../server/helpers.ts';
+import { makeApp, rowCounts, testConfig } from '../server/helpers.ts';
 import { WireReader } from '../../server/otlp/wire-reader.ts';
 import { bodyMaker } from './otlp-bodies.ts';
 
@@ -177,7 +177,8 @@ describe('OTLP/HTTP receivers', () => {
   });
 
   it('shares the ingest rate of a token with /v1/telemetry: 429 with Retry-After', async () => {
-    const limited = await makeApp({ ingest: { body_limit_bytes: 1024 * 1024, max_future_ms: 300_000, rate_limit: { per_second: 1, burst: 2 } } });
+    const base = testConfig(':memory:').ingest;
+    const limited = await makeApp({ ingest: { ...base, rate_limit: { per_second: 1, burst: 2 } } });
     try {
       const send = (url: string) =>
         limited.app.inject({ method: 'POST', url, payload: '{}', headers: { 'content-type': 'application/json', authorization: `Bearer ${limited.tokens.ingest}` } });
