@@ -98,7 +98,7 @@ describe('an unmodified OpenTelemetry SDK exporting GenAI metrics', () => {
   });
 
   it('makes one key of the same model reported by an SDK service and an OTLP service, split by service', async () => {
-    const sdk = batch([windowEvent({ key: KEY, calls: 20, ok: 20, errors: {} }, 2_000)], { service: 'ts-service', instance: 'pod-a' });
+    const sdk = batch([windowEvent({ key: KEY, calls: 20, ok: 20, slow: 0, errors: {}, retries: 0, cold_excluded: 0, latency_ms: { bounds: [100, 500, 1000], counts: [10, 10, 0, 0] }, ttft_ms: { bounds: [100, 500], counts: [10, 10, 0] } }, 2_000)], { service: 'ts-service', instance: 'pod-a' });
     const res = await c.app.inject({ method: 'POST', url: '/v1/telemetry', payload: sdk, headers: { authorization: `Bearer ${c.tokens.ingest}` } });
     expect(res.statusCode).toBe(200);
     const meter = genAiMeter({ url: c.url, token: c.tokens.ingest, encoding: 'protobuf', service: 'py-service', instance: 'worker-1' });
