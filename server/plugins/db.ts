@@ -24,7 +24,7 @@ export const dbPlugin = fp(async (app) => {
   const { config } = app;
   const db = openDatabase(config.db);
   try {
-    const report = applyMigrations(db);
+    const report = applyMigrations(db, undefined, app.clock.now());
     if (report.applied.length) app.log.info({ applied: report.applied }, 'migrations applied');
   } catch (err) {
     db.close();
@@ -53,7 +53,7 @@ export const dbPlugin = fp(async (app) => {
   const prune = () => {
     if (pruning) return;
     pruning = pruner
-      .prune()
+      .prune(app.clock.now())
       .then(({ deleted }) => {
         const total = Object.values(deleted).reduce((a, b) => a + b, 0);
         if (total > 0) app.log.info({ deleted }, 'expired telemetry pruned');

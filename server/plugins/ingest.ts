@@ -50,7 +50,7 @@ async function ingestRoutes(app: FastifyInstance): Promise<void> {
       ],
     },
     async (request) => {
-      const now = Date.now();
+      const now = app.clock.now();
       const batch = validateBatch(request.body, {
         oldest: now - config.retention.raw_days * DAY,
         newest: now + config.ingest.max_future_ms,

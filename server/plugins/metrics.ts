@@ -10,7 +10,7 @@ export const metricsPlugin = fp(
   async (app) => {
     const { open, window_s: windowS } = app.config.metrics;
     app.get('/metrics', open ? {} : { onRequest: app.requireRight('read') }, async (_request, reply) => {
-      const body = collectMetrics({ db: app.db, verdicts: app.verdicts, windowS, deliveryCounts: () => app.alerts.dispatcher.counts() });
+      const body = collectMetrics({ db: app.db, verdicts: app.verdicts, windowS, deliveryCounts: () => app.alerts.dispatcher.counts() }, app.clock.now());
       return reply.header('content-type', 'text/plain; version=0.0.4; charset=utf-8').send(body);
     });
   },

@@ -42,10 +42,10 @@ const WARM_INTERVAL_MS = 60_000;
  */
 export const verdictsPlugin = fp(
   async (app) => {
-    const engine = createVerdictEngine(app.db, app.config.verdicts);
+    const engine = createVerdictEngine(app.db, app.config.verdicts, app.clock);
     const maxSpanMs = app.config.retention.rollup_days * DAY;
     app.decorate('verdicts', engine);
-    app.decorate('resolveWindow', (query: WindowQuery, defaultWindow: string) => parseWindow(query, Date.now(), { defaultWindow, maxSpanMs }));
+    app.decorate('resolveWindow', (query: WindowQuery, defaultWindow: string) => parseWindow(query, app.clock.now(), { defaultWindow, maxSpanMs }));
 
     let warming: Promise<unknown> | null = null;
     let closed = false;
@@ -53,7 +53,7 @@ export const verdictsPlugin = fp(
       if (warming || closed) return;
       warming = engine.hours
         .warm(Math.min(WARM_SPAN_MS, maxSpanMs))
-        .then(() => engine.hours.prune(Date.now() - maxSpanMs))
+        .then(() => engine.hours.prune(app.clock.now() - maxSpanMs))
         .catch((err) => app.log.error({ err }, 'building hourly aggregates failed'))
         .finally(() => {
           warming = null;

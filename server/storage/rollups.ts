@@ -23,6 +23,7 @@ const TASK_COUNTERS = [
   'completed', 'failed', 'degraded', 'attempts', 'cost_usd',
   'level0', 'level1', 'level2', 'level3', 'level4', 'fallback_invoked', 'fallback_failed',
 ];
+const TASK_KEY_COUNTERS = ['completed', 'failed', 'fallback_invoked', 'fallback_failed'];
 const SOURCE_COUNTERS = ['calls', 'failed', 'slow', 'rejected', 'retries', 'last_end'];
 const PROBE_COUNTERS = ['probes', 'ok', 'slow', 'error', 'misconfigured', 'cold', 'total_ms_sum', 'cost_usd', ...hCols('h')];
 
@@ -41,6 +42,7 @@ type Row = { ids: (number | string)[]; values: number[] };
 export class RollupAccumulator {
   private readonly keyRows = new Map<string, Row>();
   private readonly taskRows = new Map<string, Row>();
+  private readonly taskKeyRows = new Map<string, Row>();
   private readonly probeRows = new Map<string, Row>();
   /** Per (minute, key, source): calls, failed, slow, rejected, retries, last window end. */
   private readonly keySources = new Map<string, Row>();
@@ -102,7 +104,14 @@ export class RollupAccumulator {
     this.row(this.keySources, [minute, keyId, sourceId], SOURCE_COUNTERS.length);
   }
 
-  addTasks(serviceId: number, e: TasksEvent): void {
+  addTasks(serviceId: number, e: TasksEvent, keyId?: number): void {
+    if (keyId !== undefined) {
+      const k = this.row(this.taskKeyRows, [minuteOf(e.start), keyId, serviceId], TASK_KEY_COUNTERS.length);
+      k[0]! += e.completed;
+      k[1]! += e.failed;
+      k[2]! += e.fallback.invoked;
+      k[3]! += e.fallback.failed;
+    }
     const v = this.row(this.taskRows, [minuteOf(e.start), e.operation, serviceId], TASK_COUNTERS.length);
     v[0]! += e.completed;
     v[1]! += e.failed;
@@ -134,6 +143,7 @@ export class RollupAccumulator {
   flush(statements: RollupStatements): void {
     for (const row of this.keyRows.values()) statements.key.run(...row.ids, ...row.values);
     for (const row of this.taskRows.values()) statements.task.run(...row.ids, ...row.values);
+    for (const row of this.taskKeyRows.values()) statements.taskKey.run(...row.ids, ...row.values);
     for (const row of this.probeRows.values()) statements.probe.run(...row.ids, ...row.values);
     for (const row of this.keySources.values()) statements.keySource.run(...row.ids, ...row.values);
   }
@@ -143,6 +153,7 @@ export class RollupAccumulator {
 export interface RollupStatements {
   key: { run(...args: unknown[]): unknown };
   task: { run(...args: unknown[]): unknown };
+  taskKey: { run(...args: unknown[]): unknown };
   probe: { run(...args: unknown[]): unknown };
   keySource: { run(...args: unknown[]): unknown };
 }
@@ -152,6 +163,7 @@ export function prepareRollupStatements(db: Db): RollupStatements {
   return {
     key: db.prepare(upsertSql('key_minutes', ['minute', 'key_id', 'service_id'], KEY_COUNTERS)),
     task: db.prepare(upsertSql('task_minutes', ['minute', 'operation', 'service_id'], TASK_COUNTERS)),
+    taskKey: db.prepare(upsertSql('task_key_minutes', ['minute', 'key_id', 'service_id'], TASK_KEY_COUNTERS)),
     probe: db.prepare(upsertSql('probe_minutes', ['minute', 'key_id', 'location'], PROBE_COUNTERS)),
     keySource: db.prepare(`INSERT INTO key_minute_sources (minute, key_id, source_id, ${SOURCE_COUNTERS.join(', ')})
       VALUES (?, ?, ?, ${SOURCE_COUNTERS.map(() => '?').join(', ')})

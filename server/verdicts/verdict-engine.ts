@@ -1,4 +1,5 @@
 import type { BreakerKey } from '../../sdk/protocol.ts';
+import { systemClock, type ServerClock } from '../clock.ts';
 import type { Db } from '../storage/database.ts';
 import { analyse, type KeyAnalysis } from './analyse.ts';
 import { costView, type CostView } from './cost-view.ts';
@@ -56,12 +57,15 @@ const rank = (v: VerdictEntry['verdict']) => VERDICTS.indexOf(v);
 
 /** Shapes an analysis as a `/api/verdicts` entry. */
 export function toVerdictEntry(a: KeyAnalysis): VerdictEntry {
-  return { key: a.info.key, verdict: a.decision.verdict, hint: a.decision.hint, clients: a.clients, probes: a.probes, evidence: a.evidence };
+  return {
+    key: a.info.key, verdict: a.decision.verdict, hint: a.decision.hint, clients: a.clients, probes: a.probes, evidence: a.evidence,
+    alternative: a.alternative, probe_power: a.decision.power ?? null, joined: a.joined, near_matches: a.nearMatches,
+  };
 }
 
 /** Creates the engine; `thresholds` is the resolved `verdicts` config section. */
-export function createVerdictEngine(db: Db, thresholds: VerdictThresholds): VerdictEngine {
-  const hours = createHourRollups(db);
+export function createVerdictEngine(db: Db, thresholds: VerdictThresholds, clock: ServerClock = systemClock): VerdictEngine {
+  const hours = createHourRollups(db, clock);
   const reader = createRollupReader(db, hours);
   const deps = {
     reader,
