@@ -26,3 +26,6 @@ CREATE TABLE incident_notifications (
 ) WITHOUT ROWID;
 
 ALTER TABLE notification_deliveries ADD COLUMN group_key TEXT;
+-- The notification group (incident id, or the alert's own fingerprint) an alert was last in:
+-- a resolved alert still owes its group a resolve notice.
+ALTER TABLE alerts ADD COLUMN group_key TEXT;

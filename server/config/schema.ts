@@ -53,6 +53,7 @@ const AlertsSection = Type.Object(
     interval_s: Type.Integer({ minimum: 0, default: 15, description: 'evaluation period (BREAKERBOX_ALERT_INTERVAL_S); 0 = never on a timer' }),
     repeat_interval_s: Type.Integer({ minimum: 60, default: 14_400, description: 'resend a firing alert this often' }),
     verdict_window_s: Type.Integer({ minimum: 60, default: 900, description: 'window of the verdict quoted in summaries' }),
+    group_interval_s: Type.Integer({ minimum: 0, default: 300, description: 'a grouped notification is updated at most this often when its alerts change (Alertmanager group_interval)' }),
     external_url: Type.Optional(Type.String({ minLength: 1, description: 'base URL of this collector for links in notifications' })),
     history_days: Type.Number({ exclusiveMinimum: 0, default: 30, description: 'resolved alerts and deliveries kept this long' }),
     rules: Type.Object(
@@ -99,6 +100,7 @@ const AlertsSection = Type.Object(
           'warning',
           600,
         ),
+        prober_unhealthy: rule({}, 'warning'),
       },
       { default: {}, additionalProperties: false },
     ),

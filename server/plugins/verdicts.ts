@@ -36,7 +36,7 @@ const WARM_SPAN_MS = 8 * DAY;
 const WARM_INTERVAL_MS = 60_000;
 
 /**
- * Verdicts and the views built on them: `GET /api/verdicts`, `/api/key`, `/api/cost`,
+ * Verdicts and the views built on them: `GET /api/verdicts`, `/api/incidents`, `/api/key`, `/api/cost`,
  * `/api/probes` (docs/api.md). A background job builds the hourly aggregates that long
  * windows read, so requests never write.
  */
@@ -87,6 +87,11 @@ export const verdictsPlugin = fp(
       const q = request.query as WindowQuery & { operation?: string };
       const range = app.resolveWindow(q, '24h');
       return engine.cost(range, parseStep(q.step, range), q.operation);
+    });
+
+    app.get('/api/incidents', { onRequest: read, schema: { querystring: Windowed } }, async (request) => {
+      const range = app.resolveWindow(request.query as WindowQuery, '15m');
+      return { window: range, incidents: engine.incidents(range) };
     });
 
     app.get('/api/probes', { onRequest: read, schema: { querystring: Windowed } }, async (request) => {

@@ -84,6 +84,7 @@ export function analyse(deps: AnalyseDeps, range: TimeRange, options: { keyId?: 
   const open = deps.openShare.compute(from, to, reporting, keyId);
   const fallback = reader.fallbackByService(first, to);
   const keyedFallback = reader.fallbackByKey(first, to);
+  let withFallbacks: Map<number, boolean> | null = null;
 
   // Probes of every key: prober health is judged across keys, and aliases join keys.
   const probeFiguresOf = probeTable(deps, range);
@@ -123,11 +124,16 @@ export function analyse(deps: AnalyseDeps, range: TimeRange, options: { keyId?: 
     const openTime = open.perKey.get(id);
     const openShare = openTime ? share(openTime.openMs, openTime.instanceMs) : instances.length > 0 ? 0 : null;
     // Fallbacks: the chains whose primary is this key when the senders say so (tasks carry
-    // their key); else those of the services reporting the key (older senders).
+    // their key); else those of the services reporting the key (older senders), unless the
+    // key's own config says it has no fallback.
     const fb = { invoked: 0, failed: 0 };
     for (const service of serviceIds) {
       const keyed = keyedFallback.get(service);
-      const f = keyed ? keyed.get(id) : fallback.get(service);
+      let f = keyed ? keyed.get(id) : fallback.get(service);
+      if (!keyed && f && f.invoked > 0) {
+        withFallbacks ??= reader.hasFallbacks();
+        if (withFallbacks.get(id) === false) f = undefined;
+      }
       if (f) {
         fb.invoked += f.invoked;
         fb.failed += f.failed;

@@ -43,6 +43,8 @@ export interface RollupReader {
    * their primary key (migration 010). A service missing here sends tasks without keys.
    */
   fallbackByKey(first: number, end: number): Map<number, Map<number, { invoked: number; failed: number }>>;
+  /** Per key, whether its latest `config` event lists fallbacks (keys without a config event are absent). */
+  hasFallbacks(): Map<number, boolean>;
   /** Failed warm probes per location over `[from, to)` (raw probes), and how many were network/timeout. */
   probeFailureClasses(from: number, to: number): Map<string, { failed: number; network: number }>;
 }
@@ -207,6 +209,11 @@ export function createRollupReader(db: Db, hours: HourRollups): RollupReader {
         inner.set(key!, { invoked: invoked ?? 0, failed: failed ?? 0 });
       }
       return out;
+    },
+    hasFallbacks() {
+      // SQLite returns the bare columns of the row holding MAX(ts): the latest config per key.
+      const sql = `SELECT key_id, fallbacks, MAX(ts) FROM config_events GROUP BY key_id`;
+      return new Map((stmt(sql).all() as [number, string][]).map(([key, fallbacks]) => [key, fallbacks !== '[]']));
     },
     probeFailureClasses(from, to) {
       const sql = `SELECT location, COUNT(*), SUM(CASE WHEN error_class IN ('network', 'timeout') THEN 1 ELSE 0 END) FROM probe_events

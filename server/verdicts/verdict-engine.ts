@@ -5,6 +5,7 @@ import { analyse, type KeyAnalysis } from './analyse.ts';
 import { costView, type CostView } from './cost-view.ts';
 import type { VerdictThresholds } from './figures.ts';
 import { createHourRollups, type HourRollups } from './hour-rollups.ts';
+import { groupIncidents, type Incident } from './incidents.ts';
 import { keyDetail, type KeyDetail } from './key-detail.ts';
 import { createInstanceReader, createLookups } from './lookups.ts';
 import { createOpenShareReader } from './open-share.ts';
@@ -50,6 +51,8 @@ export interface VerdictEngine {
   keyDetail(key: BreakerKey, range: TimeRange, stepMs: number): KeyDetail | null;
   cost(range: TimeRange, stepMs: number, operation?: string): CostView;
   probes(range: TimeRange): ProbesView;
+  /** Keys failing for one cause, grouped (the board leads with these). */
+  incidents(range: TimeRange): Incident[];
   hours: HourRollups;
 }
 
@@ -134,5 +137,6 @@ export function createVerdictEngine(db: Db, thresholds: VerdictThresholds, clock
     },
     cost: (range, stepMs, operation) => costView(db, range, stepMs, operation),
     probes: (range) => probesView(db, deps, range),
+    incidents: (range) => groupIncidents(analyse(deps, range), thresholds.provider_aliases).incidents,
   };
 }
