@@ -1,9 +1,15 @@
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
+  // Workspace packages resolve to their TypeScript sources in tests (the `breakerbox-source`
+  // export condition); processes the tests spawn run the compiled output, built once by the
+  // global setup.
+  resolve: { conditions: ['breakerbox-source'] },
+  ssr: { resolve: { conditions: ['breakerbox-source'] } },
   test: {
     include: ['test/**/*.test.ts'],
     exclude: ['test/bench/**', 'node_modules/**'],
+    globalSetup: ['test/support/build-once.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',

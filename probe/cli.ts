@@ -7,7 +7,7 @@
  * 1 `--once` saw a failed probe, or a runtime failure; 2 bad flags or config.
  */
 import { parseArgs } from 'node:util';
-import type { ProbeEvent } from '../sdk/protocol.ts';
+import type { ProbeEvent } from '@breakerbox/protocol';
 import type { ProberConfig } from './config-types.ts';
 import { loadConfig } from './config-load.ts';
 import { parseDuration } from './duration.ts';

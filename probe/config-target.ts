@@ -2,7 +2,7 @@
  * Validation of one entry of `targets`: every problem is reported with the target's
  * name and the field, and nothing of a literal credential is ever echoed back.
  */
-import type { BreakerKey } from '../sdk/protocol.ts';
+import type { BreakerKey } from '@breakerbox/protocol';
 import { adapterFor, ADAPTERS } from './adapters/index.ts';
 import { FieldReader, isRecord, show, type ReportProblem } from './config-fields.ts';
 import type { Price, ProbeTimeouts, TargetConfig } from './config-types.ts';

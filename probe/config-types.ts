@@ -2,7 +2,7 @@
  * The prober's configuration after validation: every default resolved once, every
  * duration in milliseconds. Built only by `validateConfig`.
  */
-import type { BreakerKey } from '../sdk/protocol.ts';
+import type { BreakerKey } from '@breakerbox/protocol';
 import type { ScheduleSpec } from './schedule-spec.ts';
 
 /** A target's timeouts, in ms. */

@@ -7,8 +7,8 @@
  */
 import { performance } from 'node:perf_hooks';
 import { buildConnector, Client } from 'undici';
-import type { ErrorClass } from '../sdk/protocol.ts';
-import { classifyHttpError, classifyThrown, providerErrorInfo } from '../sdk/index.ts';
+import type { ErrorClass } from '@breakerbox/protocol';
+import { classifyHttpError, classifyThrown, providerErrorInfo } from '@breakerbox/protocol';
 import { malformed, tryJson } from './adapters/chat-request.ts';
 import type { ProbeAdapter, ShapeVerdict, Usage } from './adapters/types.ts';
 import type { ProbeTimeouts } from './config-types.ts';

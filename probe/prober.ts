@@ -4,7 +4,7 @@
  * pauses on the daily cost cap, sends an optional warm-up after an idle period, and
  * hands one protocol-v1 `probe` event per probe to its sink.
  */
-import type { ErrorClass, ProbeEvent } from '../sdk/protocol.ts';
+import type { ErrorClass, ProbeEvent } from '@breakerbox/protocol';
 import { adapterFor } from './adapters/index.ts';
 import type { Usage } from './adapters/types.ts';
 import type { ProberConfig, TargetConfig } from './config-types.ts';

@@ -2,7 +2,7 @@
  * Small helpers of the key policy: refusal errors, attempt records, and the marker that
  * tells `execute` an attempt's outcome was already recorded.
  */
-import type { BreakerKey, ErrorClass } from './protocol.ts';
+import type { BreakerKey, ErrorClass } from '@breakerbox/protocol';
 import type { AttemptRecord, CallFacts } from './call-types.ts';
 import { BreakerboxError, type SdkErrorCode } from './errors/catalog.ts';
 

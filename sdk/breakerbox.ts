@@ -4,12 +4,12 @@
  * when a collector is configured, the telemetry reporter. With no collector it is a plain
  * resilience library.
  */
-import type { BreakerKey, BreakerStateName, ConfigEvent, TelemetryEvent, TransitionEvent } from './protocol.ts';
-import { DEFAULT_LATENCY_BOUNDS_MS } from './protocol.ts';
+import type { BreakerKey, BreakerStateName, ConfigEvent, TelemetryEvent, TransitionEvent } from '@breakerbox/protocol';
+import { DEFAULT_LATENCY_BOUNDS_MS } from '@breakerbox/protocol';
 import { systemClock, type Clock } from './clock.ts';
 import { Emitter, type EventSubscriber } from './events.ts';
 import type { CallEvent } from './call-event.ts';
-import { cleanKey, keyId } from './key.ts';
+import { cleanKey, keyId } from '@breakerbox/protocol';
 import { KeyPolicy, type AttemptFn, type CallOptions, type SdkContext } from './key-policy.ts';
 import { resolveSettings, settingsForTelemetry, type KeySettings, type ResolvedKeySettings } from './settings.ts';
 import { RetryBudget, DEFAULT_RETRY_BUDGET_OPTIONS, type RetryBudgetOptions } from './policies/retry-budget.ts';

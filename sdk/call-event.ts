@@ -2,7 +2,7 @@
  * The per-call event (`onCall`): what an application should log for every model call,
  * emitted once per logical call (after a stream ends), whatever its outcome.
  */
-import type { ErrorClass } from './protocol.ts';
+import type { ErrorClass } from '@breakerbox/protocol';
 
 /** One logical model call, after its last attempt. */
 export interface CallEvent {

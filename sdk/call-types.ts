@@ -2,7 +2,7 @@
  * The types of a protected call: what a key policy shares with its SDK instance, the
  * options of one call, and what attempts report.
  */
-import type { BreakerKey, ErrorClass } from './protocol.ts';
+import type { BreakerKey, ErrorClass } from '@breakerbox/protocol';
 import type { Clock } from './clock.ts';
 import type { Emitter } from './events.ts';
 import type { CallEvent } from './call-event.ts';

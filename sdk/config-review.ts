@@ -4,8 +4,8 @@
  * incident, so it is not a fallback for the incidents that matter most. Such pairs are
  * reported as warnings at construction and in the `config` telemetry event.
  */
-import type { BreakerKey } from './protocol.ts';
-import { keyLabel } from './key.ts';
+import type { BreakerKey } from '@breakerbox/protocol';
+import { keyLabel } from '@breakerbox/protocol';
 
 /** A fallback as the review sees it: its key, and where known the host and credential it uses. */
 export interface ReviewedRoute {

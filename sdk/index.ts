@@ -6,9 +6,12 @@
  * const openai = new OpenAI({ fetch: bb.fetch({ fallbacks: { 'gpt-4o': [{ model: 'gpt-4o-mini' }] } }), maxRetries: 0 });
  * ```
  */
-export type * from './protocol.ts';
-export { DEFAULT_LATENCY_BOUNDS_MS } from './protocol.ts';
+export type {
+  BreakerKey, BreakerStateName, ConfigEvent, ErrorClass, Histogram, ProbeEvent, TasksEvent, TelemetryAck, TelemetryBatch,
+  TelemetryEvent, TransitionEvent, TransitionReason, WindowEvent, ProviderErrorInfo,
+} from '@breakerbox/protocol';
 export {
+  DEFAULT_LATENCY_BOUNDS_MS,
   ERROR_CLASSES,
   classifyHttpError,
   classifyErrorBody,
@@ -22,8 +25,9 @@ export {
   retryAfterFromHeaders,
   retryAfterOfError,
   retryNeedsCare,
-} from './errors/classify.ts';
-export type { ProviderErrorInfo } from './errors/classify.ts';
+  keyId,
+  keyLabel,
+} from '@breakerbox/protocol';
 export { BreakerboxError, SDK_ERROR_CODES, isBreakerboxError } from './errors/catalog.ts';
 export type { BreakerboxErrorDetails, SdkErrorCode } from './errors/catalog.ts';
 
@@ -35,7 +39,6 @@ export type { CallEvent } from './call-event.ts';
 export { systemClock, sleep } from './clock.ts';
 export type { Clock, TimerHandle } from './clock.ts';
 export type { EventSubscriber, Unsubscribe } from './events.ts';
-export { keyId, keyLabel } from './key.ts';
 export { resolveSettings, DEFAULT_COLD_AFTER_IDLE_MS, DEFAULT_HEDGE_OPTIONS } from './settings.ts';
 export type { HedgeOptions, KeySettings, ResolvedKeySettings, TimeoutOptions } from './settings.ts';
 

@@ -5,7 +5,7 @@
  * The hot path of `execute` (no failure, no deadline) allocates nothing of its own beyond
  * the async function's promise and starts no timer.
  */
-import type { BreakerKey, ErrorClass } from './protocol.ts';
+import type { BreakerKey, ErrorClass } from '@breakerbox/protocol';
 import { sleep } from './clock.ts';
 import { newCallId, type CallEvent } from './call-event.ts';
 import { Breaker, PASS_PROBE, REFUSED_OPEN } from './policies/breaker.ts';
@@ -15,7 +15,7 @@ import { Deadline } from './policies/deadline.ts';
 import { runHedged } from './policies/hedge.ts';
 import type { ResolvedKeySettings } from './settings.ts';
 import { KeyStats, type AttemptFacts } from './telemetry/key-stats.ts';
-import { classifyFinishReason, classifyThrown, retryAfterOfError } from './errors/classify.ts';
+import { classifyFinishReason, classifyThrown, retryAfterOfError } from '@breakerbox/protocol';
 import { BreakerboxError, SDK_ERROR_CODES } from './errors/catalog.ts';
 import type { AttemptControl, AttemptFn, CallFacts, CallOptions, SdkContext } from './call-types.ts';
 import { attemptRecord, isSettled, markSettled, refusal, safeFacts } from './attempt-helpers.ts';

@@ -2,7 +2,7 @@
  * `anthropic-messages`: Anthropic's `POST /v1/messages`. `base_url` is the host, as in
  * the official client: `https://api.anthropic.com`.
  */
-import { classifyErrorBody } from '../../sdk/index.ts';
+import { classifyErrorBody } from '@breakerbox/protocol';
 import type { FieldReader } from '../config-fields.ts';
 import type { SseEvent } from '../sse.ts';
 import {

@@ -4,7 +4,7 @@
  */
 import type { FieldReader } from '../config-fields.ts';
 import type { ParseContext, ShapeVerdict, Usage } from './types.ts';
-import { classifyFinishReason, classifyHttpError } from '../../sdk/index.ts';
+import { classifyFinishReason, classifyHttpError } from '@breakerbox/protocol';
 
 /** A resolved chat probe request. */
 export interface ChatRequest {

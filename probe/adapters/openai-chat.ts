@@ -3,7 +3,7 @@
  * (Together, Groq, vLLM, gateways). `base_url` includes the version, as in the
  * official client: `https://api.openai.com/v1`.
  */
-import { classifyErrorBody } from '../../sdk/index.ts';
+import { classifyErrorBody } from '@breakerbox/protocol';
 import type { FieldReader } from '../config-fields.ts';
 import type { SseEvent } from '../sse.ts';
 import {

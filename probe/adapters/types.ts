@@ -4,7 +4,7 @@
  * timeouts, transport errors and HTTP error statuses are handled once, in the runner.
  * A new kind is one new file implementing this, plus one line in the registry.
  */
-import type { BreakerKey, ErrorClass } from '../../sdk/protocol.ts';
+import type { BreakerKey, ErrorClass } from '@breakerbox/protocol';
 import type { FieldReader } from '../config-fields.ts';
 import type { SseEvent } from '../sse.ts';
 

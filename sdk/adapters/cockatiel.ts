@@ -13,9 +13,9 @@
  *   `isolate()` is `manual`;
  * - cold starts, token usage and cost.
  */
-import type { BreakerKey } from '../protocol.ts';
+import type { BreakerKey } from '@breakerbox/protocol';
 import type { Breakerbox } from '../breakerbox.ts';
-import { classifyThrown } from '../errors/classify.ts';
+import { classifyThrown } from '@breakerbox/protocol';
 
 interface CockatielEvent<T> {
   (listener: (e: T) => void): { dispose(): void };

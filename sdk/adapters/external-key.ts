@@ -3,7 +3,7 @@
  * what that library reports, and it turns that into the same protocol v1 telemetry as
  * the SDK's own breakers — a `window` per interval and a `transition` per state change.
  */
-import type { BreakerKey, BreakerStateName, ErrorClass, TransitionReason } from '../protocol.ts';
+import type { BreakerKey, BreakerStateName, ErrorClass, TransitionReason } from '@breakerbox/protocol';
 import type { Clock } from '../clock.ts';
 import type { KeyStats } from '../telemetry/key-stats.ts';
 import type { BreakerTransition } from '../policies/breaker.ts';

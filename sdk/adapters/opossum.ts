@@ -13,9 +13,9 @@
  * - cold starts, consecutive-open counts, token usage and cost are unknown to it;
  * - the real cooldown: we report its fixed `resetTimeout`.
  */
-import type { BreakerKey } from '../protocol.ts';
+import type { BreakerKey } from '@breakerbox/protocol';
 import type { Breakerbox } from '../breakerbox.ts';
-import { classifyThrown } from '../errors/classify.ts';
+import { classifyThrown } from '@breakerbox/protocol';
 
 /** The part of opossum's `CircuitBreaker` the adapter uses. */
 export interface OpossumLike {

@@ -1,4 +1,4 @@
-import type { ErrorClass } from '../protocol.ts';
+import type { ErrorClass } from '@breakerbox/protocol';
 
 /**
  * The one catalog of errors the SDK throws. Every code is stable (`BB_ERR_SDK_<WHAT>`):

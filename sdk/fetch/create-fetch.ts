@@ -10,7 +10,7 @@
  */
 import { createHash } from 'node:crypto';
 import { Agent, fetch as undiciFetch } from 'undici';
-import type { BreakerKey, ErrorClass } from '../protocol.ts';
+import type { BreakerKey, ErrorClass } from '@breakerbox/protocol';
 import type { Breakerbox, Operation } from '../breakerbox.ts';
 import type { TimeoutOptions } from '../settings.ts';
 import type { FailoverLevel, OperationResult } from '../policies/fallback.ts';

@@ -3,12 +3,12 @@
  * status into a classified `BreakerboxError` (keeping the answer so it can be handed back
  * to the official client), and for streams wait under the guard until the first token.
  */
-import type { ErrorClass } from '../protocol.ts';
+import type { ErrorClass } from '@breakerbox/protocol';
 import type { Clock } from '../clock.ts';
 import type { AttemptControl, CallFacts } from '../key-policy.ts';
 import type { TimeoutOptions } from '../settings.ts';
 import { BreakerboxError, SDK_ERROR_CODES } from '../errors/catalog.ts';
-import { classifyFinishReason, classifyHttpError, providerErrorInfo, retryAfterFromHeaders } from '../errors/classify.ts';
+import { classifyFinishReason, classifyHttpError, providerErrorInfo, retryAfterFromHeaders } from '@breakerbox/protocol';
 import { guardStream, type StreamSummary } from '../streams/stream-guard.ts';
 import type { StreamDialect } from '../streams/sse-frames.ts';
 

@@ -8,10 +8,10 @@
  * State changes happen inside `tryPass` / `record` (the open → half-open step is taken
  * lazily by the first caller after the cooldown), so the breaker owns no timer.
  */
-import type { BreakerKey, BreakerStateName, ErrorClass, TransitionReason } from '../protocol.ts';
+import type { BreakerKey, BreakerStateName, ErrorClass, TransitionReason } from '@breakerbox/protocol';
 import type { Clock } from '../clock.ts';
 import { Emitter, type EventSubscriber } from '../events.ts';
-import { countsAgainstProvider } from '../errors/classify.ts';
+import { countsAgainstProvider } from '@breakerbox/protocol';
 import { Counter, RollingWindow } from './rolling-window.ts';
 
 /** Breaker settings; every field has a default (see `DEFAULT_BREAKER_OPTIONS`). */

@@ -6,14 +6,14 @@
  * client-fault errors unless listed in `fallbackOn` (e.g. `context_length` → a
  * long-context model). A `failClosed` operation never substitutes.
  */
-import type { BreakerKey, ErrorClass } from '../protocol.ts';
+import type { BreakerKey, ErrorClass } from '@breakerbox/protocol';
 import type { Clock } from '../clock.ts';
 import type { Emitter } from '../events.ts';
 import type { CallEvent } from '../call-event.ts';
 import { newCallId } from '../call-event.ts';
 import type { AttemptControl, AttemptRecord, CallFacts, CallOptions, KeyPolicy } from '../key-policy.ts';
 import type { TaskStats } from '../telemetry/task-stats.ts';
-import { classifyFinishReason, classifyThrown, countsAgainstProvider } from '../errors/classify.ts';
+import { classifyFinishReason, classifyThrown, countsAgainstProvider } from '@breakerbox/protocol';
 import { BreakerboxError, SDK_ERROR_CODES } from '../errors/catalog.ts';
 
 /** Failover levels of DESIGN.md. */

@@ -5,8 +5,8 @@
  * while the key's breaker is not closed, beyond the process-wide budget, or for a request
  * marked non-idempotent without an idempotency key.
  */
-import type { ErrorClass } from '../protocol.ts';
-import { isRetryable } from '../errors/classify.ts';
+import type { ErrorClass } from '@breakerbox/protocol';
+import { isRetryable } from '@breakerbox/protocol';
 
 /** Retry settings. */
 export interface RetryOptions {

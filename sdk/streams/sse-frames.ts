@@ -3,8 +3,8 @@
  * Anthropic messages: a content token, the finish reason, usage, the end event, an error
  * event, or nothing of interest. Pure functions over already-split frames.
  */
-import type { ErrorClass } from '../protocol.ts';
-import { classifyErrorBody } from '../errors/classify.ts';
+import type { ErrorClass } from '@breakerbox/protocol';
+import { classifyErrorBody } from '@breakerbox/protocol';
 
 /** The stream dialects the guard understands. */
 export type StreamDialect = 'openai' | 'anthropic';

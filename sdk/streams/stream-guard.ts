@@ -10,10 +10,10 @@
  *
  * The guard forwards whole frames only, so a consumer never sees half an event.
  */
-import type { ErrorClass } from '../protocol.ts';
+import type { ErrorClass } from '@breakerbox/protocol';
 import type { Clock, TimerHandle } from '../clock.ts';
 import { BreakerboxError, SDK_ERROR_CODES } from '../errors/catalog.ts';
-import { classifyFinishReason } from '../errors/classify.ts';
+import { classifyFinishReason } from '@breakerbox/protocol';
 import { interpretFrame, type StreamDialect } from './sse-frames.ts';
 
 /** Guard settings. */

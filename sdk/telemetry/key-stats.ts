@@ -2,8 +2,8 @@
  * Per-key aggregation for one telemetry interval: the counters of a protocol v1 `window`
  * event. Recording is a handful of additions; nothing is allocated per call.
  */
-import type { BreakerKey, ErrorClass, Histogram, WindowEvent } from '../protocol.ts';
-import { ERROR_CLASSES } from '../errors/classify.ts';
+import type { BreakerKey, ErrorClass, Histogram, WindowEvent } from '@breakerbox/protocol';
+import { ERROR_CLASSES } from '@breakerbox/protocol';
 
 const CLASS_INDEX: Record<ErrorClass, number> = Object.fromEntries(ERROR_CLASSES.map((c, i) => [c, i])) as Record<ErrorClass, number>;
 

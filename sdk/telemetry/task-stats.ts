@@ -2,7 +2,7 @@
  * Per-operation aggregation of logical tasks (a fallback chain run) for one interval:
  * the counters of a protocol v1 `tasks` event.
  */
-import type { BreakerKey, TasksEvent } from '../protocol.ts';
+import type { BreakerKey, TasksEvent } from '@breakerbox/protocol';
 import { round6 } from './key-stats.ts';
 
 const sameKey = (a: BreakerKey, b: BreakerKey) =>

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { BreakerKey } from '../../sdk/protocol.ts';
+import type { BreakerKey } from '@breakerbox/protocol';
 
 /**
  * The alert's identity: rule + key (+ location for probe alerts, + operation for cost

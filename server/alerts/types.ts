@@ -1,4 +1,4 @@
-import type { BreakerKey } from '../../sdk/protocol.ts';
+import type { BreakerKey } from '@breakerbox/protocol';
 import type { Hint, Verdict } from '../verdicts/types.ts';
 
 /** The alert rules. */

@@ -1,8 +1,8 @@
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import type { TSchema } from '@sinclair/typebox';
-import type { TelemetryBatch, Histogram } from '../../sdk/protocol.ts';
+import type { TelemetryBatch, Histogram } from '@breakerbox/protocol';
 import { BreakerboxError } from '../errors.ts';
-import { BatchEnvelopeSchema, EVENT_SCHEMAS } from './schemas.ts';
+import { BatchEnvelopeSchema, EVENT_SCHEMAS } from '@breakerbox/protocol';
 
 const envelope = TypeCompiler.Compile(BatchEnvelopeSchema);
 const checks: Record<string, TypeCheck<TSchema>> = Object.fromEntries(

@@ -1,6 +1,6 @@
-import type { BreakerKey } from '../../sdk/protocol.ts';
+import type { BreakerKey } from '@breakerbox/protocol';
 import type { Db } from '../storage/database.ts';
-import { ERROR_CLASSES } from '../storage/rollups.ts';
+import { ERROR_CLASSES } from '@breakerbox/protocol';
 import type { VerdictEngine } from '../verdicts/verdict-engine.ts';
 import { VERDICTS } from '../verdicts/types.ts';
 import { K } from '../verdicts/counters.ts';

@@ -3,11 +3,11 @@ import fastifyStatic from '@fastify/static';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { packageRoot } from '../package-root.ts';
 import type { FastifyReply } from 'fastify';
 
 /** Where `npm run build` writes the dashboard. */
-export const DASHBOARD_DIST = fileURLToPath(new URL('../../dashboard/dist/', import.meta.url));
+export const DASHBOARD_DIST = join(packageRoot(), 'dashboard', 'dist');
 
 /**
  * The dashboard's view URLs. Each answers with `index.html` so a link pasted into an

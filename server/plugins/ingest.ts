@@ -4,7 +4,7 @@ import { BreakerboxError } from '../errors.ts';
 import { decodeJsonBody } from '../ingest/decode-body.ts';
 import { createRateLimiter } from '../ingest/rate-limiter.ts';
 import { validateBatch } from '../ingest/validate-batch.ts';
-import { AckSchema, BatchEnvelopeSchema, ErrorReplySchema } from '../ingest/schemas.ts';
+import { AckSchema, BatchEnvelopeSchema, ErrorReplySchema } from '@breakerbox/protocol';
 
 const DAY = 86_400_000;
 

@@ -1,8 +1,8 @@
-import { DEFAULT_LATENCY_BOUNDS_MS, type Histogram } from '../../sdk/protocol.ts';
+import { DEFAULT_LATENCY_BOUNDS_MS, ROLLUP_BUCKETS, type Histogram } from '@breakerbox/protocol';
 
 /** Rollup histograms use these bounds; bucket i counts values <= bound i, the last bucket the rest. */
 export const ROLLUP_BOUNDS: readonly number[] = DEFAULT_LATENCY_BOUNDS_MS;
-export const ROLLUP_BUCKETS = ROLLUP_BOUNDS.length + 1;
+export { ROLLUP_BUCKETS };
 
 const mappings = new Map<string, Int8Array>();
 

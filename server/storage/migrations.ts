@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { packageRoot } from '../package-root.ts';
 import { BreakerboxError } from '../errors.ts';
 import type { Db } from './database.ts';
 
 /** Where the numbered `NNN-name.sql` files live. */
-export const MIGRATIONS_DIR = fileURLToPath(new URL('../../migrations/', import.meta.url));
+export const MIGRATIONS_DIR = join(packageRoot(), 'migrations');
 
 interface MigrationFile {
   id: number;

@@ -1,33 +1,17 @@
-import type { ErrorClass, ProbeEvent, TasksEvent, TransitionEvent, WindowEvent } from '../../sdk/protocol.ts';
+import {
+  ERROR_CLASSES, KEY_COLUMNS, PROBE_COLUMNS, SOURCE_COLUMNS, TASK_COLUMNS, TASK_KEY_COLUMNS, minuteOf,
+  type ErrorClass, type ProbeEvent, type TasksEvent, type TransitionEvent, type WindowEvent,
+} from '@breakerbox/protocol';
 import { ROLLUP_BUCKETS, addHistogram, addValue } from './histogram.ts';
 import type { Db } from './database.ts';
 
-/** The error classes that have a rollup column (`e_<class>`). */
-export const ERROR_CLASSES: readonly ErrorClass[] = [
-  'rate_limit', 'quota', 'server', 'network', 'timeout', 'bad_request',
-  'auth', 'context_length', 'policy', 'truncated', 'stream_broken',
-];
+const KEY_COUNTERS = KEY_COLUMNS;
+const TASK_COUNTERS = TASK_COLUMNS;
+const TASK_KEY_COUNTERS = TASK_KEY_COLUMNS;
+const SOURCE_COUNTERS = SOURCE_COLUMNS;
+const PROBE_COUNTERS = PROBE_COLUMNS;
 
-const MINUTE = 60_000;
-/** Floors a time to its minute. */
-export const minuteOf = (ms: number): number => ms - (ms % MINUTE);
-
-const hCols = (prefix: string) => Array.from({ length: ROLLUP_BUCKETS }, (_, i) => `${prefix}${i}`);
-
-const KEY_COUNTERS = [
-  'calls', 'ok', 'slow', ...ERROR_CLASSES.map((c) => `e_${c}`), 'rejected', 'short_circuited', 'retries',
-  'cold_excluded', 'half_open_ok', 'half_open_failed', 'input_tokens', 'output_tokens', 'cost_usd',
-  'windows', 'transitions', 'opens', ...hCols('h'), ...hCols('t'),
-];
-const TASK_COUNTERS = [
-  'completed', 'failed', 'degraded', 'attempts', 'cost_usd',
-  'level0', 'level1', 'level2', 'level3', 'level4', 'fallback_invoked', 'fallback_failed',
-];
-const TASK_KEY_COUNTERS = ['completed', 'failed', 'fallback_invoked', 'fallback_failed'];
-const SOURCE_COUNTERS = ['calls', 'failed', 'slow', 'rejected', 'retries', 'last_end'];
-const PROBE_COUNTERS = ['probes', 'ok', 'slow', 'error', 'misconfigured', 'cold', 'total_ms_sum', 'cost_usd', ...hCols('h')];
-
-function upsertSql(table: string, ids: string[], counters: string[]): string {
+function upsertSql(table: string, ids: readonly string[], counters: readonly string[]): string {
   const cols = [...ids, ...counters];
   return `INSERT INTO ${table} (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')})
     ON CONFLICT (${ids.join(', ')}) DO UPDATE SET ${counters.map((c) => `${c} = ${c} + excluded.${c}`).join(', ')}`;

@@ -1,4 +1,4 @@
-import type { BreakerKey, TelemetryAck, TelemetryBatch } from '../../sdk/protocol.ts';
+import type { BreakerKey, TelemetryAck, TelemetryBatch } from '@breakerbox/protocol';
 import type { Db } from './database.ts';
 import { RollupAccumulator, prepareRollupStatements } from './rollups.ts';
 

@@ -1,4 +1,4 @@
-import type { BreakerKey } from '../../sdk/protocol.ts';
+import type { BreakerKey } from '@breakerbox/protocol';
 import { alternativeOf } from './alternative.ts';
 import { addInto, newKeySums, newProbeSums, type KeySums, type ProbeSums } from './counters.ts';
 import { evidence } from './evidence.ts';

@@ -1,20 +1,6 @@
-import type { ErrorClass } from '../../sdk/protocol.ts';
-import { ERROR_CLASSES } from '../storage/rollups.ts';
-import { ROLLUP_BUCKETS } from '../storage/histogram.ts';
+import { ERROR_CLASSES, KEY_COLUMNS, PROBE_COLUMNS, ROLLUP_BUCKETS, type ErrorClass } from '@breakerbox/protocol';
 
-const hCols = (prefix: string) => Array.from({ length: ROLLUP_BUCKETS }, (_, i) => `${prefix}${i}`);
-
-/** The summed columns of `key_minutes` / `key_hours`, in the order of a KeySums array. */
-export const KEY_COLUMNS: readonly string[] = [
-  'calls', 'ok', 'slow', ...ERROR_CLASSES.map((c) => `e_${c}`), 'rejected', 'short_circuited', 'retries',
-  'cold_excluded', 'half_open_ok', 'half_open_failed', 'input_tokens', 'output_tokens', 'cost_usd',
-  'windows', 'transitions', 'opens', ...hCols('h'), ...hCols('t'),
-];
-
-/** The summed columns of `probe_minutes` / `probe_hours`. */
-export const PROBE_COLUMNS: readonly string[] = [
-  'probes', 'ok', 'slow', 'error', 'misconfigured', 'cold', 'total_ms_sum', 'cost_usd', ...hCols('h'),
-];
+export { KEY_COLUMNS, PROBE_COLUMNS, PROVIDER_CLASSES, CLIENT_CLASSES } from '@breakerbox/protocol';
 
 const indexOf = (cols: readonly string[]) => (name: string): number => {
   const i = cols.indexOf(name);
@@ -60,10 +46,6 @@ export function errorsOf(sums: KeySums): Record<ErrorClass, number> {
   return out;
 }
 
-/** Classes that count against the provider (DESIGN.md taxonomy). */
-export const PROVIDER_CLASSES: readonly ErrorClass[] = ['rate_limit', 'server', 'network', 'timeout', 'stream_broken'];
-/** Classes that are our own doing: account, request, content. */
-export const CLIENT_CLASSES: readonly ErrorClass[] = ['quota', 'bad_request', 'auth', 'context_length', 'policy', 'truncated'];
 
 /** Histogram slice of a sums array as a plain array. */
 export function histogramOf(sums: Float64Array, start: number): number[] {

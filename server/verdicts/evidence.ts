@@ -1,4 +1,4 @@
-import type { BreakerKey, ErrorClass } from '../../sdk/protocol.ts';
+import type { BreakerKey, ErrorClass } from '@breakerbox/protocol';
 import { list, num, pct } from './text.ts';
 import { CLIENT_CLASSES, PROVIDER_CLASSES } from './counters.ts';
 import type { VerdictThresholds } from './figures.ts';

@@ -1,4 +1,4 @@
-import type { ErrorClass } from '../../sdk/protocol.ts';
+import type { ErrorClass } from '@breakerbox/protocol';
 import { quantile } from '../storage/histogram.ts';
 import { CLIENT_CLASSES, K, P, PROVIDER_CLASSES, errorsOf, histogramOf, type KeySums, type ProbeSums } from './counters.ts';
 import type { ProbeMinute } from './rollup-reader.ts';

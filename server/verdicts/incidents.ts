@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { BreakerKey } from '../../sdk/protocol.ts';
+import type { BreakerKey } from '@breakerbox/protocol';
 import type { KeyAnalysis } from './analyse.ts';
 import { canonicalProvider, keyName } from './key-join.ts';
 import { list } from './text.ts';

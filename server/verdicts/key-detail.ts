@@ -1,4 +1,4 @@
-import type { BreakerKey, BreakerStateName, ErrorClass } from '../../sdk/protocol.ts';
+import type { BreakerKey, BreakerStateName, ErrorClass } from '@breakerbox/protocol';
 import type { Db } from '../storage/database.ts';
 import { quantile } from '../storage/histogram.ts';
 import { analyse, type AnalyseDeps } from './analyse.ts';

@@ -1,4 +1,4 @@
-import type { BreakerKey } from '../../sdk/protocol.ts';
+import type { BreakerKey } from '@breakerbox/protocol';
 import type { KeyInfo } from './lookups.ts';
 
 /** The provider name a key is joined under: its alias when configured, else its own. */

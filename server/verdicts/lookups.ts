@@ -1,4 +1,4 @@
-import type { BreakerKey } from '../../sdk/protocol.ts';
+import type { BreakerKey } from '@breakerbox/protocol';
 import type { Db } from '../storage/database.ts';
 import { keyFromRow } from '../storage/telemetry-store.ts';
 

@@ -1,4 +1,4 @@
-import type { BreakerStateName } from '../../sdk/protocol.ts';
+import type { BreakerStateName } from '@breakerbox/protocol';
 import type { Statement } from 'better-sqlite3';
 import type { Db } from '../storage/database.ts';
 import type { KeySourceMinutes } from './rollup-reader.ts';

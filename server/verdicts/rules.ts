@@ -1,5 +1,5 @@
 import type { VerdictThresholds } from './figures.ts';
-import type { ErrorClass } from '../../sdk/protocol.ts';
+import type { ErrorClass } from '@breakerbox/protocol';
 import { CLIENT_CLASSES, PROVIDER_CLASSES } from './counters.ts';
 import type { ClientFigures, Hint, PartHealth, ProbeFigures, ProbePower, Verdict } from './types.ts';
 

@@ -1,4 +1,4 @@
-import type { BreakerKey, ErrorClass } from '../../sdk/protocol.ts';
+import type { BreakerKey, ErrorClass } from '@breakerbox/protocol';
 
 /**
  * The verdicts, worst first (the order `/api/verdicts` sorts by). `provider_suspected`:

@@ -1,4 +1,4 @@
-import type { BreakerKey } from '../../sdk/protocol.ts';
+import type { BreakerKey } from '@breakerbox/protocol';
 import { systemClock, type ServerClock } from '../clock.ts';
 import type { Db } from '../storage/database.ts';
 import { analyse, type KeyAnalysis } from './analyse.ts';

@@ -1,5 +1,5 @@
 import { BreakerboxError } from '../errors.ts';
-import { minuteOf } from '../storage/rollups.ts';
+import { minuteOf } from '@breakerbox/protocol';
 
 const MINUTE = 60_000;
 const HOUR = 3_600_000;

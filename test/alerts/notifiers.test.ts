@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BreakerKey, ProbeEvent } from '../../sdk/protocol.ts';
+import type { BreakerKey, ProbeEvent } from '@breakerbox/protocol';
 import { MIN, collector, type TestCollector } from '../verdicts/support.ts';
 import { startAlertmanager, type RealAlertmanager } from './alertmanager.ts';
 import { receiver, type Receiver } from './receiver.ts';

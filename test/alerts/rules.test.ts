@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BreakerKey, ProbeEvent, TelemetryEvent } from '../../sdk/protocol.ts';
+import type { BreakerKey, ProbeEvent, TelemetryEvent } from '@breakerbox/protocol';
 import { MIN, collector, transition, windows, type TestCollector } from '../verdicts/support.ts';
 
 const FLAP: BreakerKey = { provider: 'together', endpoint: 'chat', model: 'Qwen/Qwen2.5-72B-Instruct:turbo' };

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { Pool } from 'undici';
 import { openDatabase } from '../../server/storage/database.ts';
 import { applyMigrations } from '../../server/storage/migrations.ts';
-import type { TelemetryBatch, WindowEvent } from '../../sdk/protocol.ts';
+import type { TelemetryBatch, WindowEvent } from '@breakerbox/protocol';
 
 const BATCH = 1000;
 const THROUGHPUT_SECONDS = Number(process.env.BENCH_SECONDS ?? 12);

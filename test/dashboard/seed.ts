@@ -1,4 +1,4 @@
-import type { BreakerKey, ProbeEvent, TelemetryEvent, TransitionEvent, WindowEvent } from '../../sdk/protocol.ts';
+import type { BreakerKey, ProbeEvent, TelemetryEvent, TransitionEvent, WindowEvent } from '@breakerbox/protocol';
 import type { TestCollector } from './server-harness.ts';
 
 const MINUTE = 60_000;

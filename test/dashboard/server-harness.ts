@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../server/config/load.ts';
 import { startServer, type RunningServer } from '../../server/main.ts';
-import type { TelemetryEvent } from '../../sdk/protocol.ts';
+import type { TelemetryEvent } from '@breakerbox/protocol';
 
 /** A real collector on port 0 with a temp database and one token per right. */
 export interface TestCollector {

@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BreakerKey } from '../../sdk/protocol.ts';
+import type { BreakerKey } from '@breakerbox/protocol';
 import { MIN, collector, probes, transition, windows, type TestCollector } from '../verdicts/support.ts';
 
 const ODD: BreakerKey = { provider: 'together', endpoint: 'chat', model: 'meta-llama/Llama-3.3-70B-Instruct-Turbo:free@2024', region: 'us-east' };

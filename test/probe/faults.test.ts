@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeProvider, type FakeProvider, type Fault } from '../support/fake-provider.ts';
 import { Prober } from '../../probe/prober.ts';
-import type { ProbeEvent } from '../../sdk/protocol.ts';
+import type { ProbeEvent } from '@breakerbox/protocol';
 import { API_KEY, captureLogger, configOf, ManualScheduler, rawTarget } from './helpers.ts';
 
 let fake: FakeProvider;

@@ -6,7 +6,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Prober } from '../../probe/prober.ts';
-import type { ProbeEvent } from '../../sdk/protocol.ts';
+import type { ProbeEvent } from '@breakerbox/protocol';
 import { API_KEY, captureLogger, configOf, ManualScheduler, rawTarget } from './helpers.ts';
 
 let server: Server;

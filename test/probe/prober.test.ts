@@ -8,7 +8,7 @@ import type { ExchangeInput, ExchangeResult } from '../../probe/exchange.ts';
 import { Prober, type ProberOptions } from '../../probe/prober.ts';
 import { CronScheduler } from '../../probe/scheduler.ts';
 import { silentLogger } from '../../probe/logger.ts';
-import type { ProbeEvent } from '../../sdk/protocol.ts';
+import type { ProbeEvent } from '@breakerbox/protocol';
 import { API_KEY, captureLogger, configOf, manualClock, ManualScheduler, rawTarget } from './helpers.ts';
 
 const BASE = 'http://127.0.0.1:9/v1';

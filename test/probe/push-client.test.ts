@@ -5,7 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PushClient, type PushClientOptions } from '../../probe/push-client.ts';
-import type { ProbeEvent } from '../../sdk/protocol.ts';
+import type { ProbeEvent } from '@breakerbox/protocol';
 import { captureLogger } from './helpers.ts';
 import { startReceiver } from './receiver.ts';
 
@@ -155,9 +155,8 @@ describe('collector outage', () => {
     expect(await push.flush(5_000)).toBe(0);
     const delivered = receiver.received.filter((r) => r.answer !== 'destroy').flatMap((r) => r.batch.events);
     expect(delivered.length + push.stats.dropped).toBe(50);
-    // The batch in flight when the outage began (0-4) is kept for its retry; of the rest,
-    // the newest survive and the oldest were dropped.
-    const expected = [0, 1, 2, 3, 4, ...Array.from({ length: 15 }, (_, i) => 35 + i)].map(event);
+    // The newest buffer_cap events survive (the batch in flight among them); the oldest were dropped.
+    const expected = Array.from({ length: 20 }, (_, i) => 30 + i).map(event);
     expect(delivered).toEqual(expected);
     await push.close(1_000);
   });

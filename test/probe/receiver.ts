@@ -6,7 +6,7 @@
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { gunzipSync } from 'node:zlib';
-import type { TelemetryBatch } from '../../sdk/protocol.ts';
+import type { TelemetryBatch } from '@breakerbox/protocol';
 
 /** One scripted answer. */
 export type Answer = { status: number; headers?: Record<string, string>; body?: unknown } | 'destroy';

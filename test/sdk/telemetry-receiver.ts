@@ -5,7 +5,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { gunzipSync } from 'node:zlib';
-import type { TelemetryBatch } from '../../sdk/protocol.ts';
+import type { TelemetryBatch } from '@breakerbox/protocol';
 
 /** One answer of the receiver: a status (with optional Retry-After), or `hang`. */
 export type ReceiverAnswer = { status: number; retryAfter?: string } | 'hang';

@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../server/app.ts';
 import { loadConfig } from '../../server/config/load.ts';
 import type { Config } from '../../server/config/schema.ts';
-import type { BreakerKey, TelemetryBatch, TelemetryEvent, WindowEvent } from '../../sdk/protocol.ts';
+import type { BreakerKey, TelemetryBatch, TelemetryEvent, WindowEvent } from '@breakerbox/protocol';
 
 /** A fresh temp folder, removed by the returned cleanup. */
 export function tempDir(): { dir: string; cleanup(): void } {

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { KEY, batch, makeApp, windowEvent } from './helpers.ts';
 import { quantile } from '../../server/storage/histogram.ts';
-import { minuteOf } from '../../server/storage/rollups.ts';
+import { minuteOf } from '@breakerbox/protocol';
 
 type TestApp = Awaited<ReturnType<typeof makeApp>>;
 let t: TestApp;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BreakerKey } from '../../sdk/protocol.ts';
+import type { BreakerKey } from '@breakerbox/protocol';
 import { MIN, collector, windows, type TestCollector } from './support.ts';
 
 const KEY: BreakerKey = { provider: 'openai', endpoint: 'chat', model: 'gpt-4o-mini:2024-07-18' };

@@ -3,7 +3,7 @@
  * figures in its evidence that can be checked by hand.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BreakerKey } from '../../sdk/protocol.ts';
+import type { BreakerKey } from '@breakerbox/protocol';
 import { CASES, NEWCOMER, PROBER_KEYS, fallbackCase, verdictCases } from './issue-cases.ts';
 import { MIN, collector, probes, transition, windows, type TestCollector } from './support.ts';
 

@@ -3,7 +3,7 @@
  * through the real ingest endpoint by the tests (and replayed on the old code to record the
  * verdict before the change). Model ids carry `/`, `:` and `@` on purpose.
  */
-import type { BreakerKey, ProbeEvent, TasksEvent, TelemetryEvent } from '../../sdk/protocol.ts';
+import type { BreakerKey, ProbeEvent, TasksEvent, TelemetryEvent } from '@breakerbox/protocol';
 import { MIN, probes, transition, windows, type TestCollector } from './support.ts';
 
 /** Events per (service, instance). */

@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../server/app.ts';
 import { loadConfig } from '../../server/config/load.ts';
 import type { Config } from '../../server/config/schema.ts';
-import type { BreakerKey, ErrorClass, ProbeEvent, TelemetryEvent, TransitionEvent, WindowEvent } from '../../sdk/protocol.ts';
+import type { BreakerKey, ErrorClass, ProbeEvent, TelemetryEvent, TransitionEvent, WindowEvent } from '@breakerbox/protocol';
 
 /** A test collector on a temp file, with an admin token, no alert timer, and a fixed "now". */
 export interface TestCollector {

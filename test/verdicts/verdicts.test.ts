@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BreakerKey, TelemetryEvent } from '../../sdk/protocol.ts';
+import type { BreakerKey, TelemetryEvent } from '@breakerbox/protocol';
 import { MIN, collector, probes, transition, windows, type TestCollector, type Traffic } from './support.ts';
 
 const K = {

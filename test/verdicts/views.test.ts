@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BreakerKey, TasksEvent } from '../../sdk/protocol.ts';
+import type { BreakerKey, TasksEvent } from '@breakerbox/protocol';
 import { MIN, collector, keyQuery, probes, transition, windows, type TestCollector } from './support.ts';
 
 const KEY: BreakerKey = { provider: 'openai-compatible', endpoint: 'chat', model: 'org/model:v2@2024-08-01', region: 'eu-west' };

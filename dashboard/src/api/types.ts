@@ -5,7 +5,7 @@
 
 // The shapes the server defines are imported as types only (erased from the bundle), so
 // the dashboard and the API cannot drift apart.
-import type { BreakerKey } from '../../../sdk/protocol.ts';
+import type { BreakerKey } from '@breakerbox/protocol';
 import type { ClientFigures, Hint, Percentiles, ProbeFigures, ProbeStatus, Verdict, VerdictEntry } from '../../../server/verdicts/types.ts';
 
 import type { Silence } from '../../../server/alerts/silences.ts';

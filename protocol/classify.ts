@@ -1,60 +1,12 @@
 /**
- * The error taxonomy of DESIGN.md as one pure module. The SDK and the prober both
- * import it, so the same response is classified the same way everywhere.
+ * Classification onto the error taxonomy (`taxonomy.ts`): HTTP status, provider error
+ * bodies, thrown errors, finish reasons. The SDK and the prober both import it, so the
+ * same response is classified the same way everywhere.
  *
  * Nothing here does I/O or keeps state; `now` is always a parameter.
  */
-import type { ErrorClass } from '../protocol.ts';
-
-/** Every class of the taxonomy, in DESIGN.md order. */
-export const ERROR_CLASSES: readonly ErrorClass[] = [
-  'rate_limit',
-  'quota',
-  'server',
-  'network',
-  'timeout',
-  'bad_request',
-  'auth',
-  'context_length',
-  'policy',
-  'truncated',
-  'stream_broken',
-];
-
-const RETRYABLE: ReadonlySet<ErrorClass> = new Set<ErrorClass>([
-  'rate_limit',
-  'server',
-  'network',
-  'timeout',
-  'stream_broken',
-]);
-
-/** Classes retried only "with care" (DESIGN.md): once the request may have reached the model. */
-const RETRY_WITH_CARE: ReadonlySet<ErrorClass> = new Set<ErrorClass>(['network', 'timeout', 'stream_broken']);
-
-/** True for classes DESIGN.md marks retryable (rate_limit, server, network, timeout, stream_broken). */
-export function isRetryable(cls: ErrorClass): boolean {
-  return RETRYABLE.has(cls);
-}
-
-/** True for the retryable classes DESIGN.md marks "with care" (network, timeout, stream_broken). */
-export function retryNeedsCare(cls: ErrorClass): boolean {
-  return RETRY_WITH_CARE.has(cls);
-}
-
-/**
- * True when a failure of this class is evidence against the provider (it may trip a
- * breaker). The client-fault classes — quota, bad_request, auth, context_length, policy,
- * truncated — are counted but never held against the provider.
- */
-export function countsAgainstProvider(cls: ErrorClass): boolean {
-  return RETRYABLE.has(cls);
-}
-
-/** Type guard for a string that names a taxonomy class. */
-export function isErrorClass(value: unknown): value is ErrorClass {
-  return typeof value === 'string' && (ERROR_CLASSES as readonly string[]).includes(value);
-}
+import type { ErrorClass } from './types.ts';
+import { isErrorClass } from './taxonomy.ts';
 
 type HeaderBag = Headers | Record<string, string | string[] | undefined>;
 

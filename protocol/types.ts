@@ -1,7 +1,8 @@
 /**
  * Telemetry protocol v1 — the wire types shared by the SDK, the prober and the
- * collector (see `docs/protocol.md`). Plain types only: the SDK ships no schema
- * library; the collector validates the same shapes with TypeBox.
+ * collector (see `docs/protocol.md`). Written out by hand so editors show them plainly;
+ * `schemas.ts` holds the TypeBox schemas the collector validates with, and a compile-time
+ * check there fails the build when the two differ.
  */
 
 /** One thing that fails as a unit. Model ids may contain `/`, `:` and `@`. */

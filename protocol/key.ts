@@ -2,7 +2,7 @@
  * Breaker keys: canonical ids for maps and labels. Model ids contain `/`, `:` and `@`,
  * so the id uses a separator that cannot appear in any of the parts.
  */
-import type { BreakerKey } from './protocol.ts';
+import type { BreakerKey } from './types.ts';
 
 const ids = new WeakMap<BreakerKey, string>();
 

@@ -1,8 +1,11 @@
-import { Type, type TSchema } from '@sinclair/typebox';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import type * as T from './types.ts';
 
 /**
- * Protocol v1 as JSON Schema (TypeBox). Objects accept unknown fields (forward
- * compatibility); each event type has its own schema so an error names the exact field.
+ * Protocol v1 as JSON Schema (TypeBox): what the collector validates. The wire types in
+ * `types.ts` are checked against these schemas at compile time (bottom of this file), so
+ * the two cannot drift. Objects accept unknown fields (forward compatibility); each event
+ * type has its own schema so an error names the exact field.
  */
 
 const Count = Type.Integer({ minimum: 0 });
@@ -17,17 +20,19 @@ export const BreakerKeySchema = Type.Object({
   region: Type.Optional(Name(100)),
 });
 
-const ErrorClassName = Type.Union(
-  ['rate_limit', 'quota', 'server', 'network', 'timeout', 'bad_request', 'auth', 'context_length', 'policy', 'truncated', 'stream_broken'].map(
-    (c) => Type.Literal(c),
-  ),
-);
-const State = Type.Union(['closed', 'open', 'half_open', 'forced_open'].map((s) => Type.Literal(s)));
-const Reason = Type.Union(
-  ['created', 'error_rate', 'slow_calls', 'rejections', 'probe_failed', 'probes_succeeded', 'cooldown_elapsed', 'manual'].map((r) =>
-    Type.Literal(r),
-  ),
-);
+const ErrorClassName = Type.Union([
+  Type.Literal('rate_limit'), Type.Literal('quota'), Type.Literal('server'), Type.Literal('network'), Type.Literal('timeout'),
+  Type.Literal('bad_request'), Type.Literal('auth'), Type.Literal('context_length'), Type.Literal('policy'), Type.Literal('truncated'),
+  Type.Literal('stream_broken'),
+]);
+const State = Type.Union([Type.Literal('closed'), Type.Literal('open'), Type.Literal('half_open'), Type.Literal('forced_open')]);
+const Reason = Type.Union([
+  Type.Literal('created'), Type.Literal('error_rate'), Type.Literal('slow_calls'), Type.Literal('rejections'),
+  Type.Literal('probe_failed'), Type.Literal('probes_succeeded'), Type.Literal('cooldown_elapsed'), Type.Literal('manual'),
+]);
+
+/** `errors` of a window: a count per taxonomy class; a class outside the taxonomy is refused. */
+const ErrorCounts = Type.Partial(Type.Record(ErrorClassName, Count), { additionalProperties: false });
 
 const HistogramSchema = Type.Object({
   bounds: Type.Array(Type.Number({ minimum: 0 }), { maxItems: 64 }),
@@ -54,7 +59,7 @@ export const WindowSchema = Type.Object({
   calls: Count,
   ok: Count,
   slow: Count,
-  errors: Type.Record(Type.String({ pattern: '^[a-z_]{1,40}$' }), Count, { maxProperties: 32 }),
+  errors: ErrorCounts,
   rejected: Count,
   short_circuited: Count,
   retries: Count,
@@ -137,3 +142,20 @@ export const AckSchema = Type.Object({ accepted: Type.Integer(), duplicate: Type
 export const ErrorReplySchema = Type.Object({
   error: Type.Object({ code: Type.String(), message: Type.String(), path: Type.Optional(Type.String()) }),
 });
+
+type Equals<A, B> = (<X>() => X extends A ? 1 : 2) extends <X>() => X extends B ? 1 : 2 ? true : false;
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+/** Compile-time check: each wire type equals what its schema validates (mutual assignability). */
+type Assert<V extends true> = V;
+export type SchemaTypesAgree = [
+  Assert<Same<Static<typeof BreakerKeySchema>, T.BreakerKey>>,
+  Assert<Same<Static<typeof TransitionSchema>, T.TransitionEvent>>,
+  Assert<Same<Static<typeof WindowSchema>, T.WindowEvent>>,
+  Assert<Same<Static<typeof TasksSchema>, T.TasksEvent>>,
+  Assert<Same<Static<typeof ConfigEventSchema>, T.ConfigEvent>>,
+  Assert<Same<Static<typeof ProbeSchema>, T.ProbeEvent>>,
+  Assert<Same<Omit<Static<typeof BatchEnvelopeSchema>, 'events'>, Omit<T.TelemetryBatch, 'events'>>>,
+  Assert<Same<Static<typeof AckSchema>, T.TelemetryAck>>,
+  Assert<Equals<Static<typeof ErrorClassName>, T.ErrorClass>>,
+];
+

@@ -1,0 +1,28 @@
+/**
+ * `@breakerbox/protocol` — what the SDK, the prober and the collector share, defined once:
+ * the protocol v1 wire types and the TypeBox schemas that validate them, the error
+ * taxonomy and its classifier, breaker key ids, the minute floor and rollup columns, the
+ * clock interface, and the one telemetry sender.
+ */
+export type * from './types.ts';
+export { DEFAULT_LATENCY_BOUNDS_MS } from './types.ts';
+export * from './schemas.ts';
+export { ERROR_CLASSES, PROVIDER_CLASSES, CLIENT_CLASSES, isRetryable, retryNeedsCare, countsAgainstProvider, isErrorClass } from './taxonomy.ts';
+export {
+  classifyHttpError,
+  classifyErrorBody,
+  classifyThrown,
+  classifyFinishReason,
+  parseRetryAfter,
+  providerErrorInfo,
+  retryAfterFromHeaders,
+  retryAfterOfError,
+} from './classify.ts';
+export type { ProviderErrorInfo } from './classify.ts';
+export { keyId, keyLabel, cleanKey } from './key.ts';
+export { MINUTE_MS, minuteOf } from './time.ts';
+export { ROLLUP_BUCKETS, KEY_COLUMNS, TASK_COLUMNS, TASK_KEY_COLUMNS, SOURCE_COLUMNS, PROBE_COLUMNS } from './rollup-columns.ts';
+export { systemClock, sleep } from './clock.ts';
+export type { Clock, TimerHandle } from './clock.ts';
+export { TelemetrySender, newBatchId } from './telemetry-sender.ts';
+export type { SenderOptions, SenderStats, SenderError } from './telemetry-sender.ts';
