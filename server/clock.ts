@@ -3,13 +3,13 @@
  * asks this clock, so tests and the demo can compress time instead of waiting for it.
  */
 
-/** Reads the current time in ms since the Unix epoch. */
-export interface ServerClock {
-  now(): number;
-}
+import { systemClock as protocolClock, type Clock } from '@breakerbox/protocol';
 
-/** The wall clock. */
-export const systemClock: ServerClock = { now: () => Date.now() };
+/** The part of the one `Clock` interface the collector reads: the time (its timers stay on the event loop). */
+export type ServerClock = Pick<Clock, 'now'>;
+
+/** The wall clock: the protocol package's. */
+export const systemClock: ServerClock = protocolClock;
 
 /**
  * A clock that runs `factor` times faster than the wall clock from `origin` (default: now),
