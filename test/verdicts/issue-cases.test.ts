@@ -60,6 +60,18 @@ describe('issue 15 cases through ingest and GET /api/verdicts', () => {
     expect(eu.health.status).toBe('healthy');
   });
 
+  it('tells whoever runs the prober with one alert, instead of a probe alert per key', async () => {
+    c.app.alerts.evaluate(c.now);
+    const { alerts } = await c.get('/api/alerts');
+    const prober = alerts.filter((a: any) => a.rule === 'prober_unhealthy');
+    expect(prober).toHaveLength(1);
+    expect(prober[0]).toMatchObject({ location: 'ap-south', state: 'firing', value: 6 });
+    expect(prober[0].summary).toMatch(/^prober location ap-south is unhealthy: 6 of 6 keys failing across 4 providers/);
+    expect(alerts.filter((a: any) => a.rule === 'probe_failing' && a.location === 'ap-south')).toEqual([]);
+    // The fallback's probes from healthy locations still page about the fallback.
+    expect(alerts.some((a: any) => a.rule === 'probe_failing' && a.key.model === CASES.fallback.model)).toBe(true);
+  });
+
   it('gives a fallback nobody calls a probe-only outage verdict', () => {
     const e = v(CASES.fallback);
     expect([e.verdict, e.hint]).toEqual(['provider_outage', 'probe_only']);
