@@ -88,7 +88,7 @@ export function analyse(deps: AnalyseDeps, range: TimeRange, options: { keyId?: 
 
   // Probes of every key: prober health is judged across keys, and aliases join keys.
   const probeFiguresOf = probeTable(deps, range);
-  const health = proberHealth(probeFiguresOf.all, keys, reader.probeFailureClasses(Math.max(from, to - t.probe_recent_lookback_s * 1000), to), t);
+  const health = proberHealth(probeFiguresOf.all, keys, () => reader.probeFailureClasses(Math.max(from, to - t.probe_recent_lookback_s * 1000), to), t);
   const setAside = new Set([...health.values()].filter((h) => h.status === 'unhealthy').map((h) => h.location));
   const groups = joinGroups(keys, t.provider_aliases);
   const hasClients = (id: number) => byService.has(id) || reporting.has(id) || open.perKey.has(id) || open.opens.has(id);

@@ -11,7 +11,7 @@ export interface LocationHealth {
   failing_keys: number;
   /** Providers of the failing keys, sorted. */
   failing_providers: string[];
-  /** Network + timeout share of this location's recent failed probes (null without failures). */
+  /** Network + timeout share of its recent failed probes; null when not read (the location meets no other criterion, or has no failures). */
   network_share: number | null;
   /** The sentence that explains an unhealthy location (null when healthy). */
   reason: string | null;
@@ -32,7 +32,7 @@ const pct = (x: number) => `${Math.round(x * 100)}%`;
 export function proberHealth(
   figures: Map<number, Record<string, ProbeFigures>>,
   keys: Map<number, KeyInfo>,
-  classes: FailureClasses,
+  classes: () => FailureClasses,
   t: VerdictThresholds,
 ): Map<string, LocationHealth> {
   const per = new Map<string, { keys: number; failing: number; providers: Set<string> }>();
@@ -51,15 +51,15 @@ export function proberHealth(
     }
   }
   const out = new Map<string, LocationHealth>();
+  // The class mix reads raw probes: only when a location passes the rollup criteria.
+  const suspect = (e: { keys: number; failing: number; providers: Set<string> }) =>
+    e.failing >= t.prober_min_keys && e.providers.size >= t.prober_min_providers && e.failing / e.keys >= t.prober_failing_share;
+  let mix: FailureClasses | null = null;
   for (const [location, e] of [...per].sort(([a], [b]) => a.localeCompare(b))) {
-    const c = classes.get(location);
+    const c = e.failing > 0 && suspect(e) ? (mix ??= classes()).get(location) : undefined;
     const networkShare = c && c.failed > 0 ? Number((c.network / c.failed).toFixed(4)) : null;
     const providers = [...e.providers].sort();
-    const unhealthy =
-      e.failing >= t.prober_min_keys &&
-      providers.length >= t.prober_min_providers &&
-      e.failing / e.keys >= t.prober_failing_share &&
-      (networkShare ?? 0) >= t.prober_network_share;
+    const unhealthy = suspect(e) && (networkShare ?? 0) >= t.prober_network_share;
     out.set(location, {
       location,
       status: unhealthy ? 'unhealthy' : 'healthy',

@@ -98,7 +98,7 @@ export function probesView(db: Db, deps: AnalyseDeps, range: TimeRange): ProbesV
       perKey.set(id, { ...(perKey.get(id) ?? {}), [loc.location]: target.figures });
     }
   }
-  const health = proberHealth(perKey, keys, deps.reader.probeFailureClasses(Math.max(range.from, range.to - t.probe_recent_lookback_s * 1000), range.to), t);
+  const health = proberHealth(perKey, keys, () => deps.reader.probeFailureClasses(Math.max(range.from, range.to - t.probe_recent_lookback_s * 1000), range.to), t);
   for (const loc of byLocation.values()) {
     loc.health = health.get(loc.location) ?? loc.health;
     if (loc.health.status === 'unhealthy') for (const target of loc.targets) target.figures = { ...target.figures, set_aside: true };
