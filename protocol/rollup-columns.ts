@@ -24,6 +24,9 @@ export const TASK_COLUMNS: readonly string[] = [
   'level0', 'level1', 'level2', 'level3', 'level4', 'fallback_invoked', 'fallback_failed',
 ];
 
+/** `task_key_minutes`: fallback figures per primary key, from `tasks` events that name it. */
+export const TASK_KEY_COLUMNS: readonly string[] = ['completed', 'failed', 'fallback_invoked', 'fallback_failed'];
+
 /** `key_minute_sources`: per-instance counters behind "open on N of M" and the local hint. */
 export const SOURCE_COLUMNS: readonly string[] = ['calls', 'failed', 'slow', 'rejected', 'retries', 'last_end'];
 

@@ -96,6 +96,7 @@ export const TasksSchema = Type.Object({
   cost_usd: Money,
   levels: Type.Object({ '0': Level, '1': Level, '2': Level, '3': Level, '4': Level }),
   fallback: Type.Object({ invoked: Count, failed: Count }),
+  key: Type.Optional(BreakerKeySchema),
 });
 
 export const ConfigEventSchema = Type.Object({

@@ -97,6 +97,8 @@ export interface TasksEvent {
   cost_usd: number;
   levels: Partial<Record<'0' | '1' | '2' | '3' | '4', number>>;
   fallback: { invoked: number; failed: number };
+  /** The chain's primary key (optional; older senders omit it): fallback figures are attributed to it. */
+  key?: BreakerKey;
 }
 
 export interface ConfigEvent {

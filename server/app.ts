@@ -1,5 +1,6 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { Config } from './config/schema.ts';
+import { systemClock, type ServerClock } from './clock.ts';
 import { errorsPlugin } from './plugins/errors.ts';
 import { tracingPlugin } from './plugins/tracing.ts';
 import { dbPlugin } from './plugins/db.ts';
@@ -19,6 +20,8 @@ import { redactUrl } from './log-redact.ts';
 declare module 'fastify' {
   interface FastifyInstance {
     config: Config;
+    /** The collector's clock: every time read in `server/` goes through it. */
+    clock: ServerClock;
   }
 }
 
@@ -27,6 +30,8 @@ export interface AppOptions {
   config: Config;
   /** Fastify's logger option; tests pass false. */
   logger?: FastifyServerOptions['logger'];
+  /** The clock (default: the wall clock); tests and the demo pass a compressed or manual one. */
+  clock?: ServerClock;
 }
 
 /** Log settings: JSON through pino, never a credential (header, cookie or `?token=`) or a request body. */
@@ -68,6 +73,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     ajv: { customOptions: { removeAdditional: false, allErrors: false } },
   });
   app.decorate('config', options.config);
+  app.decorate('clock', options.clock ?? systemClock);
   await app.register(errorsPlugin);
   await app.register(apiHeadersPlugin);
   await app.register(tracingPlugin);

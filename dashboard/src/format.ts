@@ -28,15 +28,17 @@ export function keyFromParams(params: URLSearchParams): BreakerKey | null {
 /** Verdicts from worst to best: the board's order. */
 export const VERDICT_RANK: Record<Verdict, number> = {
   provider_outage: 0,
-  self_inflicted: 1,
-  provider_degraded: 2,
-  insufficient_data: 3,
-  healthy: 4,
+  provider_suspected: 1,
+  self_inflicted: 2,
+  provider_degraded: 3,
+  insufficient_data: 4,
+  healthy: 5,
 };
 
 /** Word and icon per verdict: the icon is a shape, so it reads without colour. */
 export const VERDICT_LOOK: Record<Verdict, { word: string; icon: string; advice: string }> = {
   provider_outage: { word: 'Provider outage', icon: '✖', advice: 'Not our code: wait it out, fail over.' },
+  provider_suspected: { word: 'Provider suspected', icon: '◆', advice: 'Provider-side errors the probes did not confirm, nothing on our side: fail over, tell the provider.' },
   self_inflicted: { word: 'Self-inflicted', icon: '⚠', advice: 'Probes are fine: look at our side.' },
   provider_degraded: { word: 'Provider degraded', icon: '◐', advice: 'Probes failing, clients not hurt yet: early warning.' },
   healthy: { word: 'Healthy', icon: '✔', advice: 'Clients and probes both fine.' },
@@ -53,6 +55,12 @@ export const HINT_WORDS: Record<Hint, string> = {
   probe_misconfigured: 'probe misconfigured',
   no_probes: 'no probes for this key',
   low_volume: 'too few calls',
+  truncation: 'truncation (answers cut by their token limit)',
+  intermittent: 'intermittent (probes caught provider failures)',
+  probes_inconclusive: 'probes too few to tell',
+  traffic_shape: 'our traffic shape (probes served, our requests fail)',
+  probe_only: 'probes only (no client traffic)',
+  probes_set_aside: 'probes set aside (unhealthy prober)',
 };
 
 /** A share as a percentage ("34%", "0.4%"), or an en dash when undefined. */

@@ -131,7 +131,7 @@ export async function runChain<I, T>(host: ChainHost, spec: OperationSpec<I, T>,
       ok = false;
       lastCls = finishCls;
     }
-    host.tasks(spec.name).record({ ok, level: ok ? level : undefined, degraded, attempts: attempts.length, costUsd: cost(), fallbackInvoked, fallbackFailed });
+    host.tasks(spec.name).record({ ok, level: ok ? level : undefined, degraded, attempts: attempts.length, costUsd: cost(), fallbackInvoked, fallbackFailed, primaryKey: spec.levels.find((l) => l.key)?.key });
     if (host.calls.size) emitChainCall(host, spec.name, t0, attempts, ok, level ?? 0, lastKey, ok ? undefined : lastCls, lastErr, facts, rescues);
   };
 

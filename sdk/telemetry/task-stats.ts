@@ -2,8 +2,11 @@
  * Per-operation aggregation of logical tasks (a fallback chain run) for one interval:
  * the counters of a protocol v1 `tasks` event.
  */
-import type { TasksEvent } from '@breakerbox/protocol';
+import type { BreakerKey, TasksEvent } from '@breakerbox/protocol';
 import { round6 } from './key-stats.ts';
+
+const sameKey = (a: BreakerKey, b: BreakerKey) =>
+  a.provider === b.provider && a.endpoint === b.endpoint && a.model === b.model && (a.region ?? '') === (b.region ?? '');
 
 /** The outcome of one task, as the fallback chain reports it. */
 export interface TaskOutcome {
@@ -17,6 +20,8 @@ export interface TaskOutcome {
   fallbackInvoked: boolean;
   /** True when a fallback level was tried and failed. */
   fallbackFailed: boolean;
+  /** The chain's primary key (its first keyed level): the collector attributes fallback figures to it. */
+  primaryKey?: BreakerKey;
 }
 
 /** The task counters of one operation. */
@@ -29,6 +34,8 @@ export class TaskStats {
   private readonly levels = [0, 0, 0, 0, 0];
   private invoked = 0;
   private fbFailed = 0;
+  /** The interval's primary key; null once two tasks of the operation named different ones. */
+  private primary: BreakerKey | null | undefined = undefined;
 
   constructor(
     private readonly operation: string,
@@ -48,6 +55,10 @@ export class TaskStats {
     this.costUsd += t.costUsd;
     if (t.fallbackInvoked) this.invoked++;
     if (t.fallbackFailed) this.fbFailed++;
+    if (t.primaryKey && this.primary !== null) {
+      if (this.primary === undefined) this.primary = t.primaryKey;
+      else if (!sameKey(this.primary, t.primaryKey)) this.primary = null;
+    }
   }
 
   /** Returns the interval's event (undefined if no task finished) and starts a new interval. */
@@ -70,7 +81,9 @@ export class TaskStats {
       cost_usd: round6(this.costUsd),
       levels,
       fallback: { invoked: this.invoked, failed: this.fbFailed },
+      ...(this.primary ? { key: this.primary } : {}),
     };
+    this.primary = undefined;
     this.completed = this.failed = this.degraded = this.attempts = this.costUsd = this.invoked = this.fbFailed = 0;
     this.levels.fill(0);
     this.start = now;

@@ -14,6 +14,9 @@ export interface NotifyState {
   last_status: 'ok' | 'failed';
 }
 
+/** Events of a grouped notification: a first page, a change of its alerts, a reminder, the end. */
+export type GroupEvent = 'firing' | 'update' | 'repeat' | 'resolved';
+
 /** Alert persistence: lifecycle rows and per-notifier notification state. */
 export interface AlertStore {
   /** Pending and firing alerts by fingerprint. */
@@ -22,7 +25,12 @@ export interface AlertStore {
   list(options: { state?: AlertState; since: number; limit: number; fingerprint?: string }): StoredAlert[];
   /** Firing alerts, and alerts resolved since `since` (they may still owe a resolve notice). */
   toNotify(since: number): StoredAlert[];
-  insert(a: Omit<StoredAlert, 'id' | 'key'>): number;
+  insert(a: Omit<StoredAlert, 'id' | 'key' | 'group_key'>): number;
+  /** Records the notification group an alert is in now. */
+  setGroup(id: number, groupKey: string): void;
+  /** What a notifier was last told about a group. */
+  groupState(groupKey: string, notifier: string): (Omit<NotifyState, 'last_event'> & { last_event: GroupEvent | null; digest: string | null }) | undefined;
+  recordGroupNotify(groupKey: string, notifier: string, event: GroupEvent, ok: boolean, at: number, digest: string): void;
   update(id: number, fields: Pick<StoredAlert, 'state' | 'summary' | 'value' | 'verdict' | 'hint' | 'fired_at' | 'resolved_at' | 'updated_at' | 'severity'>): void;
   remove(id: number): void;
   notifyState(alertId: number, notifier: string): NotifyState | undefined;
@@ -33,7 +41,7 @@ export interface AlertStore {
 type Row = {
   id: number; fingerprint: string; rule: RuleName; key_id: number | null; location: string | null; operation: string | null;
   state: AlertState; severity: Severity; summary: string; value: number | null; verdict: Verdict | null; hint: Hint | null;
-  started_at: number; fired_at: number | null; resolved_at: number | null; updated_at: number;
+  started_at: number; fired_at: number | null; resolved_at: number | null; updated_at: number; group_key: string | null;
   provider: string | null; endpoint: string | null; model: string | null; region: string | null;
 };
 
@@ -45,6 +53,7 @@ function toAlert(r: Row): StoredAlert {
     key: r.provider === null ? null : keyFromRow({ provider: r.provider, endpoint: r.endpoint!, model: r.model!, region: r.region! }),
     location: r.location, operation: r.operation, state: r.state, severity: r.severity, summary: r.summary, value: r.value,
     started_at: r.started_at, fired_at: r.fired_at, resolved_at: r.resolved_at, updated_at: r.updated_at, verdict: r.verdict, hint: r.hint,
+    group_key: r.group_key,
   };
 }
 
@@ -62,6 +71,14 @@ export function createAlertStore(db: Db): AlertStore {
     update: db.prepare(`UPDATE alerts SET state = @state, severity = @severity, summary = @summary, value = @value, verdict = @verdict, hint = @hint,
       fired_at = @fired_at, resolved_at = @resolved_at, updated_at = @updated_at WHERE id = @id`),
     remove: db.prepare('DELETE FROM alerts WHERE id = ?'),
+    setGroup: db.prepare('UPDATE alerts SET group_key = ? WHERE id = ?'),
+    groupGet: db.prepare('SELECT last_event, last_sent_at, last_attempt_at, last_status, digest FROM incident_notifications WHERE group_key = ? AND notifier = ?'),
+    groupOk: db.prepare(`INSERT INTO incident_notifications (group_key, notifier, last_event, last_sent_at, last_attempt_at, last_status, digest)
+      VALUES (?, ?, ?, ?, ?, 'ok', ?) ON CONFLICT (group_key, notifier) DO UPDATE SET last_event = excluded.last_event,
+      last_sent_at = excluded.last_sent_at, last_attempt_at = excluded.last_attempt_at, last_status = 'ok', digest = excluded.digest`),
+    groupFailed: db.prepare(`INSERT INTO incident_notifications (group_key, notifier, last_event, last_sent_at, last_attempt_at, last_status, digest)
+      VALUES (?, ?, NULL, NULL, ?, 'failed', NULL) ON CONFLICT (group_key, notifier) DO UPDATE SET last_attempt_at = excluded.last_attempt_at, last_status = 'failed'`),
+    pruneGroups: db.prepare(`DELETE FROM incident_notifications WHERE last_event = 'resolved' AND last_attempt_at < ?`),
     notifyGet: db.prepare('SELECT last_event, last_sent_at, last_attempt_at, last_status FROM alert_notifications WHERE alert_id = ? AND notifier = ?'),
     notifyOk: db.prepare(`INSERT INTO alert_notifications (alert_id, notifier, last_event, last_sent_at, last_attempt_at, last_status)
       VALUES (?, ?, ?, ?, ?, 'ok') ON CONFLICT (alert_id, notifier) DO UPDATE SET last_event = excluded.last_event,
@@ -85,6 +102,12 @@ export function createAlertStore(db: Db): AlertStore {
     insert: (a) => Number(s.insert.run(a).lastInsertRowid),
     update: (id, fields) => void s.update.run({ id, ...fields }),
     remove: (id) => void s.remove.run(id),
+    setGroup: (id, groupKey) => void s.setGroup.run(groupKey, id),
+    groupState: (groupKey, notifier) => s.groupGet.get(groupKey, notifier) as ReturnType<AlertStore['groupState']>,
+    recordGroupNotify(groupKey, notifier, event, ok, at, digest) {
+      if (ok) s.groupOk.run(groupKey, notifier, event, at, at, digest);
+      else s.groupFailed.run(groupKey, notifier, at);
+    },
     notifyState: (alertId, notifier) => s.notifyGet.get(alertId, notifier) as NotifyState | undefined,
     recordNotify(alertId, notifier, event, ok, at) {
       if (ok) s.notifyOk.run(alertId, notifier, event, at, at);
@@ -93,6 +116,7 @@ export function createAlertStore(db: Db): AlertStore {
     prune(before) {
       db.transaction(() => {
         s.pruneNotify.run(before);
+        s.pruneGroups.run(before);
         s.prune.run(before);
       })();
     },

@@ -4,7 +4,12 @@ import type { Db } from '../storage/database.ts';
 import type { KeyAnalysis } from '../verdicts/analyse.ts';
 import type { VerdictEngine } from '../verdicts/verdict-engine.ts';
 import type { Dispatcher } from '../notifiers/dispatcher.ts';
-import type { NotificationEvent } from '../notifiers/types.ts';
+import type { NotificationEvent, NotificationGroup, NotificationJob } from '../notifiers/types.ts';
+import type { ResolvedNotifier } from '../notifiers/dispatcher.ts';
+import type { ServerClock } from '../clock.ts';
+import type { VerdictThresholds } from '../verdicts/figures.ts';
+import { groupIncidents, type IncidentIndex } from '../verdicts/incidents.ts';
+import { byLead, digestOf, groupOf, ownTitle } from './grouping.ts';
 import { createAlertStore, type AlertStore, type StoredAlert } from './alert-store.ts';
 import type { RuleContext } from './rules/context.ts';
 import { costPerSuccessRule } from './rules/cost-per-success.ts';
@@ -12,6 +17,7 @@ import { fallbackFailingRule } from './rules/fallback-failing.ts';
 import { flappingRule } from './rules/flapping.ts';
 import { openShareRule } from './rules/open-share.ts';
 import { probeFailingRule } from './rules/probe-failing.ts';
+import { proberUnhealthyRule } from './rules/prober-unhealthy.ts';
 import { matches, type AlertLabels, type Silence, type SilenceStore } from './silences.ts';
 import { verdictPhrase } from './summary.ts';
 import type { AlertState, AlertView, Condition, RuleName } from './types.ts';
@@ -33,6 +39,8 @@ export interface AlertEngine {
   evaluate(now?: number): EvaluationResult;
   list(options: { state?: AlertState; limit: number; fingerprint?: string }, now?: number): AlertView[];
   store: AlertStore;
+  /** Records a finished delivery (the dispatcher calls it). */
+  recordResult(job: NotificationJob, notifier: string, ok: boolean): void;
 }
 
 /** Everything the engine works with. */
@@ -43,6 +51,9 @@ export interface AlertEngineOptions {
   silences: SilenceStore;
   dispatcher: Dispatcher;
   log: FastifyBaseLogger;
+  clock: ServerClock;
+  /** The verdict thresholds (provider aliases group incidents). */
+  verdictThresholds: VerdictThresholds;
 }
 
 const DAY = 86_400_000;
@@ -59,7 +70,8 @@ export function labelsOf(a: Pick<AlertView, 'rule' | 'key' | 'location' | 'opera
   };
 }
 
-function toView(a: StoredAlert, silences: Silence[]): AlertView {
+function toView(a: StoredAlert, silences: Silence[], keyIds?: Map<number, number | null>): AlertView {
+  keyIds?.set(a.id, a.keyId);
   const { keyId: _keyId, ...rest } = a;
   const by = silences.filter((s) => matches(s.matchers, labelsOf(a))).map((s) => s.id);
   return { ...rest, silenced: by.length > 0, silenced_by: by };
@@ -69,6 +81,9 @@ function toView(a: StoredAlert, silences: Silence[]): AlertView {
 export function createAlertEngine(o: AlertEngineOptions): AlertEngine {
   const store = createAlertStore(o.db);
   const rulesCfg = o.config.rules;
+  const groupIntervalMs = o.config.group_interval_s * 1000;
+  const storedOf = (a: AlertView): Pick<StoredAlert, 'rule' | 'keyId' | 'location' | 'fingerprint'> => ({ rule: a.rule, keyId: keyIds.get(a.id) ?? null, location: a.location, fingerprint: a.fingerprint });
+  const keyIds = new Map<number, number | null>();
   let lastPrune = 0;
 
   const runRules = (ctx: RuleContext): Condition[] => {
@@ -78,6 +93,7 @@ export function createAlertEngine(o: AlertEngineOptions): AlertEngine {
     if (rulesCfg.fallback_failing.enabled) out.push(...fallbackFailingRule(ctx, rulesCfg.fallback_failing));
     if (rulesCfg.probe_failing.enabled) out.push(...probeFailingRule(ctx, rulesCfg.probe_failing));
     if (rulesCfg.cost_per_success.enabled) out.push(...costPerSuccessRule(ctx, rulesCfg.cost_per_success));
+    if (rulesCfg.prober_unhealthy.enabled) out.push(...proberUnhealthyRule(ctx, rulesCfg.prober_unhealthy));
     return out;
   };
 
@@ -113,34 +129,94 @@ export function createAlertEngine(o: AlertEngineOptions): AlertEngine {
     }
   };
 
-  /** Queues what each notifier is owed: first notice, repeat, or resolve. Silenced alerts notify nobody. */
-  const notify = (now: number, silences: Silence[]): number => {
+  /** Queues what one Alertmanager notifier is owed per alert: Alertmanager groups by the `incident` label itself. */
+  const notifyPerAlert = (now: number, n: ResolvedNotifier, alerts: AlertView[], index: IncidentIndex): number => {
     let queued = 0;
-    for (const stored of store.toNotify(now - RESOLVE_NOTICE_MS)) {
-      const alert = toView(stored, silences);
-      if (alert.silenced) continue;
-      for (const n of o.dispatcher.notifiers) {
-        if (!n.wants(alert.rule, alert.severity) || o.dispatcher.busy(alert.id, n.name)) continue;
-        const st = store.notifyState(alert.id, n.name);
-        if (st?.last_status === 'failed' && now - st.last_attempt_at < Math.min(FAILED_RETRY_MS, n.repeatMs)) continue;
-        let event: NotificationEvent | null = null;
-        if (alert.state === 'firing') {
-          if (!st?.last_event) event = 'firing';
-          else if (st.last_event !== 'resolved' && now - (st.last_sent_at ?? 0) >= n.repeatMs) event = 'repeat';
-        } else if (alert.state === 'resolved' && n.config.send_resolved && (st?.last_event === 'firing' || st?.last_event === 'repeat')) {
-          event = 'resolved';
-        }
-        if (!event) continue;
-        o.dispatcher.enqueue(n, { alert, event, at: now });
-        queued++;
+    for (const alert of alerts) {
+      if (alert.silenced || !n.wants(alert.rule, alert.severity) || o.dispatcher.busy(`alert:${alert.id}`, n.name)) continue;
+      const st = store.notifyState(alert.id, n.name);
+      if (st?.last_status === 'failed' && now - st.last_attempt_at < Math.min(FAILED_RETRY_MS, n.repeatMs)) continue;
+      let event: NotificationEvent | null = null;
+      if (alert.state === 'firing') {
+        if (!st?.last_event) event = 'firing';
+        else if (st.last_event !== 'resolved' && now - (st.last_sent_at ?? 0) >= n.repeatMs) event = 'repeat';
+      } else if (alert.state === 'resolved' && n.config.send_resolved && (st?.last_event === 'firing' || st?.last_event === 'repeat')) {
+        event = 'resolved';
       }
+      if (!event) continue;
+      const { key, incident } = alert.state === 'firing' ? groupOf(storedOf(alert), index) : { key: alert.group_key ?? alert.fingerprint, incident: null };
+      const group: NotificationGroup = { key, title: incident?.title ?? ownTitle(alert), incident, alerts: [alert], digest: '', perAlert: true };
+      o.dispatcher.enqueue(n, { alert, group, event, at: now });
+      queued++;
     }
     return queued;
   };
 
+  /**
+   * Queues what each other notifier is owed per group (Alertmanager's group_by, done here):
+   * one page when a group first fires, an update when its alerts or verdict change (at most
+   * every `group_interval_s`), a reminder every repeat interval, one resolve notice at the
+   * end. Silenced alerts are left out of their group (as Alertmanager mutes them); a
+   * group whose firing alerts are all silenced sends nothing, not even a resolve notice.
+   */
+  const notifyGrouped = (now: number, n: ResolvedNotifier, alerts: AlertView[], index: IncidentIndex): number => {
+    const groups = new Map<string, { incident: NotificationGroup['incident']; firing: AlertView[]; resolved: AlertView[]; silenced: number }>();
+    for (const alert of alerts) {
+      if (!n.wants(alert.rule, alert.severity)) continue;
+      const { key, incident } = alert.state === 'firing' ? groupOf(storedOf(alert), index) : { key: alert.group_key ?? alert.fingerprint, incident: null };
+      let g = groups.get(key);
+      if (!g) groups.set(key, (g = { incident: null, firing: [], resolved: [], silenced: 0 }));
+      g.incident ??= incident;
+      if (alert.silenced) g.silenced += alert.state === 'firing' ? 1 : 0;
+      else if (alert.state === 'firing') g.firing.push(alert);
+      else if (alert.state === 'resolved') g.resolved.push(alert);
+    }
+    let queued = 0;
+    for (const [key, g] of groups) {
+      if ((g.silenced > 0 && g.firing.length === 0) || o.dispatcher.busy(key, n.name)) continue;
+      const st = store.groupState(key, n.name);
+      if (st?.last_status === 'failed' && now - st.last_attempt_at < Math.min(FAILED_RETRY_MS, n.repeatMs)) continue;
+      const open = st?.last_event === 'firing' || st?.last_event === 'update' || st?.last_event === 'repeat';
+      const firing = g.firing.sort(byLead);
+      const digest = digestOf(firing, g.incident);
+      let event: NotificationEvent | null = null;
+      if (firing.length > 0) {
+        if (!open) event = 'firing';
+        else if (st!.digest !== digest && now - (st!.last_sent_at ?? 0) >= groupIntervalMs) event = 'update';
+        else if (now - (st!.last_sent_at ?? 0) >= n.repeatMs) event = 'repeat';
+      } else if (open && g.resolved.length > 0 && n.config.send_resolved) {
+        event = 'resolved';
+      }
+      if (!event) continue;
+      const carried = event === 'resolved' ? g.resolved.sort(byLead) : firing;
+      const lead = carried[0]!;
+      const group: NotificationGroup = { key, title: g.incident?.title ?? ownTitle(lead), incident: g.incident, alerts: carried, digest, perAlert: false };
+      o.dispatcher.enqueue(n, { alert: lead, group, event, at: now });
+      queued++;
+    }
+    return queued;
+  };
+
+  const notify = (now: number, silences: Silence[], index: IncidentIndex): number => {
+    keyIds.clear();
+    const alerts = store.toNotify(now - RESOLVE_NOTICE_MS).map((a) => toView(a, silences, keyIds));
+    let queued = 0;
+    for (const n of o.dispatcher.notifiers) {
+      queued += n.config.type === 'alertmanager' ? notifyPerAlert(now, n, alerts, index) : notifyGrouped(now, n, alerts, index);
+    }
+    return queued;
+  };
+
+  /** Records what a notifier now knows, per alert or per group. */
+  const recordResult = (job: NotificationJob, notifier: string, ok: boolean) => {
+    if (job.group.perAlert) store.recordNotify(job.alert.id, notifier, job.event === 'update' ? 'repeat' : job.event, ok, job.at);
+    else store.recordGroupNotify(job.group.key, notifier, job.event, ok, job.at, job.group.digest);
+  };
+
   return {
     store,
-    evaluate(now = Date.now()) {
+    recordResult,
+    evaluate(now = o.clock.now()) {
       const started = performance.now();
       const memo = new Map<number, Map<number, KeyAnalysis>>();
       const ctx: RuleContext = {
@@ -170,9 +246,16 @@ export function createAlertEngine(o: AlertEngineOptions): AlertEngine {
           step(now, { fingerprint: a.fingerprint, rule: a.rule, keyId: a.keyId, key: a.key, location: a.location, operation: a.operation, status: 'clear', value: a.value, text: a.summary.split(' — ')[0]! }, a, verdicts, counts);
         }
       })();
-      // Silences are about what is sent now: judged on the wall clock, not the evaluation time.
-      const silences = o.silences.active(Date.now());
-      const notifications = notify(now, silences);
+      // Incidents over the verdict window: firing alerts remember the group they notify under.
+      const index = groupIncidents([...verdicts.values()], o.verdictThresholds.provider_aliases);
+      for (const a of store.unresolved().values()) {
+        if (a.state !== 'firing') continue;
+        const { key } = groupOf(a, index);
+        if (a.group_key !== key) store.setGroup(a.id, key);
+      }
+      // Silences are about what is sent now: judged on the clock, not the evaluation time.
+      const silences = o.silences.active(o.clock.now());
+      const notifications = notify(now, silences, index);
       if (now - lastPrune > 3_600_000) {
         lastPrune = now;
         const before = now - o.config.history_days * DAY;
@@ -190,9 +273,9 @@ export function createAlertEngine(o: AlertEngineOptions): AlertEngine {
         notifications,
       };
     },
-    list(options, now = Date.now()) {
+    list(options, now = o.clock.now()) {
       const since = options.state === 'resolved' ? now - o.config.history_days * DAY : now - DAY;
-      const silences = o.silences.active(Date.now());
+      const silences = o.silences.active(o.clock.now());
       return store.list({ ...options, since }).map((a) => toView(a, silences));
     },
   };

@@ -15,21 +15,35 @@ const locations = (n: number) => `${n} location${n === 1 ? '' : 's'}`;
 
 /**
  * The verdict half of an alert summary: what the probes say and what that makes it,
- * e.g. "probes fine from 2 locations: likely self-inflicted (retry_storm)".
+ * e.g. "probes fine from 2 locations: likely self-inflicted (retry_storm)". Every list it
+ * names is non-empty: a phrase is chosen by what the decision rests on.
  */
 export function verdictPhrase(a: KeyAnalysis | undefined): string {
   if (!a) return 'no recent data for a verdict';
-  const side = probeSide(a.probes);
-  const hint = a.decision.hint ? ` (${a.decision.hint})` : '';
-  switch (a.decision.verdict) {
+  const usable = Object.fromEntries(Object.entries(a.probes).filter(([, f]) => !f.set_aside));
+  const side = probeSide(usable);
+  const d = a.decision;
+  const hint = d.hint ? ` (${d.hint})` : '';
+  switch (d.verdict) {
     case 'provider_outage':
+      if (d.hint === 'probe_only' || d.hint === 'low_volume') {
+        return `${d.hint === 'probe_only' ? 'no client traffic' : 'few calls'}, probes failing from ${locations(side.failing.length)}: provider outage${hint}`;
+      }
+      if (d.hint === 'intermittent' && d.intermittent) {
+        return `probes caught the provider failing ${d.intermittent.failed} of ${d.intermittent.probes} times: likely provider outage, intermittent`;
+      }
+      if (d.recovered?.length) return `probes failed for most of the window from ${list(d.recovered)} and are recovering: likely provider outage, ending`;
       return side.ok.length
         ? `probes failing from ${list(side.failing)}, fine from ${list(side.ok)}: likely provider outage${hint}`
         : `probes failing from ${locations(side.failing.length)}: likely provider outage${hint}`;
+    case 'provider_suspected':
+      return `provider-side errors the probes did not confirm, nothing on our side: provider suspected${hint}`;
     case 'self_inflicted':
       return `probes fine from ${locations(side.ok.length)}: likely self-inflicted${hint}`;
     case 'provider_degraded':
-      return `clients fine, probes failing from ${list(side.failing)}: provider degraded${hint}`;
+      return side.ok.length
+        ? `clients fine, probes failing from ${list(side.failing)}, fine from ${list(side.ok)}: provider degraded${hint}`
+        : `clients fine, probes failing from ${list(side.failing)}: provider degraded${hint}`;
     case 'healthy':
       return `clients and probes healthy now${hint}`;
     default:

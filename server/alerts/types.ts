@@ -1,8 +1,8 @@
 import type { BreakerKey } from '@breakerbox/protocol';
 import type { Hint, Verdict } from '../verdicts/types.ts';
 
-/** The five alert rules. */
-export const RULES = ['flapping', 'open_share', 'fallback_failing', 'probe_failing', 'cost_per_success'] as const;
+/** The alert rules. */
+export const RULES = ['flapping', 'open_share', 'fallback_failing', 'probe_failing', 'cost_per_success', 'prober_unhealthy'] as const;
 export type RuleName = (typeof RULES)[number];
 
 export type Severity = 'info' | 'warning' | 'critical';
@@ -45,6 +45,8 @@ export interface AlertView {
   updated_at: number;
   verdict: Verdict | null;
   hint: Hint | null;
+  /** The incident id its notifications are grouped under (its own fingerprint when in none). */
+  group_key: string | null;
   silenced: boolean;
   silenced_by: string[];
 }

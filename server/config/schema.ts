@@ -32,6 +32,17 @@ const VerdictsSection = Type.Object(
     local_min_calls: Type.Integer({ minimum: 1, default: 10, description: 'calls a service or instance needs to count as healthy for the local hint' }),
     instance_lookback_s: Type.Integer({ minimum: 60, default: 3600, description: 'per-instance figures (raw windows) cover at most this end of the window' }),
     open_idle_after_s: Type.Integer({ minimum: 60, default: 300, description: 'an open breaker whose instance stopped reporting the key counts as open this long after its last report' }),
+    probe_refute_max_chance: Share(0.05, 'clean probes refute a provider-side cause only if they would all pass with at most this chance at the clients\' failure share'),
+    probe_intermittent_share: Share(0.1, 'probes of an ok location that failed at least this share of the window: the provider fails intermittently'),
+    prober_min_keys: Type.Integer({ minimum: 1, default: 3, description: 'failing keys a location needs before it can be judged a prober problem' }),
+    prober_min_providers: Type.Integer({ minimum: 1, default: 2, description: 'providers those keys must span' }),
+    prober_failing_share: Share(0.8, 'share of the location\'s probed keys that must be failing'),
+    prober_network_share: Share(0.5, 'share of the location\'s failed probes that must be network or timeout errors'),
+    provider_aliases: Type.Record(Type.String({ minLength: 1, maxLength: 100 }), Type.String({ minLength: 1, maxLength: 100 }), {
+      default: {},
+      maxProperties: 200,
+      description: 'provider names that mean the same provider, e.g. {"10.1.2.3:8000": "vllm"}: keys under either name join their probes',
+    }),
   },
   { default: {}, additionalProperties: false },
 );
@@ -42,6 +53,7 @@ const AlertsSection = Type.Object(
     interval_s: Type.Integer({ minimum: 0, default: 15, description: 'evaluation period (BREAKERBOX_ALERT_INTERVAL_S); 0 = never on a timer' }),
     repeat_interval_s: Type.Integer({ minimum: 60, default: 14_400, description: 'resend a firing alert this often' }),
     verdict_window_s: Type.Integer({ minimum: 60, default: 900, description: 'window of the verdict quoted in summaries' }),
+    group_interval_s: Type.Integer({ minimum: 0, default: 300, description: 'a grouped notification is updated at most this often when its alerts change (Alertmanager group_interval)' }),
     external_url: Type.Optional(Type.String({ minLength: 1, description: 'base URL of this collector for links in notifications' })),
     history_days: Type.Number({ exclusiveMinimum: 0, default: 30, description: 'resolved alerts and deliveries kept this long' }),
     rules: Type.Object(
@@ -88,6 +100,7 @@ const AlertsSection = Type.Object(
           'warning',
           600,
         ),
+        prober_unhealthy: rule({}, 'warning'),
       },
       { default: {}, additionalProperties: false },
     ),

@@ -6,7 +6,11 @@ import type { DeliveryStore } from './delivery-store.ts';
 import { sendWithRetry } from './http-send.ts';
 import { PAGERDUTY_URL, PAYLOADS } from './payloads.ts';
 import { redactUrl, scrub, secretsOf } from './redact.ts';
-import type { NotificationEvent, NotificationJob, NotifierConfig } from './types.ts';
+import type { ServerClock } from '../clock.ts';
+import type { NotificationJob, NotifierConfig } from './types.ts';
+
+/** The busy key of a job: its group, or its alert for one-alert deliveries. */
+export const busyKeyOf = (job: NotificationJob): string => (job.group.perAlert ? `alert:${job.alert.id}` : job.group.key);
 
 /** Deliveries of one notifier at once: enough to overlap, few enough to be polite. */
 const CONCURRENCY = 2;
@@ -34,8 +38,8 @@ export interface NotifierStatus {
 /** Per-notifier queues: a slow or hanging receiver holds up only its own queue. */
 export interface Dispatcher {
   notifiers: ResolvedNotifier[];
-  /** True while a delivery of this alert to this notifier is queued or in flight. */
-  busy(alertId: number, notifier: string): boolean;
+  /** True while a delivery of this group (or alert, `alert:<id>`) to this notifier is queued or in flight. */
+  busy(target: string, notifier: string): boolean;
   enqueue(notifier: ResolvedNotifier, job: NotificationJob): void;
   status(): NotifierStatus[];
   /** Resolves once every queued and in-flight delivery has finished. */
@@ -54,7 +58,9 @@ export interface DispatcherOptions {
   defaultRepeatMs: number;
   log: FastifyBaseLogger;
   /** Called when a delivery ends, to record what the notifier now knows. */
-  onResult(alertId: number, notifier: string, event: NotificationEvent, ok: boolean, at: number): void;
+  onResult(job: NotificationJob, notifier: string, ok: boolean): void;
+  /** The clock deliveries are stamped with. */
+  clock: ServerClock;
 }
 
 /** Checks notifier settings the schema cannot express; throws naming the notifier. */
@@ -96,7 +102,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         secrets: secretsOf(n.config, n.url),
         queue: [] as { job: NotificationJob; deliveryId: number }[],
         active: 0,
-        busy: new Set<number>(),
+        busy: new Set<string>(),
         running: new Set<Promise<void>>(),
       },
     ]),
@@ -116,15 +122,15 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     entry.count++;
     finished.set(counter, entry);
     try {
-      options.deliveries.finish(item.deliveryId, { status: ok ? 'ok' : 'failed', attempts, http_status: httpStatus, error: clean, finished_at: Date.now() });
-      options.onResult(job.alert.id, lane.notifier.name, job.event, ok, job.at);
+      options.deliveries.finish(item.deliveryId, { status: ok ? 'ok' : 'failed', attempts, http_status: httpStatus, error: clean, finished_at: options.clock.now() });
+      options.onResult(job, lane.notifier.name, ok);
     } catch (err) {
       options.log.error({ err, notifier: lane.notifier.name }, 'recording a delivery failed');
     }
     if (!ok) {
       options.log.warn({ notifier: lane.notifier.name, url: redactUrl(lane.notifier.url), fingerprint: job.alert.fingerprint, event: job.event, attempts, error: clean }, 'notification failed');
     }
-    lane.busy.delete(job.alert.id);
+    lane.busy.delete(busyKeyOf(job));
     settle();
   };
 
@@ -135,7 +141,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       const n = lane.notifier;
       const run = (async () => {
         try {
-          const req = PAYLOADS[n.config.type](n.config, item.job, { externalUrl: options.externalUrl, sentAt: Date.now() });
+          const req = PAYLOADS[n.config.type](n.config, item.job, { externalUrl: options.externalUrl, sentAt: options.clock.now() });
           const r = await sendWithRetry(lane.agent, req, { timeoutMs: n.config.timeout_ms, retries: n.config.retries, backoffMs: n.config.backoff_ms }, abort.signal);
           finish(lane, item, r.ok, r.attempts, r.httpStatus, r.error);
         } catch (err) {
@@ -154,16 +160,16 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
 
   return {
     notifiers,
-    busy: (alertId, notifier) => lanes.get(notifier)?.busy.has(alertId) ?? false,
+    busy: (target, notifier) => lanes.get(notifier)?.busy.has(target) ?? false,
     enqueue(notifier, job) {
       const lane = lanes.get(notifier.name);
       if (!lane || closed) return;
       const deliveryId = options.deliveries.start({
         notifier: notifier.name, type: notifier.config.type, alert_id: job.alert.id, fingerprint: job.alert.fingerprint,
-        rule: job.alert.rule, event: job.event, created_at: job.at,
+        rule: job.alert.rule, group_key: job.group.key, event: job.event, created_at: job.at,
       });
       pendingTotal++;
-      lane.busy.add(job.alert.id);
+      lane.busy.add(busyKeyOf(job));
       const item = { job, deliveryId };
       if (lane.queue.length >= notifier.config.max_queue) {
         finish(lane, item, false, 0, null, `dropped: the queue of ${notifier.config.max_queue} is full`);

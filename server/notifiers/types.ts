@@ -1,15 +1,37 @@
 import type { Config } from '../config/schema.ts';
 import type { AlertView } from '../alerts/types.ts';
+import type { Incident } from '../verdicts/incidents.ts';
 
 /** One configured notifier (config `notifiers[]`). */
 export type NotifierConfig = Config['notifiers'][number];
 
-/** What a notification is about. */
-export type NotificationEvent = 'firing' | 'repeat' | 'resolved';
+/** What a notification is about: a first page, a change in its group, a reminder, the end. */
+export type NotificationEvent = 'firing' | 'update' | 'repeat' | 'resolved';
 
-/** One notification to deliver: an alert, the event, and when the evaluation asked for it. */
+/**
+ * The alerts one notification carries: an incident's (Alertmanager's group_by, done here),
+ * or one alert of its own. Alertmanager notifiers get one alert per request and group
+ * themselves, by the `incident` label.
+ */
+export interface NotificationGroup {
+  /** The incident id, or the alert's fingerprint when it is in no incident. */
+  key: string;
+  /** "openai: 7 models, provider outage", or the lead alert's rule and target. */
+  title: string;
+  incident: Incident | null;
+  /** Firing alerts (for `resolved`: the alerts that resolved), lead first. */
+  alerts: AlertView[];
+  /** What the group looked like when sent: a change of it is an `update`. */
+  digest: string;
+  /** True for a one-alert delivery whose state is kept per alert (Alertmanager). */
+  perAlert: boolean;
+}
+
+/** One notification to deliver: its group, the lead alert, the event, and when the evaluation asked for it. */
 export interface NotificationJob {
+  /** The group's lead alert (most severe, then earliest): what single-alert fields describe. */
   alert: AlertView;
+  group: NotificationGroup;
   event: NotificationEvent;
   /** The evaluation time that queued it (the notify state is recorded with this time). */
   at: number;

@@ -71,13 +71,16 @@ export const alertsPlugin = fp(
       externalUrl,
       defaultRepeatMs: cfg.repeat_interval_s * 1000,
       log: app.log,
-      onResult: (alertId, notifier, event, ok, at) => engine?.store.recordNotify(alertId, notifier, event, ok, at),
+      onResult: (job, notifier, ok) => engine?.recordResult(job, notifier, ok),
+      clock: app.clock,
     });
-    engine = createAlertEngine({ db: app.db, verdicts: app.verdicts, config: cfg, silences, dispatcher, log: app.log });
-    deliveries.failAbandoned(Date.now());
+    engine = createAlertEngine({
+      db: app.db, verdicts: app.verdicts, config: cfg, silences, dispatcher, log: app.log, clock: app.clock, verdictThresholds: app.config.verdicts,
+    });
+    deliveries.failAbandoned(app.clock.now());
 
     let lastPrune = 0;
-    const evaluate = (now = Date.now()) => {
+    const evaluate = (now = app.clock.now()) => {
       const result = engine!.evaluate(now);
       app.collectorMetrics.alertEvaluation(result.took_ms);
       if (now - lastPrune > 3_600_000) {
@@ -116,12 +119,12 @@ export const alertsPlugin = fp(
     });
 
     app.post('/api/silences', { onRequest: admin, schema: { body: SilenceBody } }, async (request, reply) => {
-      const silence = silences.create(request.body as SilenceInput, request.principal?.name ?? 'unknown', Date.now());
+      const silence = silences.create(request.body as SilenceInput, request.principal?.name ?? 'unknown', app.clock.now());
       return reply.code(201).send({ silence });
     });
-    app.get('/api/silences', { onRequest: read }, async () => ({ silences: silences.list(Date.now()) }));
+    app.get('/api/silences', { onRequest: read }, async () => ({ silences: silences.list(app.clock.now()) }));
     app.delete('/api/silences/:id', { onRequest: admin, schema: { params: Type.Object({ id: Type.String({ maxLength: 64 }) }) } }, async (request) => {
-      const silence = silences.expire((request.params as { id: string }).id, Date.now());
+      const silence = silences.expire((request.params as { id: string }).id, app.clock.now());
       if (!silence) throw new BreakerboxError('BB_ERR_QUERY_NOT_FOUND', 'no such silence');
       return { silence };
     });

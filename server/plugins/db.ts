@@ -28,7 +28,7 @@ export const dbPlugin = fp(async (app) => {
   const { config } = app;
   const db = openDatabase(config.db);
   try {
-    const report = applyMigrations(db);
+    const report = applyMigrations(db, undefined, app.clock.now());
     if (report.applied.length) app.log.info({ applied: report.applied }, 'migrations applied');
   } catch (err) {
     db.close();
@@ -80,7 +80,7 @@ export const dbPlugin = fp(async (app) => {
   const prune = () => {
     if (pruning) return;
     pruning = app.collectorMetrics
-      .timeJob('retention', pruner.prune())
+      .timeJob('retention', pruner.prune(app.clock.now()))
       .then(({ deleted }) => {
         const total = Object.values(deleted).reduce((a, b) => a + b, 0);
         if (total > 0) app.log.info({ deleted }, 'expired telemetry pruned');

@@ -92,7 +92,7 @@ async function ingestRoutes(app: FastifyInstance): Promise<void> {
       onRequest: app.ingestGuard,
     },
     async (request) => {
-      const now = Date.now();
+      const now = app.clock.now();
       let batch: TelemetryBatch;
       try {
         batch = validateBatch(request.body, app.ingestTimeBounds(now));

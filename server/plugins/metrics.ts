@@ -45,7 +45,7 @@ export const metricsPlugin = fp(
     const { open, window_s: windowS, max_series: maxSeries, state_gauges: stateGauges } = app.config.metrics;
     const reads = createMetricsReads(app.db, app.config.db);
     const states = (): Map<number, KeyStateNow> => {
-      const now = Date.now();
+      const now = app.clock.now();
       const out = new Map<number, KeyStateNow>();
       if (!stateGauges) return out;
       for (const a of app.verdicts.analyse({ from: now - windowS * 1000, to: now })) {

@@ -41,13 +41,13 @@ const WARM_SPAN_MS = 8 * DAY;
 const WARM_INTERVAL_MS = 60_000;
 
 /**
- * Verdicts and the views built on them: `GET /api/verdicts`, `/api/key`, `/api/cost`,
+ * Verdicts and the views built on them: `GET /api/verdicts`, `/api/incidents`, `/api/key`, `/api/cost`,
  * `/api/probes` (docs/api.md). A background job builds the hourly aggregates that long
  * windows read, so requests never write.
  */
 export const verdictsPlugin = fp(
   async (app) => {
-    const engine = createVerdictEngine(app.db, app.config.verdicts);
+    const engine = createVerdictEngine(app.db, app.config.verdicts, app.clock);
     const maxSpanMs = app.config.retention.rollup_days * DAY;
     app.decorate('verdicts', engine);
     const here = inThreadReads(engine);
@@ -60,7 +60,7 @@ export const verdictsPlugin = fp(
         })
       : here;
     app.decorate('fleetReads', fleetReads);
-    app.decorate('resolveWindow', (query: WindowQuery, defaultWindow: string) => parseWindow(query, Date.now(), { defaultWindow, maxSpanMs }));
+    app.decorate('resolveWindow', (query: WindowQuery, defaultWindow: string) => parseWindow(query, app.clock.now(), { defaultWindow, maxSpanMs }));
 
     let warming: Promise<unknown> | null = null;
     let closed = false;
@@ -68,7 +68,7 @@ export const verdictsPlugin = fp(
       if (warming || closed) return;
       warming = app.collectorMetrics
         .timeJob('rollup', engine.hours.warm(Math.min(WARM_SPAN_MS, maxSpanMs)))
-        .then(() => engine.hours.prune(Date.now() - maxSpanMs))
+        .then(() => engine.hours.prune(app.clock.now() - maxSpanMs))
         .catch((err) => app.log.error({ err }, 'building hourly aggregates failed'))
         .finally(() => {
           warming = null;
@@ -107,6 +107,11 @@ export const verdictsPlugin = fp(
       const q = request.query as WindowQuery & { operation?: string };
       const range = app.resolveWindow(q, '24h');
       return engine.cost(range, parseStep(q.step, range), q.operation);
+    });
+
+    app.get('/api/incidents', { onRequest: read, schema: { querystring: Windowed } }, async (request) => {
+      const range = app.resolveWindow(request.query as WindowQuery, '15m');
+      return { window: range, incidents: engine.incidents(range) };
     });
 
     app.get('/api/probes', { onRequest: read, schema: { querystring: Windowed } }, async (request) => {

@@ -37,7 +37,7 @@ export interface MigrationReport {
  * checksum. An applied migration whose file has changed stops everything: silently running
  * on a schema that differs from the files is how data gets corrupted.
  */
-export function applyMigrations(db: Db, dir = MIGRATIONS_DIR): MigrationReport {
+export function applyMigrations(db: Db, dir = MIGRATIONS_DIR, now = Date.now()): MigrationReport {
   db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
     id INTEGER PRIMARY KEY, name TEXT NOT NULL, checksum TEXT NOT NULL, applied_at INTEGER NOT NULL)`);
   const applied = new Map(
@@ -61,7 +61,7 @@ export function applyMigrations(db: Db, dir = MIGRATIONS_DIR): MigrationReport {
     }
     db.transaction(() => {
       db.exec(file.sql);
-      record.run(file.id, file.name, file.checksum, Date.now());
+      record.run(file.id, file.name, file.checksum, now);
     })();
     report.applied.push(file.name);
   }

@@ -46,6 +46,7 @@ export function createPruner(db: Db, policy: RetentionPolicy, options: { stepRow
     { table: 'key_minutes', step: byKey('key_minutes', 'minute, key_id, service_id'), cutoff: rollup },
     { table: 'key_minute_sources', step: byKey('key_minute_sources', 'minute, key_id, source_id'), cutoff: rollup },
     { table: 'task_minutes', step: byKey('task_minutes', 'minute, operation, service_id'), cutoff: rollup },
+    { table: 'task_key_minutes', step: byKey('task_key_minutes', 'minute, key_id, service_id'), cutoff: rollup },
     { table: 'probe_minutes', step: byKey('probe_minutes', 'minute, key_id, location'), cutoff: rollup },
     {
       table: 'batches',

@@ -1,5 +1,5 @@
 import {
-  ERROR_CLASSES, KEY_COLUMNS, PROBE_COLUMNS, SOURCE_COLUMNS, TASK_COLUMNS, minuteOf,
+  ERROR_CLASSES, KEY_COLUMNS, PROBE_COLUMNS, SOURCE_COLUMNS, TASK_COLUMNS, TASK_KEY_COLUMNS, minuteOf,
   type ErrorClass, type ProbeEvent, type TasksEvent, type TransitionEvent, type WindowEvent,
 } from '@breakerbox/protocol';
 import { ROLLUP_BUCKETS, addHistogram, addValue } from './histogram.ts';
@@ -7,6 +7,7 @@ import type { Db } from './database.ts';
 
 const KEY_COUNTERS = KEY_COLUMNS;
 const TASK_COUNTERS = TASK_COLUMNS;
+const TASK_KEY_COUNTERS = TASK_KEY_COLUMNS;
 const SOURCE_COUNTERS = SOURCE_COLUMNS;
 const PROBE_COUNTERS = PROBE_COLUMNS;
 
@@ -25,6 +26,7 @@ type Row = { ids: (number | string)[]; values: number[] };
 export class RollupAccumulator {
   private readonly keyRows = new Map<string, Row>();
   private readonly taskRows = new Map<string, Row>();
+  private readonly taskKeyRows = new Map<string, Row>();
   private readonly probeRows = new Map<string, Row>();
   /** Per (minute, key, source): calls, failed, slow, rejected, retries, last window end. */
   private readonly keySources = new Map<string, Row>();
@@ -91,7 +93,14 @@ export class RollupAccumulator {
     this.row(this.keySources, [minute, keyId, sourceId], SOURCE_COUNTERS.length);
   }
 
-  addTasks(serviceId: number, e: TasksEvent): void {
+  addTasks(serviceId: number, e: TasksEvent, keyId?: number): void {
+    if (keyId !== undefined) {
+      const k = this.row(this.taskKeyRows, [minuteOf(e.start), keyId, serviceId], TASK_KEY_COUNTERS.length);
+      k[0]! += e.completed;
+      k[1]! += e.failed;
+      k[2]! += e.fallback.invoked;
+      k[3]! += e.fallback.failed;
+    }
     const v = this.row(this.taskRows, [minuteOf(e.start), e.operation, serviceId], TASK_COUNTERS.length);
     v[0]! += e.completed;
     v[1]! += e.failed;
@@ -123,6 +132,7 @@ export class RollupAccumulator {
   flush(statements: RollupStatements): void {
     for (const row of this.keyRows.values()) statements.key.run(...row.ids, ...row.values);
     for (const row of this.taskRows.values()) statements.task.run(...row.ids, ...row.values);
+    for (const row of this.taskKeyRows.values()) statements.taskKey.run(...row.ids, ...row.values);
     for (const row of this.probeRows.values()) statements.probe.run(...row.ids, ...row.values);
     // Totals: the same rows without their minute (ids[0]), merged first so a batch spanning two minutes upserts once.
     for (const row of withoutMinute(this.keyRows).values()) statements.keyTotal.run(...row.ids, ...row.values);
@@ -150,6 +160,7 @@ function withoutMinute(rows: Map<string, Row>): Map<string, Row> {
 export interface RollupStatements {
   key: { run(...args: unknown[]): unknown };
   task: { run(...args: unknown[]): unknown };
+  taskKey: { run(...args: unknown[]): unknown };
   probe: { run(...args: unknown[]): unknown };
   keySource: { run(...args: unknown[]): unknown };
   /** All-time totals (migration 006), read by /metrics as counters. */
@@ -164,6 +175,7 @@ export function prepareRollupStatements(db: Db): RollupStatements {
   return {
     key: db.prepare(upsertSql('key_minutes', ['minute', 'key_id', 'service_id'], KEY_COUNTERS)),
     task: db.prepare(upsertSql('task_minutes', ['minute', 'operation', 'service_id'], TASK_COUNTERS)),
+    taskKey: db.prepare(upsertSql('task_key_minutes', ['minute', 'key_id', 'service_id'], TASK_KEY_COUNTERS)),
     probe: db.prepare(upsertSql('probe_minutes', ['minute', 'key_id', 'location'], PROBE_COUNTERS)),
     keyTotal: db.prepare(upsertSql('key_totals', ['key_id', 'service_id'], KEY_COUNTERS)),
     taskTotal: db.prepare(upsertSql('task_totals', ['operation', 'service_id'], TASK_COUNTERS)),

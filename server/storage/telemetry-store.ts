@@ -131,7 +131,7 @@ export function createTelemetryStore(db: Db): TelemetryStore {
         case 'tasks':
           s.tasks.run(sourceId, e.operation, e.start, e.end, e.completed, e.failed, e.degraded, e.attempts, e.cost_usd,
             JSON.stringify(e.levels), e.fallback.invoked, e.fallback.failed);
-          acc.addTasks(serviceId, e);
+          acc.addTasks(serviceId, e, e.key ? keyId(e.key, e.end) : undefined);
           break;
         case 'config':
           s.config.run(keyId(e.key, e.ts), sourceId, e.ts, JSON.stringify(e.settings), JSON.stringify(e.fallbacks), JSON.stringify(e.warnings));

@@ -1,20 +1,26 @@
-import { addInto, newKeySums, newProbeSums, type KeySums } from './counters.ts';
+import type { BreakerKey } from '@breakerbox/protocol';
+import { alternativeOf } from './alternative.ts';
+import { addInto, newKeySums, newProbeSums, type KeySums, type ProbeSums } from './counters.ts';
 import { evidence } from './evidence.ts';
+import { joinGroups, nearMatches } from './key-join.ts';
+import { proberHealth, type LocationHealth } from './prober-health.ts';
 import { clientFigures, isClientDegraded, probeFigures, share, type VerdictThresholds } from './figures.ts';
 import type { KeyInfo, Lookups, SourceInfo, InstanceSums } from './lookups.ts';
 import { isOpenState, type InstanceState, type OpenShareReader, type OpenTime } from './open-share.ts';
-import type { RollupReader } from './rollup-reader.ts';
+import type { ProbeMinute, RollupReader } from './rollup-reader.ts';
 import { decide, type Decision } from './rules.ts';
-import type { ClientFigures, KeyState, PartHealth, ProbeFigures } from './types.ts';
+import type { Alternative, ClientFigures, KeyState, PartHealth, ProbeFigures } from './types.ts';
 import { floorMinute, type TimeRange } from './window.ts';
 
 /** Everything decided about one key over a window. */
 export interface KeyAnalysis {
   info: KeyInfo;
   clients: ClientFigures;
+  /** Every location that probed the key (set-aside ones flagged), joined keys' probes included. */
   probes: Record<string, ProbeFigures>;
   decision: Decision;
   evidence: string[];
+  alternative: Alternative;
   state: KeyState;
   /** Summed counters per service id. */
   serviceSums: Map<number, KeySums>;
@@ -26,6 +32,12 @@ export interface KeyAnalysis {
   opensPerSource: Map<number, number>;
   /** Instances counted for the key. */
   instances: SourceInfo[];
+  /** Keys joined into this one through provider aliases. */
+  joined: BreakerKey[];
+  /** Probed keys of the same model under another name, when this key has no probes. */
+  nearMatches: BreakerKey[];
+  /** The health of every prober location over the window (the same map for every key). */
+  proberHealth: Map<string, LocationHealth>;
 }
 
 /** What `analyse` reads through. */
@@ -68,16 +80,21 @@ export function analyse(deps: AnalyseDeps, range: TimeRange, options: { keyId?: 
   const keys = deps.lookups.keys();
   const sources = deps.lookups.sources();
   const byService = reader.keyServiceSums(first, to, keyId);
-  const recentFirst = Math.max(first, floorMinute(to - t.probe_recent_lookback_s * 1000));
-  // A window no longer than the recent-probe lookback is read once, minute by minute.
-  const both = recentFirst === first ? reader.probesBoth(first, to, keyId) : null;
-  const probeSums = both?.sums ?? reader.probeSums(first, to, keyId);
-  const recent = both?.recent ?? reader.recentProbes(recentFirst, to, keyId);
   const reporting = reader.keySources(first, to, keyId);
   const open = deps.openShare.compute(from, to, reporting, keyId);
   const fallback = reader.fallbackByService(first, to);
+  const keyedFallback = reader.fallbackByKey(first, to);
+  let withFallbacks: Map<number, boolean> | null = null;
 
-  const ids = new Set<number>([...byService.keys(), ...probeSums.keys(), ...reporting.keys(), ...open.perKey.keys(), ...open.opens.keys()]);
+  // Probes of every key: prober health is judged across keys, and aliases join keys.
+  const probeFiguresOf = probeTable(deps, range);
+  const health = proberHealth(probeFiguresOf.all, keys, () => reader.probeFailureClasses(Math.max(from, to - t.probe_recent_lookback_s * 1000), to), t);
+  const setAside = new Set([...health.values()].filter((h) => h.status === 'unhealthy').map((h) => h.location));
+  const groups = joinGroups(keys, t.provider_aliases);
+  const hasClients = (id: number) => byService.has(id) || reporting.has(id) || open.perKey.has(id) || open.opens.has(id);
+  const probed = new Set(probeFiguresOf.all.keys());
+
+  const ids = new Set<number>([...byService.keys(), ...probeFiguresOf.all.keys(), ...reporting.keys(), ...open.perKey.keys(), ...open.opens.keys()]);
   if (options.all) for (const id of keys.keys()) ids.add(id);
   if (keyId !== undefined) {
     ids.clear();
@@ -88,6 +105,9 @@ export function analyse(deps: AnalyseDeps, range: TimeRange, options: { keyId?: 
   for (const id of ids) {
     const info = keys.get(id);
     if (!info) continue;
+    const group = groups.get(id) ?? [id];
+    // A probe-only key whose probes are joined into a key with client traffic is shown there.
+    if (keyId === undefined && !hasClients(id) && group.some((other) => other !== id && hasClients(other))) continue;
     const services = byService.get(id) ?? new Map<number, KeySums>();
     const total = newKeySums();
     for (const sums of services.values()) addInto(total, sums);
@@ -103,9 +123,17 @@ export function analyse(deps: AnalyseDeps, range: TimeRange, options: { keyId?: 
 
     const openTime = open.perKey.get(id);
     const openShare = openTime ? share(openTime.openMs, openTime.instanceMs) : instances.length > 0 ? 0 : null;
+    // Fallbacks: the chains whose primary is this key when the senders say so (tasks carry
+    // their key); else those of the services reporting the key (older senders), unless the
+    // key's own config says it has no fallback.
     const fb = { invoked: 0, failed: 0 };
     for (const service of serviceIds) {
-      const f = fallback.get(service);
+      const keyed = keyedFallback.get(service);
+      let f = keyed ? keyed.get(id) : fallback.get(service);
+      if (!keyed && f && f.invoked > 0) {
+        withFallbacks ??= reader.hasFallbacks();
+        if (withFallbacks.get(id) === false) f = undefined;
+      }
       if (f) {
         fb.invoked += f.invoked;
         fb.failed += f.failed;
@@ -113,30 +141,83 @@ export function analyse(deps: AnalyseDeps, range: TimeRange, options: { keyId?: 
     }
     const clients = clientFigures(total, { spanMs: to - from, openShare, instances: instances.length, services: serviceIds.size, fallback: fb }, t);
 
-    const probes: Record<string, ProbeFigures> = {};
-    const locations = new Set<string>([...(probeSums.get(id)?.keys() ?? []), ...(recent.get(id)?.keys() ?? [])]);
-    for (const location of [...locations].sort()) {
-      probes[location] = probeFigures(probeSums.get(id)?.get(location) ?? newProbeSums(), recent.get(id)?.get(location) ?? [], t);
+    const joinedIds = group.filter((other) => other !== id && probed.has(other));
+    const probes = joinedIds.length > 0 ? probeFiguresOf.merged([id, ...joinedIds]) : { ...(probeFiguresOf.all.get(id) ?? {}) };
+    const usable: Record<string, ProbeFigures> = {};
+    for (const [location, f] of Object.entries(probes)) {
+      if (setAside.has(location)) probes[location] = { ...f, set_aside: true };
+      else usable[location] = f;
     }
+    const near = Object.keys(probes).length === 0 ? nearMatches(info.key, keys, probed) : [];
 
     const openPerSource = openTime?.perSource ?? new Map<number, OpenTime>();
-    const decision = decide(clients, probes, () => fleetParts(deps, id, range, services, instances, openPerSource), t);
+    const decided = decide(clients, usable, () => fleetParts(deps, id, range, services, instances, openPerSource), t);
+    const decision: Decision =
+      decided.verdict === 'insufficient_data' && decided.hint === 'no_probes' && Object.keys(probes).length > 0 ? { ...decided, hint: 'probes_set_aside' } : decided;
     const state = keyState(instances, states);
+    const joined = joinedIds.map((other) => keys.get(other)!.key);
+    const context = { stateText: state.open + state.half_open > 0 ? state.text : null, joined, near, health, aliases: t.provider_aliases, key: info.key };
+    const alternative = alternativeOf(decision, clients, usable, t);
     out.push({
       info,
       clients,
       probes,
       decision,
-      evidence: evidence(decision, clients, probes, t, state.open + state.half_open > 0 ? state.text : null),
+      evidence: evidence(decision, clients, probes, t, context, alternative),
+      alternative,
       state,
       serviceSums: services,
       openPerSource,
       states,
       opensPerSource: open.opens.get(id) ?? new Map(),
       instances,
+      joined,
+      nearMatches: near,
+      proberHealth: health,
     });
   }
   return out;
+}
+
+/** Probe figures of every key over the window, and of several keys merged (an alias join). */
+function probeTable(deps: AnalyseDeps, range: TimeRange) {
+  const { reader, thresholds: t } = deps;
+  const first = floorMinute(range.from);
+  const recentFirst = Math.max(first, floorMinute(range.to - t.probe_recent_lookback_s * 1000));
+  // A window no longer than the recent-probe lookback is read once, minute by minute.
+  const both = recentFirst === first ? reader.probesBoth(first, range.to) : null;
+  const sums = both?.sums ?? reader.probeSums(first, range.to);
+  const recent = both?.recent ?? reader.recentProbes(recentFirst, range.to);
+  const all = new Map<number, Record<string, ProbeFigures>>();
+  for (const id of new Set([...sums.keys(), ...recent.keys()])) {
+    const out: Record<string, ProbeFigures> = {};
+    const locations = new Set<string>([...(sums.get(id)?.keys() ?? []), ...(recent.get(id)?.keys() ?? [])]);
+    for (const location of [...locations].sort()) {
+      out[location] = probeFigures(sums.get(id)?.get(location) ?? newProbeSums(), recent.get(id)?.get(location) ?? [], t);
+    }
+    all.set(id, out);
+  }
+  return {
+    all,
+    merged(ids: number[]): Record<string, ProbeFigures> {
+      const bySum = new Map<string, ProbeSums>();
+      const byRecent = new Map<string, ProbeMinute[]>();
+      for (const id of ids) {
+        for (const [location, s] of sums.get(id) ?? []) {
+          let acc = bySum.get(location);
+          if (!acc) bySum.set(location, (acc = newProbeSums()));
+          addInto(acc, s);
+        }
+        for (const [location, list] of recent.get(id) ?? []) byRecent.set(location, [...(byRecent.get(location) ?? []), ...list]);
+      }
+      const out: Record<string, ProbeFigures> = {};
+      for (const location of [...new Set([...bySum.keys(), ...byRecent.keys()])].sort()) {
+        const list = (byRecent.get(location) ?? []).sort((a, b) => b.minute - a.minute);
+        out[location] = probeFigures(bySum.get(location) ?? newProbeSums(), list, t);
+      }
+      return out;
+    },
+  };
 }
 
 /**

@@ -1,25 +1,14 @@
-import type { ErrorClass } from '@breakerbox/protocol';
+import type { BreakerKey, ErrorClass } from '@breakerbox/protocol';
+import { list, num, pct } from './text.ts';
 import { CLIENT_CLASSES, PROVIDER_CLASSES } from './counters.ts';
 import type { VerdictThresholds } from './figures.ts';
+import { powerText } from './alternative.ts';
+import { keyName } from './key-join.ts';
+import type { LocationHealth } from './prober-health.ts';
 import { failureMix, probeSide, recoveredLocations, type Decision } from './rules.ts';
-import type { ClientFigures, ProbeFigures } from './types.ts';
+import type { Alternative, ClientFigures, ProbeFigures } from './types.ts';
 
-/** A share as a percentage an engineer reads: "41%", "0.4%", "<0.1%". */
-export function pct(x: number | null): string {
-  if (x === null) return 'n/a';
-  const v = x * 100;
-  if (v > 0 && v < 0.1) return '<0.1%';
-  return `${v >= 10 || v === 0 ? Math.round(v) : Number(v.toFixed(1))}%`;
-}
-
-/** A count with thousands separators. */
-export const num = (n: number): string => Math.round(n).toLocaleString('en-US');
-
-/** "a", "a and b", "a, b and c". */
-export function list(items: string[]): string {
-  if (items.length <= 1) return items.join('');
-  return `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`;
-}
+export { list, num, pct } from './text.ts';
 
 const plural = (n: number, word: string) => `${num(n)} ${word}${n === 1 ? '' : 's'}`;
 
@@ -105,12 +94,14 @@ function probeSentences(probes: Record<string, ProbeFigures>, t: VerdictThreshol
 /** The sentence that explains the hint. */
 function hintSentence(d: Decision, c: ClientFigures, probes: Record<string, ProbeFigures>, t: VerdictThresholds): string | null {
   const mix = failureMix(c);
-  const side = probeSide(probes);
+  const side = probeSide(usableOnly(probes));
   switch (d.hint) {
     case 'client_errors':
-      return `hint client_errors: ${pct(mix.clientFault)} of failures are bad_request/auth/context_length/policy (≥ ${pct(t.hint_dominant_share)})`;
+      return `hint client_errors: ${pct(Math.max(mix.clientFault, mix.ours))} of failures are our own classes (bad_request/auth/context_length/policy${mix.clientFault < t.hint_dominant_share ? '/quota/truncated' : ''}; ≥ ${pct(t.hint_dominant_share)})`;
     case 'quota':
       return `hint quota: ${pct(mix.quota)} of failures are quota/rate_limit while the probes are served`;
+    case 'truncation':
+      return `hint truncation: ${pct(mix.truncated)} of failures (${num(c.errors.truncated)} of ${plural(c.calls, 'call')}) are answers cut by their token limit (finish_reason length/max_tokens) — raise max_tokens or shorten the output asked for`;
     case 'retry_storm':
       return `hint retry_storm: retry ratio ${c.retry_ratio} ≥ ${t.retry_storm_ratio}`;
     case 'capacity':
@@ -119,6 +110,16 @@ function hintSentence(d: Decision, c: ClientFigures, probes: Record<string, Prob
       return `hint local: degraded on ${list(d.local!.degraded)} only; healthy on ${list(d.local!.healthy)}`;
     case 'regional':
       return `hint regional: probes failing from ${list(side.failing)}, fine from ${list(side.ok)}`;
+    case 'intermittent':
+      return `hint intermittent: the probes failed ${num(d.intermittent!.failed)} of ${num(d.intermittent!.probes)} in the window (${pct(d.intermittent!.failed / d.intermittent!.probes)} ≥ ${pct(t.probe_intermittent_share)}) while their latest are ok: the provider fails in bursts — fail over, not our code`;
+    case 'probes_inconclusive':
+      return `hint probes_inconclusive: provider-side errors the probes did not see, and too few probes to rule the provider out${d.power ? ` (${powerText(d)} > ${pct(t.probe_refute_max_chance)})` : ''} — likely intermittent; fail over, tell the provider, not our code`;
+    case 'traffic_shape':
+      return `hint traffic_shape: the probes would have seen a provider failing at this rate (${powerText(d)} ≤ ${pct(t.probe_refute_max_chance)}) but were served: the provider fails requests shaped like ours (size, streaming, parameters), on every service and instance — tell the provider, not our code`;
+    case 'probe_only':
+      return `hint probe_only: no client traffic seen in the window — the verdict rests on the probes alone (a fallback or a model not in use yet)`;
+    case 'probes_set_aside':
+      return 'hint probes_set_aside: the only probes of this key come from unhealthy prober locations, set aside — the probe side is unknown';
     case 'probe_misconfigured':
       return `hint probe_misconfigured: probes from ${list(side.misconfigured)} fail with bad_request/auth — fix the probe, it says nothing about the provider`;
     case 'no_probes':
@@ -130,16 +131,78 @@ function hintSentence(d: Decision, c: ClientFigures, probes: Record<string, Prob
   }
 }
 
+const usableOnly = (probes: Record<string, ProbeFigures>) => Object.fromEntries(Object.entries(probes).filter(([, f]) => !f.set_aside));
+
 const VERDICT_TEXT: Record<Decision['verdict'], string> = {
   provider_outage: 'clients degraded and probes failing: the provider is down — wait it out, fail over',
+  provider_suspected: 'clients fail with provider-side errors the probes did not confirm, and nothing points at our side — fail over, tell the provider',
   self_inflicted: 'clients degraded while probes are fine: look at our side',
   provider_degraded: 'probes failing while clients are fine: early warning, not felt yet',
   healthy: 'clients and probes healthy',
   insufficient_data: 'not enough data to decide',
 };
 
-/** Every sentence behind a verdict, in reading order: verdict, clients, probes, hint. */
-export function evidence(d: Decision, c: ClientFigures, probes: Record<string, ProbeFigures>, t: VerdictThresholds, stateText: string | null): string[] {
+/** The verdict sentence; the hint changes what the verdict rests on. */
+function verdictText(d: Decision): string {
+  if (d.hint === 'probe_only') {
+    return d.verdict === 'provider_outage'
+      ? 'no client traffic and every probe location failing: this key is down before anyone needs it (a fallback?)'
+      : d.verdict === 'provider_degraded'
+        ? 'no client traffic and probes failing from some locations'
+        : 'no client traffic; the probes are served';
+  }
+  if (d.hint === 'low_volume' && d.verdict !== 'insufficient_data') {
+    return d.verdict === 'provider_outage'
+      ? 'too few calls to judge the clients, and every probe location failing: the provider is down'
+      : 'too few calls to judge the clients, and probes failing from some locations';
+  }
+  if (d.hint === 'intermittent') return 'clients degraded and the probes caught the provider failing too, in bursts: not our code — fail over';
+  if (d.recovered?.length) return 'clients degraded while the probes failed for most of the window: the provider was down and is recovering';
+  return VERDICT_TEXT[d.verdict];
+}
+
+/** What the evidence says besides the figures: joins, near matches, prober health. */
+export interface EvidenceContext {
+  stateText: string | null;
+  key: BreakerKey;
+  joined: BreakerKey[];
+  near: BreakerKey[];
+  health: Map<string, LocationHealth>;
+  aliases: Record<string, string>;
+}
+
+/** Sentences about how the key's two sides were joined, and which locations were set aside. */
+function joinSentences(probes: Record<string, ProbeFigures>, x: EvidenceContext): string[] {
+  const out: string[] = [];
+  for (const k of x.joined) {
+    const via = x.aliases[x.key.provider] ?? x.aliases[k.provider];
+    out.push(`probes joined from ${keyName(k)} through the provider alias ${x.aliases[x.key.provider] ? `${x.key.provider} → ${via}` : `${k.provider} → ${via}`}`);
+  }
+  if (x.near.length > 0) {
+    const names = x.near.map(keyName);
+    const other = x.near[0]!;
+    out.push(
+      `join: no probes for this key, but the same model is probed as ${list(names)} — if it is the same dependency, add ` +
+        `"provider_aliases": {"${x.key.provider}": "${other.provider}"} to the collector's verdicts config, or set the SDK's \`provider\`${other.region !== x.key.region ? '/`region`' : ''} option to match the prober`,
+    );
+  }
+  for (const [location, f] of Object.entries(probes)) {
+    if (f.set_aside) out.push(`probes from ${location} set aside: ${x.health.get(location)?.reason ?? 'the location is unhealthy'}`);
+  }
+  return out;
+}
+
+/** Every sentence behind a verdict, in reading order: verdict, clients, probes, joins, hint, alternative. */
+export function evidence(d: Decision, c: ClientFigures, probes: Record<string, ProbeFigures>, t: VerdictThresholds, x: EvidenceContext, alternative: Alternative): string[] {
   const hint = hintSentence(d, c, probes, t);
-  return [`${d.verdict}: ${VERDICT_TEXT[d.verdict]}`, ...clientSentences(c, t, stateText), ...probeSentences(probes, t), ...(hint ? [hint] : [])];
+  const power = d.power && d.hint !== 'probes_inconclusive' && d.hint !== 'traffic_shape' ? `probe power: ${powerText(d)}${d.power.refutes ? '' : ' — too weak to rule the provider out'}` : null;
+  return [
+    `${d.verdict}: ${verdictText(d)}`,
+    ...clientSentences(c, t, x.stateText),
+    ...(Object.keys(probes).length > 0 && Object.keys(usableOnly(probes)).length === 0 ? ['probes: none usable in the window'] : probeSentences(usableOnly(probes), t)),
+    ...joinSentences(probes, x),
+    ...(power ? [power] : []),
+    ...(hint ? [hint] : []),
+    `why not ${alternative.verdict}: ${alternative.why}`,
+  ];
 }

@@ -21,6 +21,13 @@ export interface VerdictThresholds {
   local_min_calls: number;
   instance_lookback_s: number;
   open_idle_after_s: number;
+  probe_refute_max_chance: number;
+  probe_intermittent_share: number;
+  prober_min_keys: number;
+  prober_min_providers: number;
+  prober_failing_share: number;
+  prober_network_share: number;
+  provider_aliases: Record<string, string>;
 }
 
 /** `a / b`, or null when b is zero. */
@@ -152,5 +159,6 @@ export function probeFigures(sums: ProbeSums, recent: ProbeMinute[], t: VerdictT
     recent: { probes, failed },
     status,
     last_ts: lastTs,
+    set_aside: false,
   };
 }

@@ -1,3 +1,4 @@
+import { systemClock, type ServerClock } from '../clock.ts';
 import type { Db } from '../storage/database.ts';
 import { KEY_COLUMNS, PROBE_COLUMNS, sumList } from './counters.ts';
 
@@ -33,7 +34,7 @@ export interface HourRollups {
 const floorHour = (ms: number) => ms - (ms % HOUR);
 
 /** Creates the hourly aggregation over the collector's database handle. */
-export function createHourRollups(db: Db): HourRollups {
+export function createHourRollups(db: Db, clock: ServerClock = systemClock): HourRollups {
   const keyCols = KEY_COLUMNS.join(', ');
   const probeCols = PROBE_COLUMNS.join(', ');
   const s = {
@@ -86,7 +87,7 @@ export function createHourRollups(db: Db): HourRollups {
   const lastSealedEnd = (now: number) => floorHour(now - SEAL_MS);
 
   return {
-    plan(first, end, now = Date.now()) {
+    plan(first, end, now = clock.now()) {
       const stop = Math.floor((end - 1) / MINUTE) * MINUTE + MINUTE;
       const hoursFrom = Math.ceil(first / HOUR) * HOUR;
       const hoursTo = Math.min(floorHour(stop), lastSealedEnd(now));
@@ -104,14 +105,14 @@ export function createHourRollups(db: Db): HourRollups {
       push('minutes', hoursTo, stop);
       return segments;
     },
-    build(hour, now = Date.now()) {
+    build(hour, now = clock.now()) {
       buildTx.immediate(hour, now);
     },
-    async warm(spanMs, now = Date.now()) {
+    async warm(spanMs, now = clock.now()) {
       const to = lastSealedEnd(now);
       const stale = [...staleHours(floorHour(now - spanMs), to)].sort((a, b) => b - a);
       for (const hour of stale) {
-        buildTx.immediate(hour, Date.now());
+        buildTx.immediate(hour, clock.now());
         // One hour per turn of the event loop, so ingest and reads interleave with a backfill.
         await new Promise((resolve) => setImmediate(resolve));
       }

@@ -3,6 +3,7 @@ import type { Db } from '../storage/database.ts';
 import { newProbeSums } from './counters.ts';
 import { probeFigures } from './figures.ts';
 import type { AnalyseDeps } from './analyse.ts';
+import { proberHealth, type LocationHealth } from './prober-health.ts';
 import type { ProbeFigures } from './types.ts';
 import { floorMinute, type TimeRange } from './window.ts';
 
@@ -21,6 +22,8 @@ export interface ProbesView {
   locations: {
     location: string;
     last_ts: number | null;
+    /** The location judged on its own: unhealthy means a prober problem, its probes set aside. */
+    health: LocationHealth;
     targets: {
       key: BreakerKey;
       figures: ProbeFigures;
@@ -29,6 +32,10 @@ export interface ProbesView {
     }[];
   }[];
 }
+
+const healthyLocation = (location: string): LocationHealth => ({
+  location, status: 'healthy', keys: 0, failing_keys: 0, failing_providers: [], network_share: null, reason: null,
+});
 
 const RAW_LOOKBACK_MS = 2 * 3_600_000;
 const RECENT_LIMIT = 20;
@@ -65,6 +72,7 @@ export function probesView(db: Db, deps: AnalyseDeps, range: TimeRange): ProbesV
   }
 
   const byLocation = new Map<string, ProbesView['locations'][number]>();
+  const idOf = new Map<object, number>();
   const pairs = new Set<string>();
   for (const [keyId, inner] of sums) for (const location of inner.keys()) pairs.add(`${keyId}\u0000${location}`);
   for (const id of results.keys()) pairs.add(id);
@@ -74,12 +82,26 @@ export function probesView(db: Db, deps: AnalyseDeps, range: TimeRange): ProbesV
     const info = keys.get(keyId);
     if (!info) continue;
     let loc = byLocation.get(location);
-    if (!loc) byLocation.set(location, (loc = { location, last_ts: null, targets: [] }));
+    if (!loc) byLocation.set(location, (loc = { location, last_ts: null, health: healthyLocation(location), targets: [] }));
     const r = results.get(id);
     const figures = probeFigures(sums.get(keyId)?.get(location) ?? newProbeSums(), recent.get(keyId)?.get(location) ?? [], t);
-    loc.targets.push({ key: info.key, figures, last: r?.last ?? null, recent: r?.recent ?? [] });
+    const target = { key: info.key, figures, last: r?.last ?? null, recent: r?.recent ?? [] };
+    idOf.set(target, keyId);
+    loc.targets.push(target);
     const last = r?.last?.ts ?? figures.last_ts;
     if (last !== null && (loc.last_ts === null || last > loc.last_ts)) loc.last_ts = last;
+  }
+  const perKey = new Map<number, Record<string, ProbeFigures>>();
+  for (const loc of byLocation.values()) {
+    for (const target of loc.targets) {
+      const id = idOf.get(target)!;
+      perKey.set(id, { ...(perKey.get(id) ?? {}), [loc.location]: target.figures });
+    }
+  }
+  const health = proberHealth(perKey, keys, () => deps.reader.probeFailureClasses(Math.max(range.from, range.to - t.probe_recent_lookback_s * 1000), range.to), t);
+  for (const loc of byLocation.values()) {
+    loc.health = health.get(loc.location) ?? loc.health;
+    if (loc.health.status === 'unhealthy') for (const target of loc.targets) target.figures = { ...target.figures, set_aside: true };
   }
   const keyText = (k: BreakerKey) => `${k.provider}\u0000${k.endpoint}\u0000${k.model}\u0000${k.region ?? ''}`;
   const locations = [...byLocation.values()].sort((a, b) => a.location.localeCompare(b.location));

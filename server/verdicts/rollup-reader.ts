@@ -38,6 +38,15 @@ export interface RollupReader {
   probeMinutes(keyId: number, first: number, end: number): Map<string, Map<number, ProbeSums>>;
   /** Fallback invocations/failures per service over `[first, end)`. */
   fallbackByService(first: number, end: number): Map<number, { invoked: number; failed: number }>;
+  /**
+   * Fallback invocations/failures per service and primary key, for services whose tasks carry
+   * their primary key (migration 010). A service missing here sends tasks without keys.
+   */
+  fallbackByKey(first: number, end: number): Map<number, Map<number, { invoked: number; failed: number }>>;
+  /** Per key, whether its latest `config` event lists fallbacks (keys without a config event are absent). */
+  hasFallbacks(): Map<number, boolean>;
+  /** Failed warm probes per location over `[from, to)` (raw probes), and how many were network/timeout. */
+  probeFailureClasses(from: number, to: number): Map<string, { failed: number; network: number }>;
 }
 
 type Row = (number | string)[];
@@ -189,6 +198,27 @@ export function createRollupReader(db: Db, hours: HourRollups): RollupReader {
         out.set(service!, { invoked: invoked ?? 0, failed: failed ?? 0 });
       }
       return out;
+    },
+    fallbackByKey(first, end) {
+      const sql = `SELECT service_id, key_id, SUM(fallback_invoked), SUM(fallback_failed) FROM task_key_minutes
+        WHERE minute >= ? AND minute < ? GROUP BY service_id, key_id`;
+      const out = new Map<number, Map<number, { invoked: number; failed: number }>>();
+      for (const [service, key, invoked, failed] of stmt(sql).all(first, end) as number[][]) {
+        let inner = out.get(service!);
+        if (!inner) out.set(service!, (inner = new Map()));
+        inner.set(key!, { invoked: invoked ?? 0, failed: failed ?? 0 });
+      }
+      return out;
+    },
+    hasFallbacks() {
+      // SQLite returns the bare columns of the row holding MAX(ts): the latest config per key.
+      const sql = `SELECT key_id, fallbacks, MAX(ts) FROM config_events GROUP BY key_id`;
+      return new Map((stmt(sql).all() as [number, string][]).map(([key, fallbacks]) => [key, fallbacks !== '[]']));
+    },
+    probeFailureClasses(from, to) {
+      const sql = `SELECT location, COUNT(*), SUM(CASE WHEN error_class IN ('network', 'timeout') THEN 1 ELSE 0 END) FROM probe_events
+        WHERE ts >= ? AND ts < ? AND outcome <> 'ok' AND cold = 0 GROUP BY location`;
+      return new Map((stmt(sql).all(from, to) as [string, number, number][]).map(([location, failed, network]) => [location, { failed, network }]));
     },
   };
 }

@@ -1,5 +1,7 @@
 import type { VerdictThresholds } from './figures.ts';
-import type { ClientFigures, Hint, PartHealth, ProbeFigures, Verdict } from './types.ts';
+import type { ErrorClass } from '@breakerbox/protocol';
+import { CLIENT_CLASSES, PROVIDER_CLASSES } from './counters.ts';
+import type { ClientFigures, Hint, PartHealth, ProbeFigures, ProbePower, Verdict } from './types.ts';
 
 /** The probe side of a key, summed up over its locations. */
 export type ProbeSide = 'healthy' | 'failing' | 'partial' | 'missing' | 'misconfigured';
@@ -31,6 +33,9 @@ export function recoveredLocations(probes: Record<string, ProbeFigures>, t: Verd
     });
 }
 
+/** Probe failures (errors that are not misconfiguration, and slow probes) over a location's window. */
+export const windowFailed = (f: ProbeFigures): number => f.error - f.misconfigured + f.slow;
+
 /** A decided verdict with the reason for its hint (used by the evidence). */
 export interface Decision {
   verdict: Verdict;
@@ -40,22 +45,40 @@ export interface Decision {
   recovered?: string[];
   /** The fleet parts that were degraded and healthy when the hint is `local`. */
   local?: { degraded: string[]; healthy: string[] };
+  /** How strongly clean probes argue against a provider-side cause (clients degraded, probes ok). */
+  power?: ProbePower;
+  /** With `intermittent`: the ok locations' window probes and how many of them failed. */
+  intermittent?: { probes: number; failed: number };
 }
 
 const CLIENT_FAULT = ['bad_request', 'auth', 'context_length', 'policy'] as const;
 
-/** Shares of failed calls that point at us rather than the provider. */
-export function failureMix(c: ClientFigures): { clientFault: number; quota: number } {
-  if (c.failed === 0) return { clientFault: 0, quota: 0 };
-  const clientFault = CLIENT_FAULT.reduce((n, k) => n + c.errors[k], 0) / c.failed;
-  return { clientFault, quota: (c.errors.quota + c.errors.rate_limit) / c.failed };
+/** Shares of failed calls that point at us rather than the provider, by group. */
+export function failureMix(c: ClientFigures): { clientFault: number; quota: number; truncated: number; ours: number; provider: number } {
+  if (c.failed === 0) return { clientFault: 0, quota: 0, truncated: 0, ours: 0, provider: 0 };
+  const sum = (classes: readonly ErrorClass[]) => classes.reduce((n, k) => n + c.errors[k], 0) / c.failed;
+  return {
+    clientFault: sum(CLIENT_FAULT),
+    quota: (c.errors.quota + c.errors.rate_limit) / c.failed,
+    truncated: c.errors.truncated / c.failed,
+    ours: sum(CLIENT_CLASSES),
+    provider: sum(PROVIDER_CLASSES),
+  };
 }
 
-/** The self-inflicted hint, most specific first; null when nothing stands out. */
-function selfHint(c: ClientFigures, fleet: () => PartHealth[], t: VerdictThresholds): Pick<Decision, 'hint' | 'local'> {
+/** The hint when one group of our own failure classes dominates; null when none does. */
+function classHint(c: ClientFigures, t: VerdictThresholds): Hint | null {
   const mix = failureMix(c);
-  if (mix.clientFault >= t.hint_dominant_share) return { hint: 'client_errors' };
-  if (mix.quota >= t.hint_dominant_share) return { hint: 'quota' };
+  if (mix.clientFault >= t.hint_dominant_share) return 'client_errors';
+  if (mix.quota >= t.hint_dominant_share) return 'quota';
+  if (mix.truncated >= t.hint_dominant_share) return 'truncation';
+  // Our own classes together dominate, none alone: still our requests, not the provider.
+  if (mix.ours >= t.hint_dominant_share) return 'client_errors';
+  return null;
+}
+
+/** Self-side signals that are not a failure class: retries, a full bulkhead, one part of the fleet. */
+function behaviourHint(c: ClientFigures, fleet: () => PartHealth[], t: VerdictThresholds): Pick<Decision, 'hint' | 'local'> {
   if ((c.retry_ratio ?? 0) >= t.retry_storm_ratio) return { hint: 'retry_storm' };
   if ((c.rejection_share ?? 0) >= t.degraded_rejection_share && (c.slow_share ?? 0) <= t.capacity_max_slow_share) {
     return { hint: 'capacity' };
@@ -69,13 +92,42 @@ function selfHint(c: ClientFigures, fleet: () => PartHealth[], t: VerdictThresho
 }
 
 /**
- * The verdict table of docs/alerts.md: clients degraded × probes failing decide the verdict; missing volume
- * or missing probes make it `insufficient_data` with the side that is missing as the hint.
- * `fleet` gives the services (or, with one service, the instances) judged on their own.
+ * The power of clean probes: n ok recent probes of the ok location with the most of them,
+ * against the clients' provider-side failure share e; chance = (1 − e)^n. A single location
+ * is counted, not their sum: a provider failing in the region our clients use is seen by
+ * that region's probes only.
+ */
+export function probePower(c: ClientFigures, probes: Record<string, ProbeFigures>, ok: string[], t: VerdictThresholds): ProbePower | undefined {
+  const e = c.provider_error_share ?? 0;
+  if (e <= 0 || ok.length === 0) return undefined;
+  let best = ok[0]!;
+  const okCount = (l: string) => probes[l]!.recent.probes - probes[l]!.recent.failed;
+  for (const l of ok) if (okCount(l) > okCount(best)) best = l;
+  const n = okCount(best);
+  const chance = Math.pow(1 - Math.min(1, e), n);
+  return { failure_share: e, location: best, probes: n, chance: Number(chance.toPrecision(3)), refutes: chance <= t.probe_refute_max_chance };
+}
+
+/**
+ * The verdict table of docs/alerts.md. `probes` holds the usable locations only (an
+ * unhealthy prober location is set aside before); `fleet` gives the services (or, with one
+ * service, the instances) judged on their own.
  */
 export function decide(c: ClientFigures, probes: Record<string, ProbeFigures>, fleet: PartHealth[] | (() => PartHealth[]), t: VerdictThresholds): Decision {
   const p = probeSide(probes);
-  if (!c.degraded && c.calls < t.min_calls) return { verdict: 'insufficient_data', hint: 'low_volume', side: p.side };
+  const parts = typeof fleet === 'function' ? fleet : () => fleet;
+  // Probe-only: no client traffic at all (a fallback, a model not in use yet).
+  if (c.calls === 0 && !c.degraded && (p.side === 'failing' || p.side === 'partial' || p.side === 'healthy')) {
+    const verdict = p.side === 'failing' ? 'provider_outage' : p.side === 'partial' ? 'provider_degraded' : 'healthy';
+    return { verdict, hint: 'probe_only', side: p.side };
+  }
+  if (!c.degraded && c.calls < t.min_calls) {
+    // Too few calls to judge the clients, but probes failing are a verdict of their own
+    // (a fallback that only sees the first failovers).
+    if (p.side === 'failing') return { verdict: 'provider_outage', hint: 'low_volume', side: p.side };
+    if (p.side === 'partial') return { verdict: 'provider_degraded', hint: 'low_volume', side: p.side };
+    return { verdict: 'insufficient_data', hint: 'low_volume', side: p.side };
+  }
   if (p.side === 'missing') return { verdict: 'insufficient_data', hint: 'no_probes', side: p.side };
   if (p.side === 'misconfigured') return { verdict: 'insufficient_data', hint: 'probe_misconfigured', side: p.side };
   if (c.degraded) {
@@ -86,7 +138,23 @@ export function decide(c: ClientFigures, probes: Record<string, ProbeFigures>, f
     // probes failed for most of the window too, it was the provider, not us.
     const recovered = recoveredLocations(probes, t);
     if (recovered.length > 0 && recovered.length === p.ok.length) return { verdict: 'provider_outage', hint: null, side: p.side, recovered };
-    return { verdict: 'self_inflicted', side: p.side, ...selfHint(c, typeof fleet === 'function' ? fleet : () => fleet, t) };
+    // Our own failure classes dominate: ours, whatever the probes say.
+    const byClass = classHint(c, t);
+    if (byClass) return { verdict: 'self_inflicted', hint: byClass, side: p.side };
+    // The probes are ok on their latest results but caught provider failures over the window:
+    // the provider fails in bursts; the clients see the same.
+    const windowProbes = p.ok.reduce((n, l) => n + probes[l]!.probes, 0);
+    const windowFailedProbes = p.ok.reduce((n, l) => n + windowFailed(probes[l]!), 0);
+    const power = probePower(c, probes, p.ok, t);
+    if ((c.provider_error_share ?? 0) > 0 && windowProbes > 0 && windowFailedProbes >= t.min_probes && windowFailedProbes / windowProbes >= t.probe_intermittent_share) {
+      return { verdict: 'provider_outage', hint: 'intermittent', side: p.side, intermittent: { probes: windowProbes, failed: windowFailedProbes }, ...(power ? { power } : {}) };
+    }
+    const behaviour = behaviourHint(c, parts, t);
+    if (behaviour.hint) return { verdict: 'self_inflicted', side: p.side, ...behaviour, ...(power ? { power } : {}) };
+    // No self-side signal. Provider-side errors the probes did not see are not ours: either
+    // the probes are too few to tell, or the provider fails only requests shaped like ours.
+    if (power?.refutes) return { verdict: 'provider_suspected', hint: 'traffic_shape', side: p.side, power };
+    return { verdict: 'provider_suspected', hint: 'probes_inconclusive', side: p.side, ...(power ? { power } : {}) };
   }
   if (p.side === 'failing') return { verdict: 'provider_degraded', hint: null, side: p.side };
   if (p.side === 'partial') return { verdict: 'provider_degraded', hint: 'regional', side: p.side };

@@ -1,7 +1,11 @@
 import type { BreakerKey, ErrorClass } from '@breakerbox/protocol';
 
-/** The five verdicts, worst first (the order `/api/verdicts` sorts by). */
-export const VERDICTS = ['provider_outage', 'self_inflicted', 'provider_degraded', 'insufficient_data', 'healthy'] as const;
+/**
+ * The verdicts, worst first (the order `/api/verdicts` sorts by). `provider_suspected`:
+ * clients fail with provider-side errors, no self-side signal, and the probes did not see
+ * it — not ours, not confirmed either (docs/alerts.md).
+ */
+export const VERDICTS = ['provider_outage', 'provider_suspected', 'self_inflicted', 'provider_degraded', 'insufficient_data', 'healthy'] as const;
 export type Verdict = (typeof VERDICTS)[number];
 
 /** Hints that say why, or what is missing. */
@@ -14,7 +18,13 @@ export type Hint =
   | 'regional'
   | 'probe_misconfigured'
   | 'no_probes'
-  | 'low_volume';
+  | 'low_volume'
+  | 'truncation'
+  | 'intermittent'
+  | 'probes_inconclusive'
+  | 'traffic_shape'
+  | 'probe_only'
+  | 'probes_set_aside';
 
 /** p50/p95/p99 in ms, null without data. */
 export interface Percentiles {
@@ -73,6 +83,27 @@ export interface ProbeFigures {
   recent: { probes: number; failed: number };
   status: ProbeStatus;
   last_ts: number | null;
+  /** True when the location is judged unhealthy (a prober problem) and left out of verdicts. */
+  set_aside: boolean;
+}
+
+/**
+ * How strongly clean probes argue against a provider-side cause: if the provider failed at
+ * the clients' provider-side share, `probes` probes from `location` would all pass with
+ * probability `chance` = (1 − failure_share)^probes.
+ */
+export interface ProbePower {
+  failure_share: number;
+  location: string;
+  probes: number;
+  chance: number;
+  refutes: boolean;
+}
+
+/** The strongest other answer and the figure that ruled it out. */
+export interface Alternative {
+  verdict: Verdict;
+  why: string;
 }
 
 /** One entry of `/api/verdicts`. */
@@ -83,6 +114,14 @@ export interface VerdictEntry {
   clients: ClientFigures;
   probes: Record<string, ProbeFigures>;
   evidence: string[];
+  /** The strongest alternative verdict and why it was ruled out. */
+  alternative: Alternative;
+  /** Set when clients failed while the probes were clean. */
+  probe_power: ProbePower | null;
+  /** Keys whose probes were joined into this one through `verdicts.provider_aliases`. */
+  joined: BreakerKey[];
+  /** With no probes for this key: probed keys of the same model under another provider or region. */
+  near_matches: BreakerKey[];
 }
 
 /** A breaker's state across instances ("open on 2 of 5"). */

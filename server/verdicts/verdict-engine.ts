@@ -1,9 +1,11 @@
 import type { BreakerKey } from '@breakerbox/protocol';
+import { systemClock, type ServerClock } from '../clock.ts';
 import type { Db } from '../storage/database.ts';
 import { analyse, type KeyAnalysis } from './analyse.ts';
 import { costView, type CostView } from './cost-view.ts';
 import type { VerdictThresholds } from './figures.ts';
 import { createHourRollups, type HourRollups } from './hour-rollups.ts';
+import { groupIncidents, type Incident } from './incidents.ts';
 import { keyDetail, type KeyDetail } from './key-detail.ts';
 import { createInstanceReader, createLookups } from './lookups.ts';
 import { createOpenShareReader } from './open-share.ts';
@@ -49,6 +51,8 @@ export interface VerdictEngine {
   keyDetail(key: BreakerKey, range: TimeRange, stepMs: number): KeyDetail | null;
   cost(range: TimeRange, stepMs: number, operation?: string): CostView;
   probes(range: TimeRange): ProbesView;
+  /** Keys failing for one cause, grouped (the board leads with these). */
+  incidents(range: TimeRange): Incident[];
   hours: HourRollups;
 }
 
@@ -56,12 +60,15 @@ const rank = (v: VerdictEntry['verdict']) => VERDICTS.indexOf(v);
 
 /** Shapes an analysis as a `/api/verdicts` entry. */
 export function toVerdictEntry(a: KeyAnalysis): VerdictEntry {
-  return { key: a.info.key, verdict: a.decision.verdict, hint: a.decision.hint, clients: a.clients, probes: a.probes, evidence: a.evidence };
+  return {
+    key: a.info.key, verdict: a.decision.verdict, hint: a.decision.hint, clients: a.clients, probes: a.probes, evidence: a.evidence,
+    alternative: a.alternative, probe_power: a.decision.power ?? null, joined: a.joined, near_matches: a.nearMatches,
+  };
 }
 
 /** Creates the engine; `thresholds` is the resolved `verdicts` config section. */
-export function createVerdictEngine(db: Db, thresholds: VerdictThresholds): VerdictEngine {
-  const hours = createHourRollups(db);
+export function createVerdictEngine(db: Db, thresholds: VerdictThresholds, clock: ServerClock = systemClock): VerdictEngine {
+  const hours = createHourRollups(db, clock);
   const reader = createRollupReader(db, hours);
   const deps = {
     reader,
@@ -130,5 +137,6 @@ export function createVerdictEngine(db: Db, thresholds: VerdictThresholds): Verd
     },
     cost: (range, stepMs, operation) => costView(db, range, stepMs, operation),
     probes: (range) => probesView(db, deps, range),
+    incidents: (range) => groupIncidents(analyse(deps, range), thresholds.provider_aliases).incidents,
   };
 }

@@ -12,13 +12,13 @@ export interface RealAlertmanager {
 }
 
 /**
- * Starts the Debian `prometheus-alertmanager` if it is installed and comes up within 15 s;
+ * Starts the Debian `prometheus-alertmanager` (with `config`, YAML) if it is installed and comes up within 15 s;
  * resolves null otherwise (the caller then validates against the v2 schema itself).
  */
-export async function startAlertmanager(): Promise<RealAlertmanager | null> {
+export async function startAlertmanager(config = "route:\n  receiver: 'null'\nreceivers:\n  - name: 'null'\n"): Promise<RealAlertmanager | null> {
   if (!existsSync(BINARY)) return null;
   const dir = mkdtempSync(join(tmpdir(), 'bbx-am-'));
-  writeFileSync(join(dir, 'am.yml'), "route:\n  receiver: 'null'\nreceivers:\n  - name: 'null'\n");
+  writeFileSync(join(dir, 'am.yml'), config);
   const child: ChildProcess = spawn(
     BINARY,
     [`--config.file=${join(dir, 'am.yml')}`, `--storage.path=${join(dir, 'data')}`, '--web.listen-address=127.0.0.1:0', '--cluster.listen-address='],

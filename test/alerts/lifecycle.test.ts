@@ -35,7 +35,8 @@ beforeAll(async () => {
       transition(key, at(20), 'closed', 'open'),
       transition(key, at(24), 'open', 'closed', 'probes_succeeded'),
     ];
-    await c.send({ service: 'ticket-drafts', instance: 'pod-1' }, events);
+    // Two services: each key is its own self-inflicted incident, so each alert notifies on its own.
+    await c.send({ service: key === K1 ? 'ticket-drafts' : 'search', instance: 'pod-1' }, events);
     await c.send({ service: 'prober', instance: 'eu' }, probes(key, 'eu-west', base, c.now, 'ok'));
     await c.send({ service: 'prober', instance: 'us' }, probes(key, 'us-east', base, c.now, 'ok'));
   }

@@ -94,18 +94,23 @@ describe('notifiers', () => {
     expect(r.bad.received).toHaveLength(1);
   });
 
-  it('sends a Slack-compatible text with the alert and its link', () => {
+  it('sends a Slack-compatible text with the incident, its alerts and its link', async () => {
     const body = r.slack.received[0]!.body;
     expect(r.slack.received[0]!.path).toBe('/services/T000/B000/XXXXsecret');
-    expect(body.text).toMatch(/^\[FIRING\] warning probe_failing — anthropic\/messages\/claude-3-5-haiku@20241022:beta\/x \(eu\) from eu-west: probe from eu-west failed 3 times in a row/);
-    expect(body.blocks[1].elements[0].text).toContain('https://breakerbox.example/alerts?fingerprint=');
+    // The key has probes and no client traffic: a probe-only outage, its own incident.
+    const [incident] = (await c.get(`/api/incidents?from=${at(0)}&to=${at(4)}`)).incidents;
+    expect(incident.title).toBe(`anthropic: ${KP.model}, provider outage (probe_only)`);
+    expect(body.text).toMatch(/^\[FIRING\] warning anthropic: claude-3-5-haiku@20241022:beta\/x, provider outage \(probe_only\) — 1 alert\n/);
+    expect(body.text).toContain('• probe_failing — anthropic/messages/claude-3-5-haiku@20241022:beta/x (eu) from eu-west: probe from eu-west failed 3 times in a row');
+    expect(body.blocks[1].elements[0].text).toContain(`https://breakerbox.example/?incident=${incident.id}`);
   });
 
-  it('sends a PagerDuty Events v2 trigger with a stable dedup_key', async () => {
+  it('sends a PagerDuty Events v2 trigger deduplicated by the incident', async () => {
     const [alert] = (await c.get('/api/alerts?state=firing')).alerts;
+    expect(alert.group_key).toMatch(/^[0-9a-f]{16}$/);
     const body = r.pd.received[0]!.body;
     expect(body).toMatchObject({
-      routing_key: 'R0UT1NGKEY-secret', event_action: 'trigger', dedup_key: alert.fingerprint,
+      routing_key: 'R0UT1NGKEY-secret', event_action: 'trigger', dedup_key: alert.group_key,
       payload: { severity: 'warning', source: `anthropic/messages/${KP.model}`, group: 'probe_failing' },
     });
     expect(body.payload.summary).toContain('failed 3 times in a row');

@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
-  ERROR_CLASSES, KEY_COLUMNS, PROBE_COLUMNS, ProbeSchema, SOURCE_COLUMNS, TASK_COLUMNS, WindowSchema,
+  ERROR_CLASSES, KEY_COLUMNS, PROBE_COLUMNS, ProbeSchema, SOURCE_COLUMNS, TASK_COLUMNS, TASK_KEY_COLUMNS, WindowSchema,
 } from '@breakerbox/protocol';
 import { openDatabase } from '../../server/storage/database.ts';
 import { applyMigrations } from '../../server/storage/migrations.ts';
@@ -24,6 +24,7 @@ describe('one definition of the rollup columns', () => {
       expect(counters('key_minutes', ['minute', 'key_id', 'service_id'])).toEqual(KEY_COLUMNS);
       expect(counters('key_hours', ['hour', 'key_id', 'service_id'])).toEqual(KEY_COLUMNS);
       expect(counters('task_minutes', ['minute', 'operation', 'service_id'])).toEqual(TASK_COLUMNS);
+      expect(counters('task_key_minutes', ['minute', 'key_id', 'service_id'])).toEqual(TASK_KEY_COLUMNS);
       expect(counters('key_minute_sources', ['minute', 'key_id', 'source_id'])).toEqual(SOURCE_COLUMNS);
       expect(counters('probe_minutes', ['minute', 'key_id', 'location'])).toEqual(PROBE_COLUMNS);
       expect(counters('probe_hours', ['hour', 'key_id', 'location'])).toEqual(PROBE_COLUMNS);

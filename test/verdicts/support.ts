@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../server/app.ts';
+import type { ServerClock } from '../../server/clock.ts';
 import { loadConfig } from '../../server/config/load.ts';
 import type { Config } from '../../server/config/schema.ts';
 import type { BreakerKey, ErrorClass, ProbeEvent, TelemetryEvent, TransitionEvent, WindowEvent } from '@breakerbox/protocol';
@@ -20,20 +21,21 @@ export interface TestCollector {
 let seq = 0;
 
 /**
- * Builds the real app on a temp SQLite file. `now` is a minute boundary just behind the
- * clock, so every event placed before it is accepted by ingest.
+ * Builds the real app on a temp SQLite file (with `clock`, on that clock). `now` is a minute
+ * boundary just behind the clock, so every event placed before it is accepted by ingest.
  */
-export async function collector(options: { config?: Record<string, unknown>; env?: Record<string, string>; tokenName?: string } = {}): Promise<TestCollector> {
+export async function collector(options: { config?: Record<string, unknown>; env?: Record<string, string>; clock?: ServerClock; tokenName?: string } = {}): Promise<TestCollector> {
   const dir = mkdtempSync(join(tmpdir(), 'bbx-verdicts-'));
   // Settings go through a real config file, so defaults and validation apply as in production.
   writeFileSync(join(dir, 'config.json'), JSON.stringify(options.config ?? {}));
   const config: Config = loadConfig({
     env: { BREAKERBOX_DB: join(dir, 'bbx.db'), BREAKERBOX_CONFIG: join(dir, 'config.json'), BREAKERBOX_ALERT_INTERVAL_S: '0', BREAKERBOX_LOG_LEVEL: 'silent', ...options.env },
   });
-  const app = await buildApp({ config, logger: false });
+  const app = await buildApp({ config, logger: false, ...(options.clock ? { clock: options.clock } : {}) });
   await app.ready();
   const token = app.tokens.create(options.tokenName ?? 't', ['admin']).secret;
-  const now = Date.now() - (Date.now() % 60_000);
+  const clockNow = app.clock.now();
+  const now = clockNow - (clockNow % 60_000);
   return {
     app,
     token,

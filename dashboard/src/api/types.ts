@@ -12,12 +12,20 @@ import type { Silence } from '../../../server/alerts/silences.ts';
 import type { Delivery } from '../../../server/notifiers/delivery-store.ts';
 import type { OperationCost as CostOperation } from '../../../server/verdicts/cost-view.ts';
 import type { FallbackHealth } from '../../../server/verdicts/fallback-health.ts';
+import type { Incident } from '../../../server/verdicts/incidents.ts';
+import type { LocationHealth } from '../../../server/verdicts/prober-health.ts';
 
+export type { Incident, LocationHealth };
 export type { BreakerKey, ClientFigures, CostOperation, Delivery, FallbackHealth, Hint, Percentiles, ProbeFigures, ProbeStatus, Silence, Verdict, VerdictEntry };
 
 export interface Window {
   from: number;
   to: number;
+}
+
+export interface IncidentsReply {
+  window: Window;
+  incidents: Incident[];
 }
 
 export interface VerdictsReply {
@@ -180,6 +188,8 @@ export interface ProbesReply {
   locations: {
     location: string;
     last_ts: number | null;
+    /** Absent from collectors before incidents. */
+    health?: LocationHealth;
     targets: { key: BreakerKey; figures: ProbeFigures; last: ProbeResult | null; recent: ProbeResult[] }[];
   }[];
 }

@@ -25,7 +25,7 @@ export const KeyTile = memo(function KeyTile({ tile, range }: { tile: Tile; rang
   const label = `${key.model}, ${keyContext(key)}`;
 
   return (
-    <li className={`tile tile-${tile.verdict}`} data-testid="key-tile" data-model={key.model} data-verdict={tile.verdict}>
+    <li className={`tile tile-${tile.verdict}`} data-testid="key-tile" data-model={key.model} data-verdict={tile.verdict} data-probe-only={tile.hint === 'probe_only' ? 'true' : undefined}>
       <Link href={viewHref('/key', range, keyParams(key))} className="tile-link" aria-label={`${label}: details`}>
         <span className="tile-model">{key.model}</span>
         <span className="tile-context">{keyContext(key)}</span>
@@ -37,6 +37,7 @@ export const KeyTile = memo(function KeyTile({ tile, range }: { tile: Tile; rang
           <span className="tile-alerts"><span aria-hidden="true">▲</span> {tile.alerts.length} alert{tile.alerts.length > 1 ? 's' : ''} firing</span>
         ) : null}
       </div>
+      {tile.hint === 'probe_only' ? <p className="tile-note" data-testid="probe-only">No client traffic in this range: the verdict rests on the probes alone.</p> : null}
       <dl className="tile-figures">
         <div><dt>open</dt><dd>{pct(openShare)}</dd></div>
         <div><dt>transitions/h</dt><dd>{num(transitions, 1)}</dd></div>
@@ -48,7 +49,7 @@ export const KeyTile = memo(function KeyTile({ tile, range }: { tile: Tile; rang
       </dl>
       <div className="tile-probes" aria-label="Probes">
         {tile.probes.length ? (
-          tile.probes.map(([location, probe]) => <ProbeStatusBadge key={location} location={location} status={probe.status} />)
+          tile.probes.map(([location, probe]) => <ProbeStatusBadge key={location} location={location} status={probe.status} setAside={probe.set_aside} />)
         ) : (
           <span className="muted">no probes</span>
         )}

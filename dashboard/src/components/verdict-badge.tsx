@@ -20,12 +20,12 @@ const PROBE_LOOK: Record<ProbeStatus, { icon: string; word: string }> = {
   insufficient: { icon: '…', word: 'too few' },
 };
 
-/** One probe location's status, e.g. "✖ eu-west failing". */
-export function ProbeStatusBadge({ location, status }: { location?: string; status: ProbeStatus }) {
+/** One probe location's status, e.g. "✖ eu-west failing"; "set aside" when the location is an unhealthy prober. */
+export function ProbeStatusBadge({ location, status, setAside }: { location?: string; status: ProbeStatus; setAside?: boolean }) {
   const look = PROBE_LOOK[status] ?? { icon: '?', word: status };
   return (
-    <span className={`probe-status probe-${status}`} data-probe-status={status}>
-      <span aria-hidden="true">{look.icon}</span> {location ? `${location} ` : ''}{look.word}
+    <span className={`probe-status probe-${status}${setAside ? ' probe-set-aside' : ''}`} data-probe-status={status} data-set-aside={setAside ? 'true' : undefined}>
+      <span aria-hidden="true">{look.icon}</span> {location ? `${location} ` : ''}{look.word}{setAside ? ' (set aside: unhealthy prober)' : ''}
     </span>
   );
 }

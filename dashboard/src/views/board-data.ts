@@ -1,5 +1,5 @@
 import { api, ApiFailure } from '../api/client.ts';
-import type { Alert, BreakerKey, Hint, KeyEntry, KeysReply, ProbeFigures, Verdict, VerdictEntry, VerdictsReply } from '../api/types.ts';
+import type { Alert, BreakerKey, Hint, Incident, IncidentsReply, KeyEntry, KeysReply, ProbeFigures, Verdict, VerdictEntry, VerdictsReply } from '../api/types.ts';
 import { keyId, VERDICT_RANK } from '../format.ts';
 import { rangeToApi, type TimeRange } from '../time-range.ts';
 
@@ -17,6 +17,8 @@ export interface Tile {
 
 /** The board's data, fetched together so a refresh shows one consistent picture. */
 export interface BoardData {
+  /** Keys failing for one cause, worst first: what the board leads with. */
+  incidents: Incident[];
   tiles: Tile[];
   firing: Alert[];
   /** False when the server has no verdicts API (older collector): tiles show keys only. */
@@ -50,10 +52,11 @@ export function compareTiles(a: Tile, b: Tile): number {
 /** Loads keys, verdicts and firing alerts for `range` and joins them into sorted tiles. */
 export async function loadBoard(range: TimeRange, signal: AbortSignal): Promise<BoardData> {
   const query = rangeToApi(range);
-  const [keys, verdicts, alerts] = await Promise.all([
+  const [keys, verdicts, alerts, incidents] = await Promise.all([
     api<KeysReply>('/api/keys', { query, signal }),
     optional(api<VerdictsReply>('/api/verdicts', { query, signal })),
     optional(api<{ alerts: Alert[] }>('/api/alerts', { query: { state: 'firing' }, signal })),
+    optional(api<IncidentsReply>('/api/incidents', { query, signal })),
   ]);
   const byKey = new Map<string, VerdictEntry>();
   for (const v of verdicts?.verdicts ?? []) byKey.set(keyId(v.key), v);
@@ -86,5 +89,5 @@ export async function loadBoard(range: TimeRange, signal: AbortSignal): Promise<
   for (const v of verdicts?.verdicts ?? []) add(v.key, undefined);
   tiles.sort(compareTiles);
   if (typeof performance !== 'undefined') performance.mark('bb:board-data');
-  return { tiles, firing: alerts?.alerts ?? [], hasVerdicts: verdicts !== undefined };
+  return { incidents: incidents?.incidents ?? [], tiles, firing: alerts?.alerts ?? [], hasVerdicts: verdicts !== undefined };
 }

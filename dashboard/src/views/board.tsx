@@ -3,6 +3,7 @@ import { usePoll } from '../api/use-poll.ts';
 import type { Verdict } from '../api/types.ts';
 import { EmptyState } from '../components/empty-state.tsx';
 import { FiringAlerts } from '../components/firing-alerts.tsx';
+import { IncidentList } from '../components/incident-list.tsx';
 import { KeyTile } from '../components/key-tile.tsx';
 import { RefreshStatus } from '../components/refresh-status.tsx';
 import { VERDICT_LOOK, VERDICT_RANK } from '../format.ts';
@@ -37,7 +38,8 @@ function matches(tile: Tile, filters: { provider: string; model: string; service
 }
 
 /**
- * The board: every key as a tile, worst first, firing alerts across the top, filters held
+ * The board: incidents first (keys grouped by cause), then firing alerts, then every key as
+ * a tile, worst first, filters held
  * in the URL. Refreshes every 10 s and says when it last did, or that the server stopped.
  */
 export function Board() {
@@ -92,6 +94,7 @@ export function Board() {
       {polled.error && !polled.data && polled.error.kind !== 'unreachable' ? (
         <p className="error-panel" role="alert">Could not load the board: {polled.error.message}</p>
       ) : null}
+      {polled.data?.hasVerdicts ? <IncidentList incidents={polled.data.incidents} range={range} selected={params.get('incident')} /> : null}
       {polled.data ? <FiringAlerts alerts={polled.data.firing} range={range} /> : null}
       {tiles && tiles.length === 0 ? <EmptyState origin={window.location.origin} /> : null}
       {tiles && tiles.length > 0 ? (

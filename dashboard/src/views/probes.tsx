@@ -49,6 +49,9 @@ export default function Probes() {
         {data?.locations.map((l) => (
           <section key={l.location} aria-labelledby={`loc-${l.location}`} data-testid="probe-location">
             <h2 id={`loc-${l.location}`}>{l.location} <span className="muted">· last result {l.last_ts ? formatDateTime(l.last_ts) : 'never'}</span></h2>
+            {l.health?.status === 'unhealthy' ? (
+              <p className="warning-panel" role="note" data-testid="location-unhealthy"><span aria-hidden="true">⚠</span> Unhealthy prober location: {l.health.reason}</p>
+            ) : null}
             <div className="table-wrap">
               <table>
                 <thead><tr><th scope="col">target</th><th scope="col">status</th><th scope="col">ok</th><th scope="col">p50 / p95</th><th scope="col">last</th><th scope="col">recent (newest first)</th></tr></thead>

@@ -1,6 +1,7 @@
 import { fingerprint } from '../fingerprint.ts';
 import type { Condition } from '../types.ts';
 import type { Rule, RulesConfig } from './context.ts';
+import { locationHealth } from './prober-unhealthy.ts';
 import { keyFromRow } from '../../storage/telemetry-store.ts';
 
 /**
@@ -26,8 +27,11 @@ export const probeFailingRule: Rule<RulesConfig['probe_failing']> = (ctx, cfg) =
     g.minutes.push([minute, probes, ok]);
   }
 
+  // An unhealthy prober location is one alert of its own (prober_unhealthy), not one per key.
+  const unhealthy = new Set([...locationHealth(ctx).values()].filter((h) => h.status === 'unhealthy').map((h) => h.location));
   const out: Condition[] = [];
   for (const { keyId, location, minutes } of groups.values()) {
+    if (unhealthy.has(location)) continue;
     minutes.sort((a, b) => b[0] - a[0]);
     let failedRun = 0;
     let okRun = 0;

@@ -1,0 +1,131 @@
+import { createHash } from 'node:crypto';
+import type { BreakerKey } from '@breakerbox/protocol';
+import type { KeyAnalysis } from './analyse.ts';
+import { canonicalProvider, keyName } from './key-join.ts';
+import { list } from './text.ts';
+import { VERDICTS, type Hint, type Verdict } from './types.ts';
+
+/** What the keys of an incident share: a provider, a prober location, or the services that call them. */
+export interface IncidentCause {
+  kind: 'provider' | 'prober' | 'service';
+  name: string;
+}
+
+/** One key of an incident, with its own verdict. */
+export interface IncidentKey {
+  key: BreakerKey;
+  verdict: Verdict;
+  hint: Hint | null;
+}
+
+/** An incident: keys failing for one cause (docs/api.md, `GET /api/incidents`). */
+export interface Incident {
+  /** 16 hex characters, stable for the cause: the group key of its notifications. */
+  id: string;
+  cause: IncidentCause;
+  /** "openai: 7 models, provider outage". */
+  title: string;
+  /** The worst verdict of its keys, or `prober_unhealthy` for a prober location. */
+  verdict: Verdict | 'prober_unhealthy';
+  hint: Hint | null;
+  keys: IncidentKey[];
+  evidence: string[];
+}
+
+/** Verdicts that make a key part of a provider incident. */
+const PROVIDER_SIDE: readonly Verdict[] = ['provider_outage', 'provider_suspected', 'provider_degraded'];
+
+const WORDS: Record<Incident['verdict'], string> = {
+  provider_outage: 'provider outage',
+  provider_suspected: 'provider suspected (probes did not confirm)',
+  self_inflicted: 'self-inflicted',
+  provider_degraded: 'provider degraded',
+  insufficient_data: 'insufficient data',
+  healthy: 'healthy',
+  prober_unhealthy: 'prober unhealthy',
+};
+
+/** The incident id of a cause. */
+export const incidentId = (cause: IncidentCause): string =>
+  createHash('sha256').update(JSON.stringify(['incident', cause.kind, cause.name])).digest('hex').slice(0, 16);
+
+const rank = (v: Incident['verdict']) => (v === 'prober_unhealthy' ? VERDICTS.length : VERDICTS.indexOf(v));
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+/** The services a self-inflicted key is degraded on: the `local` split's degraded services, else all that call it. */
+function servicesOf(a: KeyAnalysis): string[] {
+  const all = [...new Set(a.instances.map((s) => s.service))].sort();
+  const local = a.decision.local?.degraded;
+  if (local && a.clients.services > 1) return all.filter((s) => local.includes(s));
+  return all;
+}
+
+/** The incidents behind a set of key analyses, worst first, and which incident each key and location belongs to. */
+export interface IncidentIndex {
+  incidents: Incident[];
+  byKeyId: Map<number, Incident>;
+  byLocation: Map<string, Incident>;
+}
+
+/**
+ * Groups failing keys by cause: an unhealthy prober location takes the keys whose probes
+ * it had (set aside); provider-side verdicts group by provider (aliases joined);
+ * self-inflicted ones by the services they are degraded on. Healthy and undecided keys
+ * are in no incident.
+ */
+export function groupIncidents(analyses: KeyAnalysis[], aliases: Record<string, string>): IncidentIndex {
+  const groups = new Map<string, { cause: IncidentCause; members: KeyAnalysis[] }>();
+  const add = (cause: IncidentCause, a: KeyAnalysis | null) => {
+    const id = incidentId(cause);
+    let g = groups.get(id);
+    if (!g) groups.set(id, (g = { cause, members: [] }));
+    if (a) g.members.push(a);
+  };
+  const health = analyses[0]?.proberHealth ?? new Map();
+  const byLocation = new Map<string, Incident>();
+  for (const h of health.values()) {
+    if (h.status !== 'unhealthy') continue;
+    const cause: IncidentCause = { kind: 'prober', name: h.location };
+    add(cause, null);
+    for (const a of analyses) if (a.probes[h.location]?.set_aside) add(cause, a);
+  }
+  for (const a of analyses) {
+    const v = a.decision.verdict;
+    if (PROVIDER_SIDE.includes(v)) add({ kind: 'provider', name: canonicalProvider(a.info.key.provider, aliases) }, a);
+    else if (v === 'self_inflicted') add({ kind: 'service', name: servicesOf(a).join(', ') || 'unknown service' }, a);
+  }
+
+  const byKeyId = new Map<number, Incident>();
+  const incidents: Incident[] = [];
+  for (const [id, { cause, members }] of groups) {
+    const keys = members
+      .map((a) => ({ key: a.info.key, verdict: a.decision.verdict, hint: a.decision.hint }))
+      .sort((x, y) => rank(x.verdict) - rank(y.verdict) || keyName(x.key).localeCompare(keyName(y.key)));
+    const verdict: Incident['verdict'] = cause.kind === 'prober' ? 'prober_unhealthy' : keys[0]!.verdict;
+    const hints = [...new Set(keys.filter((k) => k.verdict === verdict).map((k) => k.hint).filter((h): h is Hint => h !== null))];
+    const hint = cause.kind === 'prober' ? null : hints.length === 1 ? hints[0]! : null;
+    const models = new Set(keys.map((k) => k.key.model));
+    const what =
+      cause.kind === 'provider'
+        ? models.size === 1 ? [...models][0]! : plural(models.size, 'model')
+        : plural(keys.length, 'key');
+    const title = `${cause.name}: ${what}, ${WORDS[verdict]}${hint ? ` (${hint})` : ''}`;
+    const counts = new Map<string, number>();
+    for (const k of keys) counts.set(k.verdict, (counts.get(k.verdict) ?? 0) + 1);
+    const evidence: string[] = [];
+    if (cause.kind === 'prober') {
+      evidence.push(health.get(cause.name)?.reason ?? `prober location ${cause.name} is unhealthy`);
+      evidence.push(`${plural(keys.length, 'key')} lost the probes of ${cause.name}; verdicts use the other locations`);
+    } else {
+      evidence.push(`${plural(keys.length, 'key')} of ${cause.kind} ${cause.name}: ${list([...counts].map(([v, n]) => `${v} on ${n}`))}`);
+    }
+    for (const a of members.slice(0, 5)) evidence.push(`${keyName(a.info.key)}: ${a.evidence.slice(0, 2).join('; ')}`);
+    if (members.length > 5) evidence.push(`… and ${members.length - 5} more keys`);
+    const incident: Incident = { id, cause, title, verdict, hint, keys, evidence };
+    incidents.push(incident);
+    if (cause.kind === 'prober') byLocation.set(cause.name, incident);
+    else for (const a of members) byKeyId.set(a.info.id, incident);
+  }
+  incidents.sort((x, y) => rank(x.verdict) - rank(y.verdict) || y.keys.length - x.keys.length || x.title.localeCompare(y.title));
+  return { incidents, byKeyId, byLocation };
+}

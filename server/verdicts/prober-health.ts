@@ -1,0 +1,77 @@
+import type { VerdictThresholds } from './figures.ts';
+import type { KeyInfo } from './lookups.ts';
+import type { ProbeFigures } from './types.ts';
+
+/** A prober location judged on its own: is it the location, not the providers, that fails? */
+export interface LocationHealth {
+  location: string;
+  status: 'healthy' | 'unhealthy';
+  /** Keys with a usable status from this location. */
+  keys: number;
+  failing_keys: number;
+  /** Providers of the failing keys, sorted. */
+  failing_providers: string[];
+  /** Network + timeout share of its recent failed probes; null when not read (the location meets no other criterion, or has no failures). */
+  network_share: number | null;
+  /** The sentence that explains an unhealthy location (null when healthy). */
+  reason: string | null;
+}
+
+/** Recent failed probes per location, and how many of them were network or timeout errors. */
+export type FailureClasses = Map<string, { failed: number; network: number }>;
+
+const pct = (x: number) => `${Math.round(x * 100)}%`;
+
+/**
+ * A location is a prober problem when its probes fail across many keys and several
+ * providers at once, mostly with connection classes: at least `prober_min_keys` failing keys
+ * spanning `prober_min_providers` providers, `prober_failing_share` of its keys failing, and
+ * `prober_network_share` of its failed probes network or timeout errors. Independent
+ * providers rarely fail together; a host that lost its network fails them all.
+ */
+export function proberHealth(
+  figures: Map<number, Record<string, ProbeFigures>>,
+  keys: Map<number, KeyInfo>,
+  classes: () => FailureClasses,
+  t: VerdictThresholds,
+): Map<string, LocationHealth> {
+  const per = new Map<string, { keys: number; failing: number; providers: Set<string> }>();
+  for (const [keyId, byLocation] of figures) {
+    const info = keys.get(keyId);
+    if (!info) continue;
+    for (const [location, f] of Object.entries(byLocation)) {
+      if (f.status !== 'ok' && f.status !== 'failing') continue;
+      let entry = per.get(location);
+      if (!entry) per.set(location, (entry = { keys: 0, failing: 0, providers: new Set() }));
+      entry.keys++;
+      if (f.status === 'failing') {
+        entry.failing++;
+        entry.providers.add(info.key.provider);
+      }
+    }
+  }
+  const out = new Map<string, LocationHealth>();
+  // The class mix reads raw probes: only when a location passes the rollup criteria.
+  const suspect = (e: { keys: number; failing: number; providers: Set<string> }) =>
+    e.failing >= t.prober_min_keys && e.providers.size >= t.prober_min_providers && e.failing / e.keys >= t.prober_failing_share;
+  let mix: FailureClasses | null = null;
+  for (const [location, e] of [...per].sort(([a], [b]) => a.localeCompare(b))) {
+    const c = e.failing > 0 && suspect(e) ? (mix ??= classes()).get(location) : undefined;
+    const networkShare = c && c.failed > 0 ? Number((c.network / c.failed).toFixed(4)) : null;
+    const providers = [...e.providers].sort();
+    const unhealthy = suspect(e) && (networkShare ?? 0) >= t.prober_network_share;
+    out.set(location, {
+      location,
+      status: unhealthy ? 'unhealthy' : 'healthy',
+      keys: e.keys,
+      failing_keys: e.failing,
+      failing_providers: providers,
+      network_share: networkShare,
+      reason: unhealthy
+        ? `prober location ${location} is unhealthy: ${e.failing} of ${e.keys} keys failing across ${providers.length} providers (${providers.join(', ')}), ` +
+          `${pct(networkShare ?? 0)} of its recent failed probes network/timeout — its probes are set aside`
+        : null,
+    });
+  }
+  return out;
+}
