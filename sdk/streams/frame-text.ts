@@ -5,9 +5,10 @@
  *
  * Only single-choice text answers can be rescued; a frame carrying anything else the
  * caller would have to reconcile (tool calls, a second choice, thinking, JSON deltas) is
- * reported as `opaque`. Built on `parseFrame` of the SSE frame module.
+ * reported as `opaque`. Works on events read by the shared `SseReader`.
  */
-import { parseFrame, type StreamDialect } from './sse-frames.ts';
+import type { SseEvent } from '@breakerbox/protocol';
+import { eventName, type StreamDialect } from './sse-frames.ts';
 
 /** What a frame means for the text of the answer. */
 export type FrameText =
@@ -24,10 +25,9 @@ const HEAD: FrameText = { kind: 'head' };
 const TAIL: FrameText = { kind: 'tail' };
 const OPAQUE: FrameText = { kind: 'opaque' };
 
-/** Reads what `frame` (without its blank-line terminator) adds to the answer. */
-export function frameText(dialect: StreamDialect, frame: string): FrameText {
-  const { event, data } = parseFrame(frame);
-  if (data === undefined) return HEAD; // comments and keep-alives carry nothing
+/** Reads what event `e` adds to the answer. */
+export function frameText(dialect: StreamDialect, e: SseEvent): FrameText {
+  const { data } = e;
   if (dialect === 'openai' && data.trim() === '[DONE]') return TAIL;
   let o: Record<string, unknown>;
   try {
@@ -36,7 +36,7 @@ export function frameText(dialect: StreamDialect, frame: string): FrameText {
     return OPAQUE;
   }
   if (!o || typeof o !== 'object') return OPAQUE;
-  return dialect === 'openai' ? openaiText(o) : anthropicText(event ?? String(o.type ?? ''), o);
+  return dialect === 'openai' ? openaiText(o) : anthropicText(eventName(e, o), o);
 }
 
 function openaiText(o: Record<string, unknown>): FrameText {
@@ -69,11 +69,10 @@ function anthropicText(type: string, o: Record<string, unknown>): FrameText {
   }
 }
 
-/** `frame` with its content text replaced by `text` (frames `frameText` read as `text`). */
-export function withText(dialect: StreamDialect, frame: string, text: string): string {
-  const { event, data } = parseFrame(frame);
-  const o = JSON.parse(data!) as Record<string, unknown>;
+/** Event `e` with its content text replaced by `text` (events `frameText` read as `text`). */
+export function withText(dialect: StreamDialect, e: SseEvent, text: string): SseEvent {
+  const o = JSON.parse(e.data) as Record<string, unknown>;
   if (dialect === 'openai') ((o.choices as Array<{ delta: { content: string } }>)[0]!.delta).content = text;
   else (o.delta as { text: string }).text = text;
-  return `${event ? `event: ${event}\n` : ''}data: ${JSON.stringify(o)}`;
+  return { event: e.event, data: JSON.stringify(o) };
 }

@@ -16,7 +16,7 @@
 import type { ErrorClass } from '@breakerbox/protocol';
 import type { Clock, TimerHandle } from '../clock.ts';
 import { BreakerboxError, SDK_ERROR_CODES } from '../errors/catalog.ts';
-import { classifyFinishReason } from '@breakerbox/protocol';
+import { SseReader, classifyFinishReason, formatSseEvent, type SseEvent } from '@breakerbox/protocol';
 import { interpretFrame, type StreamDialect } from './sse-frames.ts';
 
 /** Guard settings. */
@@ -61,10 +61,9 @@ export interface GuardedStream {
 /** Starts reading `body` under the guard. `onEnd` is called exactly once. */
 export function guardStream(body: ReadableStream<Uint8Array>, o: StreamGuardOptions, onEnd: (s: StreamSummary) => void): GuardedStream {
   const reader = body.getReader();
-  const decoder = new TextDecoder();
+  const sse = new SseReader();
   const encoder = new TextEncoder();
   const summary: StreamSummary = { cls: null, cancelled: false, tokens: 0, skippedFrames: 0 };
-  let buf = '';
   let finished = false;
   let endSeen = false;
   let firstSeen = false;
@@ -119,7 +118,7 @@ export function guardStream(body: ReadableStream<Uint8Array>, o: StreamGuardOpti
     end(cls);
   };
 
-  const onFrame = (frame: string) => {
+  const onFrame = (frame: SseEvent) => {
     const f = interpretFrame(o.dialect, frame);
     if (f.malformed) {
       if (o.malformed === 'skip') {
@@ -134,7 +133,7 @@ export function guardStream(body: ReadableStream<Uint8Array>, o: StreamGuardOpti
       end(f.error.cls, new BreakerboxError(code, `provider error in stream: ${f.error.message}`, { errorClass: f.error.cls, providerReason: f.error.message }));
       return;
     }
-    controller.enqueue(encoder.encode(frame + '\n\n'));
+    controller.enqueue(encoder.encode(formatSseEvent(frame)));
     if (f.inputTokens !== undefined) summary.inputTokens = f.inputTokens;
     if (f.cachedTokens !== undefined) summary.cachedTokens = f.cachedTokens;
     if (f.outputTokens !== undefined) {
@@ -174,19 +173,15 @@ export function guardStream(body: ReadableStream<Uint8Array>, o: StreamGuardOpti
       }
       if (finished) return;
       if (r.done) {
-        if (buf.trim()) onFrame(buf);
-        buf = '';
+        for (const e of sse.end()) if (!finished) onFrame(e);
         if (finished) return;
         if (!endSeen && summary.finishReason) complete();
         else broken(o.dialect === 'openai' ? 'stream ended without [DONE]' : 'stream ended without message_stop');
         return;
       }
-      buf += decoder.decode(r.value, { stream: true }).replace(/\r\n/g, '\n');
-      let i: number;
-      while (!finished && (i = buf.indexOf('\n\n')) >= 0) {
-        const frame = buf.slice(0, i);
-        buf = buf.slice(i + 2);
-        if (frame) onFrame(frame);
+      for (const e of sse.push(r.value)) {
+        if (finished) break;
+        onFrame(e);
       }
     }
   };

@@ -18,7 +18,7 @@
  * streams: they end in a `BreakerboxError` and forward whole frames.
  */
 import { BreakerboxError, SDK_ERROR_CODES } from '../errors/catalog.ts';
-import { classifyThrown, countsAgainstProvider } from '@breakerbox/protocol';
+import { SseReader, classifyThrown, countsAgainstProvider, formatSseEvent, type SseEvent } from '@breakerbox/protocol';
 import { frameText, withText } from './frame-text.ts';
 import type { StreamDialect } from './sse-frames.ts';
 
@@ -48,8 +48,7 @@ const encoder = new TextEncoder();
 /** Wraps the first guarded body in a stream that rescues it (see the module comment). */
 export function rescuingStream(first: ReadableStream<Uint8Array>, host: RescueHost): ReadableStream<Uint8Array> {
   let reader = first.getReader();
-  let decoder = new TextDecoder();
-  let buf = '';
+  let sse = new SseReader();
   let delivered = '';
   let rescuable = true;
   let rescues = 0;
@@ -62,8 +61,8 @@ export function rescuingStream(first: ReadableStream<Uint8Array>, host: RescueHo
     host.onEnd(ok, rescues, error, cancelled);
   };
 
-  /** Processes one upstream frame; returns text to enqueue, '' to drop, or null when the upstream diverged. */
-  const onFrame = (frame: string): string | null => {
+  /** Processes one upstream event; returns the event to enqueue, undefined to drop it, or null when the upstream diverged. */
+  const onFrame = (frame: SseEvent): SseEvent | undefined | null => {
     const t = frameText(host.dialect, frame);
     if (phase.name === 'pass') {
       if (t.kind === 'text') delivered += t.text;
@@ -71,7 +70,7 @@ export function rescuingStream(first: ReadableStream<Uint8Array>, host: RescueHo
       return frame;
     }
     if (phase.name === 'continue') {
-      if (t.kind === 'head') return '';
+      if (t.kind === 'head') return undefined;
       if (t.kind !== 'text') {
         phase = { name: 'pass' };
         return onFrame(frame);
@@ -82,13 +81,13 @@ export function rescuingStream(first: ReadableStream<Uint8Array>, host: RescueHo
         phase = { name: 'continue', skip: phase.skip.slice(1) };
       }
       if (t.final) rescuable = false;
-      if (!text) return '';
+      if (!text) return undefined;
       phase = { name: 'pass' };
       delivered += text;
       return text === t.text ? frame : withText(host.dialect, frame, text);
     }
     // replay: the new answer must retrace the delivered text exactly.
-    if (t.kind === 'head') return '';
+    if (t.kind === 'head') return undefined;
     if (t.kind !== 'text') return null;
     const rest = delivered.length - phase.matched;
     const piece = t.text;
@@ -96,7 +95,7 @@ export function rescuingStream(first: ReadableStream<Uint8Array>, host: RescueHo
       if (delivered.startsWith(piece, phase.matched)) {
         phase = { name: 'replay', matched: phase.matched + piece.length };
         if (phase.matched === delivered.length) phase = { name: 'pass' };
-        return '';
+        return undefined;
       }
       return null;
     }
@@ -134,8 +133,7 @@ export function rescuingStream(first: ReadableStream<Uint8Array>, host: RescueHo
       throw notRescued(err, 'the caller stopped reading');
     }
     reader = next.body.getReader();
-    decoder = new TextDecoder();
-    buf = '';
+    sse = new SseReader();
     phase =
       next.mode === 'continue'
         ? { name: 'continue', skip: delivered.slice(prefillText.length) }
@@ -177,20 +175,15 @@ export function rescuingStream(first: ReadableStream<Uint8Array>, host: RescueHo
           controller.close();
           return;
         }
-        buf += decoder.decode(r.value, { stream: true });
         let out = '';
         let diverged = false;
-        let i: number;
-        while ((i = buf.indexOf('\n\n')) >= 0) {
-          const frame = buf.slice(0, i);
-          buf = buf.slice(i + 2);
-          if (!frame) continue;
+        for (const frame of sse.push(r.value)) {
           const f = onFrame(frame);
           if (f === null) {
             diverged = true;
             break;
           }
-          if (f) out += `${f}\n\n`;
+          if (f) out += formatSseEvent(f);
         }
         if (out) controller.enqueue(encoder.encode(out));
         if (diverged) {
