@@ -3,11 +3,14 @@ import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-/** Starts `bin/breakerbox.js server` on a free port with a rate limit out of the way; `admin` is its admin token. */
-export async function startServer(dir: string, admin: string): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
+/**
+ * Starts `bin/breakerbox.js server` on a free port with a rate limit out of the way; `admin`
+ * is its admin token. `nodeArgs` go before the script (e.g. `--cpu-prof`).
+ */
+export async function startServer(dir: string, admin: string, nodeArgs: string[] = []): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
   const config = join(dir, 'bench.yaml');
   writeFileSync(config, 'ingest:\n  rate_limit:\n    per_second: 100000\n    burst: 100000\n');
-  const child = spawn(process.execPath, [join(import.meta.dirname, '..', '..', 'bin', 'breakerbox.js'), 'server', '--port', '0'], {
+  const child = spawn(process.execPath, [...nodeArgs, join(import.meta.dirname, '..', '..', 'bin', 'breakerbox.js'), 'server', '--port', '0'], {
     env: { ...process.env, BREAKERBOX_DB: join(dir, 'http.db'), BREAKERBOX_ADMIN_TOKEN: admin, BREAKERBOX_LOG_LEVEL: 'warn', BREAKERBOX_CONFIG: config },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

@@ -9,12 +9,12 @@
  * levelled off. `SOAK_SECONDS` (default 600) shortens it; `SOAK_EVENTS_PER_S` (default
  * 10000) changes the rate.
  */
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Pool } from 'undici';
 import type { BreakerKey, TelemetryEvent } from '@breakerbox/protocol';
+import { startServer } from './bench-server.ts';
 
 const SECONDS = Number(process.env.SOAK_SECONDS ?? 600);
 const RATE = Number(process.env.SOAK_EVENTS_PER_S ?? 10_000);
@@ -61,31 +61,7 @@ function batchOf(instance: number, seq: number, now: number): string {
   return JSON.stringify({ batch_id: `soak-${instance}-${seq}`, source: { service: `svc-${instance % 10}`, instance: `pod-${instance}`, sdk: 'breakerbox-js/0.1.0' }, events });
 }
 
-async function startServer(): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
-  const config = join(dir, 'soak.json');
-  writeFileSync(config, JSON.stringify({ ingest: { rate_limit: { per_second: 100_000, burst: 100_000 } } }));
-  const child = spawn(process.execPath, [...(process.env.SOAK_PROF ? ['--cpu-prof', '--cpu-prof-dir=/tmp/hw/prof'] : []), join(import.meta.dirname, '..', '..', 'bin', 'breakerbox.js'), 'server', '--port', '0'], {
-    env: { ...process.env, BREAKERBOX_DB: join(dir, 'soak.db'), BREAKERBOX_ADMIN_TOKEN: ADMIN, BREAKERBOX_LOG_LEVEL: 'warn', BREAKERBOX_CONFIG: config },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  let out = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout!.on('data', (d) => {
-      out += d;
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m) resolve(m[1]!);
-    });
-    child.once('exit', (code) => reject(new Error(`server exited ${code}: ${out}`)));
-  });
-  return {
-    url,
-    pid: child.pid!,
-    stop: () => new Promise((resolve) => {
-      child.once('exit', () => resolve());
-      child.kill('SIGTERM');
-    }),
-  };
-}
+const startSoakServer = () => startServer(dir, ADMIN, process.env.SOAK_PROF ? ['--cpu-prof', '--cpu-prof-dir=/tmp/hw/prof'] : []);
 
 const rssMb = (pid: number): number => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
 const pct = (values: number[], q: number) => {
@@ -108,7 +84,7 @@ async function timed(pool: Pool, path: string, body?: string): Promise<number> {
 
 async function main() {
   console.log(`soak: ${SECONDS} s, ${INSTANCES} instances x ${KEYS} keys every ${INTERVAL_S} s = ${Math.round((INSTANCES * (KEYS + 1)) / INTERVAL_S).toLocaleString('en-US')} events/s, 2 dashboards polling every 10 s`);
-  const server = await startServer();
+  const server = await startSoakServer();
   const ingest = new Pool(server.url, { connections: 8 });
   const dashboard = new Pool(server.url, { connections: 2 });
   const minutes: { ingest: number[]; board: number[] }[] = [];
