@@ -1,5 +1,7 @@
 import { ROLLUP_BOUNDS, ROLLUP_BUCKETS } from '../storage/histogram.ts';
-import { ERROR_CLASSES, KEY_COLUMNS as KEY_COUNTERS, PROBE_COLUMNS as PROBE_COUNTERS } from '@breakerbox/protocol';
+import { ERROR_CLASSES } from '@breakerbox/protocol';
+// Column positions: the ones the verdicts read the same rollups with.
+import { K, P } from '../verdicts/counters.ts';
 import { VERDICTS, type Verdict } from '../verdicts/types.ts';
 import { withLabel, type SampleSink } from './exposition.ts';
 
@@ -16,11 +18,11 @@ export interface KeyStateNow {
 export interface KeySnapshot {
   /** Rendered key labels: provider, endpoint, model, region. */
   labels: string;
-  /** KEY_COUNTERS summed over services. */
+  /** KEY_COLUMNS summed over services. */
   sums: number[];
-  /** Per service: labels (key + service) and KEY_COUNTERS. */
+  /** Per service: labels (key + service) and KEY_COLUMNS. */
   services: { labels: string; values: number[] }[];
-  /** Per location: labels (key + location) and PROBE_COUNTERS. */
+  /** Per location: labels (key + location) and PROBE_COLUMNS. */
   probes: { labels: string; values: number[] }[];
   /** Per target state and reason: labels (key + to_state + reason) and the count. */
   transitions: { labels: string; count: number }[];
@@ -36,28 +38,6 @@ export interface KeyFamily {
   /** The series `write` writes for `k`, without building them (the cap admits keys by it). */
   count(k: KeySnapshot): number;
 }
-
-const at = (name: string) => {
-  const i = KEY_COUNTERS.indexOf(name);
-  if (i < 0) throw new Error(`no rollup counter ${name}`);
-  return i;
-};
-const C = {
-  calls: at('calls'), ok: at('ok'), slow: at('slow'), errors: at(`e_${ERROR_CLASSES[0]}`), rejected: at('rejected'),
-  shortCircuited: at('short_circuited'), retries: at('retries'), coldExcluded: at('cold_excluded'),
-  halfOpenOk: at('half_open_ok'), halfOpenFailed: at('half_open_failed'), input: at('input_tokens'), output: at('output_tokens'),
-  cost: at('cost_usd'), h: at('h0'), t: at('t0'),
-};
-const probeAt = (name: string) => {
-  const i = PROBE_COUNTERS.indexOf(name);
-  if (i < 0) throw new Error(`no probe rollup counter ${name}`);
-  return i;
-};
-const P = {
-  probes: probeAt('probes'), ok: probeAt('ok'), slow: probeAt('slow'), error: probeAt('error'), misconfigured: probeAt('misconfigured'),
-  cold: probeAt('cold'), total_ms_sum: probeAt('total_ms_sum'), cost_usd: probeAt('cost_usd'),
-};
-const PH = probeAt('h0');
 
 /** `le` label values: the protocol's bounds in seconds, then +Inf. */
 const LE = [...ROLLUP_BOUNDS.map((b) => String(b / 1000)), '+Inf'];
@@ -95,6 +75,31 @@ const sparse = (name: string, help: string, column: number): KeyFamily => ({
   count: (k) => nonZero(k.sums[column]!),
 });
 
+/** A per-key counter split by one label, one column per value, each written once non-zero. */
+const sparseBy = (name: string, help: string, label: string, columns: Record<string, number>): KeyFamily => {
+  const parts = Object.entries(columns);
+  return {
+    name,
+    type: 'counter',
+    help,
+    write(k, out) {
+      for (const [value, column] of parts) if (k.sums[column]! > 0) out.sample(name, withLabel(k.labels, label, value), k.sums[column]!);
+    },
+    count: (k) => parts.reduce((n, [, column]) => n + nonZero(k.sums[column]!), 0),
+  };
+};
+
+/** A per-key histogram from the summed rollup buckets at `from` (no `_sum`: the protocol carries counts only). */
+const keyHistogram = (name: string, help: string, from: number): KeyFamily => ({
+  name,
+  type: 'histogram',
+  help,
+  write(k, out) {
+    if (bucketsTotal(k.sums, from) > 0) histogram(out, name, k.labels, k.sums, from, null);
+  },
+  count: (k) => (bucketsTotal(k.sums, from) > 0 ? HISTOGRAM_SERIES : 0),
+});
+
 /**
  * The per-key families, in page order. Counters come from the all-time totals (monotonic
  * across restarts); rare-event counters and error types appear once they are non-zero.
@@ -105,7 +110,7 @@ export const KEY_FAMILIES: readonly KeyFamily[] = [
     type: 'counter',
     help: 'Calls sent to the provider (retries included), per key and reporting service.',
     write(k, out) {
-      for (const s of k.services) out.sample('breakerbox_calls_total', s.labels, s.values[C.calls]!);
+      for (const s of k.services) out.sample('breakerbox_calls_total', s.labels, s.values[K.calls]!);
     },
     count: (k) => k.services.length,
   },
@@ -116,14 +121,14 @@ export const KEY_FAMILIES: readonly KeyFamily[] = [
     write(k, out) {
       for (const s of k.services) {
         for (let i = 0; i < ERROR_CLASSES.length; i++) {
-          const v = s.values[C.errors + i]!;
+          const v = s.values[K.errors + i]!;
           if (v > 0) out.sample('breakerbox_failed_calls_total', withLabel(s.labels, 'error_type', ERROR_CLASSES[i]!), v);
         }
       }
     },
     count(k) {
       let n = 0;
-      for (const s of k.services) for (let i = 0; i < ERROR_CLASSES.length; i++) n += nonZero(s.values[C.errors + i]!);
+      for (const s of k.services) for (let i = 0; i < ERROR_CLASSES.length; i++) n += nonZero(s.values[K.errors + i]!);
       return n;
     },
   },
@@ -132,54 +137,26 @@ export const KEY_FAMILIES: readonly KeyFamily[] = [
     type: 'counter',
     help: 'Calls that succeeded (slow ones included), per key.',
     write(k, out) {
-      if (k.sums[C.calls]! > 0 || k.sums[C.ok]! > 0) out.sample('breakerbox_successful_calls_total', k.labels, k.sums[C.ok]!);
+      if (k.sums[K.calls]! > 0 || k.sums[K.ok]! > 0) out.sample('breakerbox_successful_calls_total', k.labels, k.sums[K.ok]!);
     },
-    count: (k) => (k.sums[C.calls]! > 0 || k.sums[C.ok]! > 0 ? 1 : 0),
+    count: (k) => (k.sums[K.calls]! > 0 || k.sums[K.ok]! > 0 ? 1 : 0),
   },
-  sparse('breakerbox_slow_calls_total', "Successful calls slower than the key's latency ceiling, per key.", C.slow),
-  sparse('breakerbox_bulkhead_rejected_calls_total', 'Calls the bulkhead refused (never sent), per key.', C.rejected),
-  sparse('breakerbox_short_circuited_calls_total', 'Calls refused because the breaker was open (never sent), per key.', C.shortCircuited),
-  sparse('breakerbox_retries_total', 'Retries sent (part of calls), per key.', C.retries),
-  sparse('breakerbox_cold_excluded_calls_total', 'Calls left out of the breaker statistics as cold starts, per key.', C.coldExcluded),
-  {
-    name: 'breakerbox_half_open_calls_total',
-    type: 'counter',
-    help: 'Trial calls while the breaker was half-open, per key and outcome (ok, failed).',
-    write(k, out) {
-      if (k.sums[C.halfOpenOk]! > 0) out.sample('breakerbox_half_open_calls_total', withLabel(k.labels, 'outcome', 'ok'), k.sums[C.halfOpenOk]!);
-      if (k.sums[C.halfOpenFailed]! > 0) out.sample('breakerbox_half_open_calls_total', withLabel(k.labels, 'outcome', 'failed'), k.sums[C.halfOpenFailed]!);
-    },
-    count: (k) => nonZero(k.sums[C.halfOpenOk]!) + nonZero(k.sums[C.halfOpenFailed]!),
-  },
-  {
-    name: 'breakerbox_tokens_total',
-    type: 'counter',
-    help: 'Tokens per key and token_type (input, output), as gen_ai.token.type.',
-    write(k, out) {
-      if (k.sums[C.input]! > 0) out.sample('breakerbox_tokens_total', withLabel(k.labels, 'token_type', 'input'), k.sums[C.input]!);
-      if (k.sums[C.output]! > 0) out.sample('breakerbox_tokens_total', withLabel(k.labels, 'token_type', 'output'), k.sums[C.output]!);
-    },
-    count: (k) => nonZero(k.sums[C.input]!) + nonZero(k.sums[C.output]!),
-  },
-  sparse('breakerbox_cost_usd_total', 'Spend in USD reported by the clients, per key.', C.cost),
-  {
-    name: 'breakerbox_call_duration_seconds',
-    type: 'histogram',
-    help: 'Call latency per key on the protocol bucket bounds; no _sum (the protocol carries counts only).',
-    write(k, out) {
-      if (bucketsTotal(k.sums, C.h) > 0) histogram(out, 'breakerbox_call_duration_seconds', k.labels, k.sums, C.h, null);
-    },
-    count: (k) => (bucketsTotal(k.sums, C.h) > 0 ? HISTOGRAM_SERIES : 0),
-  },
-  {
-    name: 'breakerbox_time_to_first_token_seconds',
-    type: 'histogram',
-    help: 'Time to first token of streamed calls per key on the protocol bucket bounds; no _sum.',
-    write(k, out) {
-      if (bucketsTotal(k.sums, C.t) > 0) histogram(out, 'breakerbox_time_to_first_token_seconds', k.labels, k.sums, C.t, null);
-    },
-    count: (k) => (bucketsTotal(k.sums, C.t) > 0 ? HISTOGRAM_SERIES : 0),
-  },
+  sparse('breakerbox_slow_calls_total', "Successful calls slower than the key's latency ceiling, per key.", K.slow),
+  sparse('breakerbox_bulkhead_rejected_calls_total', 'Calls the bulkhead refused (never sent), per key.', K.rejected),
+  sparse('breakerbox_short_circuited_calls_total', 'Calls refused because the breaker was open (never sent), per key.', K.shortCircuited),
+  sparse('breakerbox_retries_total', 'Retries sent (part of calls), per key.', K.retries),
+  sparse('breakerbox_cold_excluded_calls_total', 'Calls left out of the breaker statistics as cold starts, per key.', K.coldExcluded),
+  sparseBy('breakerbox_half_open_calls_total', 'Trial calls while the breaker was half-open, per key and outcome (ok, failed).', 'outcome', {
+    ok: K.halfOpenOk,
+    failed: K.halfOpenFailed,
+  }),
+  sparseBy('breakerbox_tokens_total', 'Tokens per key and token_type (input, output), as gen_ai.token.type.', 'token_type', {
+    input: K.inputTokens,
+    output: K.outputTokens,
+  }),
+  sparse('breakerbox_cost_usd_total', 'Spend in USD reported by the clients, per key.', K.cost),
+  keyHistogram('breakerbox_call_duration_seconds', 'Call latency per key on the protocol bucket bounds; no _sum (the protocol carries counts only).', K.latency),
+  keyHistogram('breakerbox_time_to_first_token_seconds', 'Time to first token of streamed calls per key on the protocol bucket bounds; no _sum.', K.ttft),
   {
     name: 'breakerbox_breaker_transitions_total',
     type: 'counter',
@@ -227,7 +204,7 @@ export const KEY_FAMILIES: readonly KeyFamily[] = [
     help: 'Total latency of warm probes per key and location on the protocol bucket bounds.',
     write(k, out) {
       for (const p of k.probes) {
-        if (p.values[P.probes]! > 0) histogram(out, 'breakerbox_probe_duration_seconds', p.labels, p.values, PH, p.values[P.total_ms_sum]! / 1000);
+        if (p.values[P.probes]! > 0) histogram(out, 'breakerbox_probe_duration_seconds', p.labels, p.values, P.latency, p.values[P.totalMs]! / 1000);
       }
     },
     count: (k) => (HISTOGRAM_SERIES + 1) * k.probes.filter((p) => p.values[P.probes]! > 0).length,
@@ -237,9 +214,9 @@ export const KEY_FAMILIES: readonly KeyFamily[] = [
     type: 'counter',
     help: 'Spend of the probes in USD, per key and location.',
     write(k, out) {
-      for (const p of k.probes) if (p.values[P.cost_usd]! > 0) out.sample('breakerbox_probe_cost_usd_total', p.labels, p.values[P.cost_usd]!);
+      for (const p of k.probes) if (p.values[P.cost]! > 0) out.sample('breakerbox_probe_cost_usd_total', p.labels, p.values[P.cost]!);
     },
-    count: (k) => k.probes.filter((p) => p.values[P.cost_usd]! > 0).length,
+    count: (k) => k.probes.filter((p) => p.values[P.cost]! > 0).length,
   },
   {
     name: 'breakerbox_breaker_instances',
