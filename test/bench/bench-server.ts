@@ -3,15 +3,26 @@ import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-/**
- * Starts `bin/breakerbox.js server` on a free port with a rate limit out of the way; `admin`
- * is its admin token. `nodeArgs` go before the script (e.g. `--cpu-prof`).
- */
-export async function startServer(dir: string, admin: string, nodeArgs: string[] = []): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
-  const config = join(dir, 'bench.yaml');
-  writeFileSync(config, 'ingest:\n  rate_limit:\n    per_second: 100000\n    burst: 100000\n');
-  const child = spawn(process.execPath, [...nodeArgs, join(import.meta.dirname, '..', '..', 'bin', 'breakerbox.js'), 'server', '--port', '0'], {
-    env: { ...process.env, BREAKERBOX_DB: join(dir, 'http.db'), BREAKERBOX_ADMIN_TOKEN: admin, BREAKERBOX_LOG_LEVEL: 'warn', BREAKERBOX_CONFIG: config },
+/** How a benchmark wants its server. */
+export interface BenchServerOptions {
+  /** Node flags before the script (e.g. `--cpu-prof`). */
+  nodeArgs?: string[];
+  /** Keep the default ingest rate limit instead of lifting it out of the way. */
+  defaultLimits?: boolean;
+  logLevel?: string;
+  /** `kill -9` on stop instead of a graceful SIGTERM. */
+  kill?: boolean;
+}
+
+/** Starts `bin/breakerbox.js server` on a free port with a temp database in `dir`; `admin` is its admin token. */
+export async function startServer(dir: string, admin: string, o: BenchServerOptions = {}): Promise<{ url: string; port: number; pid: number; stop(): Promise<void> }> {
+  const env: Record<string, string> = { BREAKERBOX_DB: join(dir, 'http.db'), BREAKERBOX_ADMIN_TOKEN: admin, BREAKERBOX_LOG_LEVEL: o.logLevel ?? 'warn' };
+  if (!o.defaultLimits) {
+    env.BREAKERBOX_CONFIG = join(dir, 'bench.yaml');
+    writeFileSync(env.BREAKERBOX_CONFIG, 'ingest:\n  rate_limit:\n    per_second: 100000\n    burst: 100000\n');
+  }
+  const child = spawn(process.execPath, [...(o.nodeArgs ?? []), join(import.meta.dirname, '..', '..', 'bin', 'breakerbox.js'), 'server', '--port', '0'], {
+    env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let out = '';
@@ -25,10 +36,11 @@ export async function startServer(dir: string, admin: string, nodeArgs: string[]
   });
   return {
     url,
+    port: Number(new URL(url).port),
     pid: child.pid!,
     stop: () => new Promise((resolve) => {
       child.once('exit', () => resolve());
-      child.kill('SIGTERM');
+      child.kill(o.kill ? 'SIGKILL' : 'SIGTERM');
     }),
   };
 }

@@ -11,41 +11,16 @@
  *
  * Prints the figures; run it on two checkouts to compare.
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
+import { startServer } from './bench-server.ts';
 
 const ADMIN = 'hostile-admin-secret-0123456789';
 const WAIT_S = Number(process.env.HOSTILE_WAIT_S ?? 15);
 const dir = mkdtempSync(join(tmpdir(), 'bbx-hostile-'));
-
-async function startServer(): Promise<{ url: string; port: number; pid: number; stop(): Promise<void> }> {
-  const child = spawn(process.execPath, [join(import.meta.dirname, '..', '..', 'bin', 'breakerbox.js'), 'server', '--port', '0'], {
-    env: { ...process.env, BREAKERBOX_DB: join(dir, 'hostile.db'), BREAKERBOX_ADMIN_TOKEN: ADMIN, BREAKERBOX_LOG_LEVEL: 'error' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  let out = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout!.on('data', (d) => {
-      out += d;
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m) resolve(m[1]!);
-    });
-    child.once('exit', (code) => reject(new Error(`server exited ${code}: ${out}`)));
-  });
-  return {
-    url,
-    port: Number(new URL(url).port),
-    pid: child.pid!,
-    stop: () => new Promise((resolve) => {
-      child.once('exit', () => resolve());
-      child.kill('SIGKILL');
-    }),
-  };
-}
 
 const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
 const auth = { authorization: `Bearer ${ADMIN}` };
@@ -140,7 +115,8 @@ async function stalledBodies(port: number, pid: number): Promise<void> {
   console.log(`  RSS before ${before.toFixed(0)} MB, 5 s into the stall ${stalled.toFixed(0)} MB (${openSoon} open), ${WAIT_S + 25} s in ${later.toFixed(0)} MB (${openLater} open)`);
 }
 
-const server = await startServer();
+// Default limits: the benchmark measures what a hostile sender meets out of the box.
+const server = await startServer(dir, ADMIN, { defaultLimits: true, logLevel: 'error', kill: true });
 try {
   await keyFlood(server.url, 8, 5000);
   await keyFlood(server.url, 40, 1000);

@@ -61,7 +61,7 @@ function batchOf(instance: number, seq: number, now: number): string {
   return JSON.stringify({ batch_id: `soak-${instance}-${seq}`, source: { service: `svc-${instance % 10}`, instance: `pod-${instance}`, sdk: 'breakerbox-js/0.1.0' }, events });
 }
 
-const startSoakServer = () => startServer(dir, ADMIN, process.env.SOAK_PROF ? ['--cpu-prof', '--cpu-prof-dir=/tmp/hw/prof'] : []);
+const startSoakServer = () => startServer(dir, ADMIN, { nodeArgs: process.env.SOAK_PROF ? ['--cpu-prof', '--cpu-prof-dir=/tmp/hw/prof'] : [] });
 
 const rssMb = (pid: number): number => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
 const pct = (values: number[], q: number) => {
