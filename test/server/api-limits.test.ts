@@ -1,9 +1,6 @@
-import { Writable } from 'node:stream';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { buildApp, loggerOptions } from '../../server/app.ts';
 import type { BreakerKey } from '@breakerbox/protocol';
-import { batch, makeApp, tempDir, testConfig, windowEvent } from './helpers.ts';
+import { appWithLogs, batch, makeApp, windowEvent } from './helpers.ts';
 
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {
@@ -97,20 +94,12 @@ describe('API answers', () => {
 
 describe('logs', () => {
   it('never carry a token sent as ?token=', async () => {
-    let text = '';
-    const stream = new Writable({
-      write(chunk, _enc, done) {
-        text += chunk;
-        done();
-      },
-    });
-    const tmp = tempDir();
-    cleanups.push(tmp.cleanup);
-    const app = await buildApp({ config: testConfig(join(tmp.dir, 'db')), logger: { ...(loggerOptions('info') as object), stream } });
-    cleanups.push(() => app.close());
+    const { app, logs, close } = await appWithLogs('info');
+    cleanups.push(close);
     const secret = 'bbx_query-string-secret-0123456789';
     await app.inject({ url: `/api/keys?window=15m&token=${secret}` });
     await app.inject({ method: 'POST', url: `/v1/telemetry?access_token=${secret}`, headers: { 'content-type': 'application/json' }, payload: '{}' });
+    const text = logs();
     expect(text).toContain('/api/keys?window=15m&token=[redacted]');
     expect(text).not.toContain(secret);
   });
