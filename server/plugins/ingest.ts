@@ -23,6 +23,12 @@ declare module 'fastify' {
     ingestGuard: onRequestHookHandler[];
     /** The span an ingested timestamp must fall in, as of `now`: raw retention back, allowed skew ahead. */
     ingestTimeBounds(now: number): TimeBounds;
+    /**
+     * Runs an ingest write: a storage fault (deleted or unwritable file, disk full) becomes a
+     * 503 with `Retry-After` so the sender keeps its data, and is reported to the storage
+     * health; a success clears it.
+     */
+    ingestWrite<T>(now: number, write: () => T): T;
   }
 }
 
@@ -107,19 +113,9 @@ async function ingestRoutes(app: FastifyInstance): Promise<void> {
         batchKeys(batch, (key) => app.telemetry.findKeyId(key) !== undefined),
         now,
       );
-      let ack;
-      try {
-        ack = app.tracing.span('db.insert_batch', { 'breakerbox.events': batch.events.length }, () => app.telemetry.insertBatch(batch, now));
-      } catch (err) {
-        const fault = app.dbHealth.writeFailed(err, now);
-        if (!fault) throw err;
-        counters.hit('storage_unavailable');
-        throw new BreakerboxError('BB_ERR_STORE_UNAVAILABLE', undefined, {
-          cause: err,
-          headers: { 'retry-after': String(config.storage.retry_after_s) },
-        });
-      }
-      app.dbHealth.writeSucceeded();
+      const ack = app.ingestWrite(now, () =>
+        app.tracing.span('db.insert_batch', { 'breakerbox.events': batch.events.length }, () => app.telemetry.insertBatch(batch, now)),
+      );
       admission.commit();
       app.collectorMetrics.ingestBatch(batch.events, ack.duplicate);
       if (batch.dropped_events && !ack.duplicate) {
@@ -156,6 +152,21 @@ export const ingestPlugin = fp(
       }
     };
     app.decorate('ingestGuard', [app.requireRight('ingest'), admit]);
+    app.decorate('ingestWrite', <T>(now: number, write: () => T): T => {
+      let result: T;
+      try {
+        result = write();
+      } catch (err) {
+        if (!app.dbHealth.writeFailed(err, now)) throw err;
+        counters.hit('storage_unavailable');
+        throw new BreakerboxError('BB_ERR_STORE_UNAVAILABLE', undefined, {
+          cause: err,
+          headers: { 'retry-after': String(config.storage.retry_after_s) },
+        });
+      }
+      app.dbHealth.writeSucceeded();
+      return result;
+    });
     app.decorate('ingestTimeBounds', (now: number): TimeBounds => ({
       oldest: now - config.retention.raw_days * DAY,
       newest: now + config.ingest.max_future_ms,

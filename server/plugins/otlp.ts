@@ -83,7 +83,7 @@ async function otlpRoutes(app: FastifyInstance): Promise<void> {
     });
     if (chunks.length === 0) return;
     const events = chunks.reduce((n, c) => n + c.events.length, 0);
-    app.tracing.span('db.insert_batch', { 'breakerbox.events': events, 'breakerbox.otlp': signal }, () => app.telemetry.insertBatches(chunks, now));
+    app.ingestWrite(now, () => app.tracing.span('db.insert_batch', { 'breakerbox.events': events, 'breakerbox.otlp': signal }, () => app.telemetry.insertBatches(chunks, now)));
   };
 
   const answer = (reply: FastifyReply, request: FastifyRequest, signal: Signal, rejected: number, message: string) => {
