@@ -1,5 +1,5 @@
-import { ROLLUP_BOUNDS, ROLLUP_BUCKETS } from '../storage/histogram.ts';
-import { ERROR_CLASSES } from '@breakerbox/protocol';
+import { ROLLUP_BOUNDS } from '../storage/histogram.ts';
+import { ERROR_CLASSES, ROLLUP_BUCKETS } from '@breakerbox/protocol';
 // Column positions: the ones the verdicts read the same rollups with.
 import { K, P } from '../verdicts/counters.ts';
 import { VERDICTS, type Verdict } from '../verdicts/types.ts';

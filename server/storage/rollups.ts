@@ -1,8 +1,8 @@
 import {
-  ERROR_CLASSES, KEY_COLUMNS, PROBE_COLUMNS, SOURCE_COLUMNS, TASK_COLUMNS, TASK_KEY_COLUMNS, minuteOf,
+  ERROR_CLASSES, KEY_COLUMNS, ROLLUP_BUCKETS, PROBE_COLUMNS, SOURCE_COLUMNS, TASK_COLUMNS, TASK_KEY_COLUMNS, minuteOf,
   type ErrorClass, type ProbeEvent, type TasksEvent, type TransitionEvent, type WindowEvent,
 } from '@breakerbox/protocol';
-import { ROLLUP_BUCKETS, addHistogram, addValue } from './histogram.ts';
+import { addHistogram, addValue } from './histogram.ts';
 import type { Db } from './database.ts';
 
 const KEY_COUNTERS = KEY_COLUMNS;

@@ -1,7 +1,5 @@
 import { ERROR_CLASSES, KEY_COLUMNS, PROBE_COLUMNS, ROLLUP_BUCKETS, type ErrorClass } from '@breakerbox/protocol';
 
-export { KEY_COLUMNS, PROBE_COLUMNS, PROVIDER_CLASSES, CLIENT_CLASSES } from '@breakerbox/protocol';
-
 const indexOf = (cols: readonly string[]) => (name: string): number => {
   const i = cols.indexOf(name);
   if (i < 0) throw new Error(`no column ${name}`);

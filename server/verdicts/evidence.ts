@@ -1,6 +1,6 @@
 import type { BreakerKey, ErrorClass } from '@breakerbox/protocol';
 import { list, num, pct } from './text.ts';
-import { CLIENT_CLASSES, PROVIDER_CLASSES } from './counters.ts';
+import { CLIENT_CLASSES, PROVIDER_CLASSES } from '@breakerbox/protocol';
 import type { VerdictThresholds } from './figures.ts';
 import { powerText } from './alternative.ts';
 import { keyName } from './key-join.ts';

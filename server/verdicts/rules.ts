@@ -1,6 +1,6 @@
 import type { VerdictThresholds } from './figures.ts';
 import type { ErrorClass } from '@breakerbox/protocol';
-import { CLIENT_CLASSES, PROVIDER_CLASSES } from './counters.ts';
+import { CLIENT_CLASSES, PROVIDER_CLASSES } from '@breakerbox/protocol';
 import type { ClientFigures, Hint, PartHealth, ProbeFigures, ProbePower, Verdict } from './types.ts';
 
 /** The probe side of a key, summed up over its locations. */
