@@ -1,17 +1,15 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { artifact, ensureBuilt, launchBrowser, signIn } from './browser-harness.ts';
+import { artifact, signIn, startBrowserAndCollector } from './browser-harness.ts';
 import { ingestIncident, KEYS } from './seed.ts';
-import { startCollector, type TestCollector } from './server-harness.ts';
+import type { TestCollector } from './server-harness.ts';
 
 let browser: Browser;
 let collector: TestCollector;
 let page: Page;
 
 beforeAll(async () => {
-  const [, started, launched] = await Promise.all([ensureBuilt(), startCollector(), launchBrowser()]);
-  collector = started;
-  browser = launched;
+  ({ browser, collector } = await startBrowserAndCollector());
   await ingestIncident(collector);
   page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
 });
