@@ -6,8 +6,8 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import Anthropic from '@anthropic-ai/sdk';
-import { ask, readStream, rig, type Rig } from './scenario-helpers.ts';
-import { BreakerboxError, SDK_ERROR_CODES, type WindowEvent } from '../../sdk/index.ts';
+import { readStream, rig, sdkError, streamed as streamedOf, type Rig } from './scenario-helpers.ts';
+import { SDK_ERROR_CODES, type WindowEvent } from '../../sdk/index.ts';
 import { tokenText } from '../support/fake-provider-bodies.ts';
 
 const PRIMARY = 'gpt-4o';
@@ -22,18 +22,8 @@ function words(n: number, shift = 0): string {
   return s;
 }
 
-function streamed(model: string) {
-  return r.client.chat.completions.create({ ...ask(model), stream: true, stream_options: { include_usage: true } });
-}
+const streamed = (model: string) => streamedOf(r, model);
 
-function sdkError(err: unknown): BreakerboxError | undefined {
-  let e: unknown = err;
-  for (let i = 0; i < 4 && e; i++) {
-    if (e instanceof BreakerboxError) return e;
-    e = (e as { cause?: unknown }).cause;
-  }
-  return undefined;
-}
 
 function windows(): WindowEvent[] {
   return r.bb.collect().filter((e): e is WindowEvent => e.type === 'window');

@@ -4,27 +4,15 @@
  * 300 ms first-token limit; stall/idle limits are 200 ms.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { ask, readStream, rig, type Rig } from './scenario-helpers.ts';
-import { BreakerboxError } from '../../sdk/index.ts';
+import { readStream, rig, sdkError, streamed as streamedOf, type Rig } from './scenario-helpers.ts';
 
 const PRIMARY = 'gpt-4o';
 const FALLBACK = 'gpt-4o-mini';
 let r: Rig;
 afterEach(async () => r?.close());
 
-function streamed(model: string) {
-  return r.client.chat.completions.create({ ...ask(model), stream: true, stream_options: { include_usage: true } });
-}
+const streamed = (model: string) => streamedOf(r, model);
 
-/** The SDK error behind whatever the official client threw. */
-function sdkError(err: unknown): BreakerboxError | undefined {
-  let e: unknown = err;
-  for (let i = 0; i < 4 && e; i++) {
-    if (e instanceof BreakerboxError) return e;
-    e = (e as { cause?: unknown }).cause;
-  }
-  return undefined;
-}
 
 describe('scenario: streams', () => {
   it('fails over when the first token misses its limit (20 s scaled: 2 s delay vs a 300 ms limit)', async () => {
