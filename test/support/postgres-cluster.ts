@@ -1,0 +1,127 @@
+import { execFile, execFileSync } from 'node:child_process';
+import { chownSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import pg from 'pg';
+
+const run = promisify(execFile);
+
+/** A throwaway PostgreSQL cluster on a loopback port, for one test file. */
+export interface PostgresCluster {
+  /** `postgres://` URL of the database made at start (`breakerbox`). */
+  url: string;
+  /** Creates another empty database in the cluster and returns its URL (one per test keeps tests apart). */
+  createDatabase(name: string): Promise<string>;
+  /** Stops the server at once and removes its folder. */
+  stop(): Promise<void>;
+}
+
+/** Where Debian puts the server binaries; initdb and pg_ctl are also on PATH. */
+const BIN_DIRS = ['/usr/lib/postgresql/15/bin', '/usr/lib/postgresql/16/bin', '/usr/lib/postgresql/17/bin'];
+
+function binary(name: string): string {
+  for (const dir of BIN_DIRS) if (existsSync(join(dir, name))) return join(dir, name);
+  return name;
+}
+
+/** True when this machine can start a cluster (the tests skip with a reason otherwise). */
+export function postgresAvailable(): boolean {
+  try {
+    execFileSync(binary('pg_ctl'), ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A port the kernel just handed out on loopback (PostgreSQL cannot be told to pick one itself). */
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * PostgreSQL refuses to run as root, and CI runs the tests as root: then initdb and pg_ctl
+ * run as `postgres` (or `nobody`) through runuser, in a folder that user owns.
+ */
+function asUser(): { wrap: (cmd: string, args: string[]) => [string, string[]]; uid?: number; gid?: number } {
+  if (process.getuid?.() !== 0) return { wrap: (cmd, args) => [cmd, args] };
+  for (const user of ['postgres', 'nobody']) {
+    try {
+      const uid = Number(execFileSync('id', ['-u', user]).toString().trim());
+      const gid = Number(execFileSync('id', ['-g', user]).toString().trim());
+      return { wrap: (cmd, args) => ['runuser', ['-u', user, '--', cmd, ...args]], uid, gid };
+    } catch {
+      // No such user; try the next.
+    }
+  }
+  throw new Error('running as root and neither a "postgres" nor a "nobody" user exists to run PostgreSQL as');
+}
+
+/**
+ * Starts a cluster: `initdb` in a temp folder, `pg_ctl start` on a free loopback port with
+ * the unix socket in that folder (never /var/run/postgresql), durability off (fsync=off: a
+ * test cluster does not survive its test anyway), and a `breakerbox` database.
+ */
+export async function startPostgresCluster(): Promise<PostgresCluster> {
+  const user = asUser();
+  const dir = mkdtempSync(join(tmpdir(), 'bbx-pg-'));
+  if (user.uid !== undefined) chownSync(dir, user.uid, user.gid!);
+  const data = join(dir, 'data');
+  const log = join(dir, 'server.log');
+  const exec = (name: string, args: string[]) => {
+    const [cmd, argv] = user.wrap(binary(name), args);
+    return run(cmd, argv, { timeout: 60_000 });
+  };
+  const stop = async () => {
+    if (existsSync(join(data, 'postmaster.pid'))) {
+      await exec('pg_ctl', ['stop', '-D', data, '-m', 'immediate', '-w']).catch(() => undefined);
+    }
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    await exec('initdb', ['-D', data, '-U', 'breakerbox', '--auth=trust', '-E', 'UTF8', '--no-locale', '--no-sync']);
+    let port = 0;
+    for (let attempt = 0; ; attempt++) {
+      port = await freePort();
+      const options = [
+        `-p ${port}`, `-k ${dir}`, "-c listen_addresses='127.0.0.1'",
+        '-c fsync=off', '-c synchronous_commit=off', '-c full_page_writes=off',
+        '-c shared_buffers=32MB', '-c max_connections=60',
+      ].join(' ');
+      try {
+        await exec('pg_ctl', ['start', '-D', data, '-l', log, '-w', '-t', '60', '-o', options]);
+        break;
+      } catch (err) {
+        // Another process may have taken the port between freePort() and the bind.
+        if (attempt >= 2) throw err;
+      }
+    }
+    const base = `postgres://breakerbox@127.0.0.1:${port}`;
+    const createDatabase = async (name: string) => {
+      if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`database name "${name}": lower-case letters, digits and _ only`);
+      const client = new pg.Client({ connectionString: `${base}/postgres` });
+      await client.connect();
+      try {
+        await client.query(`CREATE DATABASE ${name}`);
+      } finally {
+        await client.end();
+      }
+      return `${base}/${name}`;
+    };
+    const url = await createDatabase('breakerbox');
+    return { url, createDatabase, stop };
+  } catch (err) {
+    const text = existsSync(log) ? readFileSync(log, 'utf8').slice(-2000) : '';
+    await stop();
+    throw new Error(`could not start a PostgreSQL cluster: ${(err as Error).message}\n${text}`);
+  }
+}
