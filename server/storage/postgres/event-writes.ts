@@ -1,0 +1,92 @@
+import type { ConfigEvent, ProbeEvent, TasksEvent, TransitionEvent, WindowEvent } from '@breakerbox/protocol';
+import type { PgClient } from './pool.ts';
+
+type Kind = 'window' | 'transition' | 'tasks' | 'config' | 'probe';
+
+/** Column lists and types of the raw event tables (migrations/postgres/001), one UNNEST insert each. */
+const TABLES: Record<Kind, { table: string; columns: [string, string][] }> = {
+  window: {
+    table: 'window_events',
+    columns: [['key_id', 'bigint'], ['source_id', 'bigint'], ['start', 'bigint'], ['"end"', 'bigint'], ['calls', 'bigint'], ['ok', 'bigint'],
+      ['slow', 'bigint'], ['errors', 'jsonb'], ['rejected', 'bigint'], ['short_circuited', 'bigint'], ['retries', 'bigint'],
+      ['cold_excluded', 'bigint'], ['half_open_ok', 'bigint'], ['half_open_failed', 'bigint'], ['latency', 'jsonb'], ['ttft', 'jsonb'],
+      ['input_tokens', 'bigint'], ['output_tokens', 'bigint'], ['cost_usd', 'float8']],
+  },
+  transition: {
+    table: 'transition_events',
+    columns: [['key_id', 'bigint'], ['source_id', 'bigint'], ['ts', 'bigint'], ['from_state', 'text'], ['to_state', 'text'], ['reason', 'text'],
+      ['cooldown_ms', 'bigint'], ['attempt', 'bigint'], ['rate_error', 'float8'], ['rate_slow', 'float8']],
+  },
+  tasks: {
+    table: 'task_events',
+    columns: [['source_id', 'bigint'], ['operation', 'text'], ['start', 'bigint'], ['"end"', 'bigint'], ['completed', 'bigint'], ['failed', 'bigint'],
+      ['degraded', 'bigint'], ['attempts', 'bigint'], ['cost_usd', 'float8'], ['levels', 'jsonb'], ['fallback_invoked', 'bigint'], ['fallback_failed', 'bigint']],
+  },
+  config: {
+    table: 'config_events',
+    columns: [['key_id', 'bigint'], ['source_id', 'bigint'], ['ts', 'bigint'], ['settings', 'jsonb'], ['fallbacks', 'jsonb'], ['warnings', 'jsonb']],
+  },
+  probe: {
+    table: 'probe_events',
+    columns: [['key_id', 'bigint'], ['source_id', 'bigint'], ['location', 'text'], ['ts', 'bigint'], ['outcome', 'text'], ['error_class', 'text'],
+      ['status', 'bigint'], ['connect_ms', 'float8'], ['ttfb_ms', 'float8'], ['total_ms', 'float8'], ['cold', 'bigint'], ['cost_usd', 'float8']],
+  },
+};
+
+const SQL = Object.fromEntries(
+  Object.entries(TABLES).map(([kind, t]) => [
+    kind,
+    `INSERT INTO ${t.table} (${t.columns.map((c) => c[0]).join(', ')})
+      SELECT * FROM UNNEST(${t.columns.map((c, i) => `$${i + 1}::${c[1]}[]`).join(', ')})`,
+  ]),
+) as Record<Kind, string>;
+
+/**
+ * The raw events of one transaction, gathered column by column so each table is written
+ * by one `INSERT … SELECT FROM UNNEST` (one array per column) instead of a statement per
+ * event: the fastest bulk form measured (docs/storage.md), and one prepared statement.
+ */
+export class EventColumns {
+  private readonly columns = Object.fromEntries(
+    Object.entries(TABLES).map(([kind, t]) => [kind, t.columns.map(() => [] as unknown[])]),
+  ) as Record<Kind, unknown[][]>;
+
+  private push(kind: Kind, values: unknown[]): void {
+    const cols = this.columns[kind];
+    for (let i = 0; i < values.length; i++) cols[i]!.push(values[i]);
+  }
+
+  window(keyId: number, sourceId: number, e: WindowEvent): void {
+    this.push('window', [keyId, sourceId, e.start, e.end, e.calls, e.ok, e.slow, JSON.stringify(e.errors), e.rejected,
+      e.short_circuited, e.retries, e.cold_excluded, e.half_open.ok, e.half_open.failed, JSON.stringify(e.latency_ms),
+      e.ttft_ms ? JSON.stringify(e.ttft_ms) : null, e.input_tokens, e.output_tokens, e.cost_usd]);
+  }
+
+  transition(keyId: number, sourceId: number, e: TransitionEvent): void {
+    this.push('transition', [keyId, sourceId, e.ts, e.from, e.to, e.reason, e.cooldown_ms ?? null, e.attempt ?? null,
+      e.rates?.error ?? null, e.rates?.slow ?? null]);
+  }
+
+  tasks(sourceId: number, e: TasksEvent): void {
+    this.push('tasks', [sourceId, e.operation, e.start, e.end, e.completed, e.failed, e.degraded, e.attempts, e.cost_usd,
+      JSON.stringify(e.levels), e.fallback.invoked, e.fallback.failed]);
+  }
+
+  config(keyId: number, sourceId: number, e: ConfigEvent): void {
+    this.push('config', [keyId, sourceId, e.ts, JSON.stringify(e.settings), JSON.stringify(e.fallbacks), JSON.stringify(e.warnings)]);
+  }
+
+  probe(keyId: number, sourceId: number, e: ProbeEvent): void {
+    this.push('probe', [keyId, sourceId, e.location, e.ts, e.outcome, e.error_class ?? null, e.status ?? null,
+      e.latency_ms.connect ?? null, e.latency_ms.ttfb ?? null, e.latency_ms.total, e.cold ? 1 : 0, e.cost_usd ?? null]);
+  }
+
+  /** Writes what was gathered; call inside the transaction. */
+  async write(client: PgClient): Promise<void> {
+    for (const kind of Object.keys(TABLES) as Kind[]) {
+      const cols = this.columns[kind];
+      if (cols[0]!.length === 0) continue;
+      await client.query({ name: `events_${kind}`, text: SQL[kind], values: cols });
+    }
+  }
+}
