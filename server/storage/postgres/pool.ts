@@ -42,8 +42,13 @@ export function createPool(url: string, options: PoolOptions = {}): PgPool {
 }
 
 /** Opens one connection outside any pool, with the same type parsers (the lease's own session). */
-export async function connectClient(url: string, onError?: (err: Error) => void): Promise<pg.Client> {
-  const client = new pg.Client({ connectionString: url, types, application_name: 'breakerbox-lease', connectionTimeoutMillis: 10_000 });
+export async function connectClient(url: string, options: { onError?: (err: Error) => void; queryTimeoutMs?: number } = {}): Promise<pg.Client> {
+  const client = new pg.Client({
+    connectionString: url, types, application_name: 'breakerbox-lease', connectionTimeoutMillis: 10_000,
+    // A query that hangs (the server unreachable) fails instead, and the socket notices a dead server.
+    query_timeout: options.queryTimeoutMs, keepAlive: true, keepAliveInitialDelayMillis: 5000,
+  });
+  const onError = options.onError;
   client.on('error', (err) => onError?.(err));
   await client.connect();
   return client;
