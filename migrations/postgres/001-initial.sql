@@ -1,5 +1,6 @@
--- PostgreSQL translation of migrations/001-initial.sql: the same tables, columns and meaning (BIGINT for ms
--- times and counts, DOUBLE PRECISION for money, JSONB for JSON text; "end" quoted, a reserved word here).
+-- PostgreSQL translation of migrations/001-initial.sql: the same tables, columns and meaning.
+-- BIGINT for ms times and counts, DOUBLE PRECISION for money, JSON as TEXT as in SQLite (inserting
+-- JSONB measured 2-4x slower, docs/storage.md); "end" is quoted, a reserved word here.
 -- Core schema: tokens, normalised keys and sources, raw telemetry, per-minute rollups.
 -- Times are integer milliseconds since the Unix epoch (UTC).
 
@@ -57,15 +58,15 @@ CREATE TABLE window_events (
   calls            BIGINT NOT NULL,
   ok               BIGINT NOT NULL,
   slow             BIGINT NOT NULL,
-  errors           JSONB NOT NULL,     -- JSON {class: count}
+  errors           TEXT NOT NULL,     -- JSON {class: count}
   rejected         BIGINT NOT NULL,
   short_circuited  BIGINT NOT NULL,
   retries          BIGINT NOT NULL,
   cold_excluded    BIGINT NOT NULL,
   half_open_ok     BIGINT NOT NULL,
   half_open_failed BIGINT NOT NULL,
-  latency          JSONB NOT NULL,     -- JSON {bounds, counts}
-  ttft             JSONB,              -- JSON {bounds, counts} or NULL
+  latency          TEXT NOT NULL,     -- JSON {bounds, counts}
+  ttft             TEXT,              -- JSON {bounds, counts} or NULL
   input_tokens     BIGINT NOT NULL,
   output_tokens    BIGINT NOT NULL,
   cost_usd         DOUBLE PRECISION NOT NULL
@@ -103,7 +104,7 @@ CREATE TABLE task_events (
   degraded          BIGINT NOT NULL,
   attempts          BIGINT NOT NULL,
   cost_usd          DOUBLE PRECISION NOT NULL,
-  levels            JSONB NOT NULL,    -- JSON {"0".."4": count}
+  levels            TEXT NOT NULL,    -- JSON {"0".."4": count}
   fallback_invoked  BIGINT NOT NULL,
   fallback_failed   BIGINT NOT NULL
 );
@@ -116,9 +117,9 @@ CREATE TABLE config_events (
   key_id     BIGINT NOT NULL,
   source_id  BIGINT NOT NULL,
   ts         BIGINT NOT NULL,
-  settings   JSONB NOT NULL,           -- JSON
-  fallbacks  JSONB NOT NULL,           -- JSON array of keys
-  warnings   JSONB NOT NULL            -- JSON array of strings
+  settings   TEXT NOT NULL,           -- JSON
+  fallbacks  TEXT NOT NULL,           -- JSON array of keys
+  warnings   TEXT NOT NULL            -- JSON array of strings
 );
 CREATE INDEX config_events_key_time ON config_events (key_id, ts);
 CREATE INDEX config_events_time ON config_events (ts);

@@ -4,7 +4,8 @@
  * one transaction per batch, by `pg` (node-postgres) and `postgres` (porsager), each with
  * the bulk forms it offers: a multi-row INSERT with bound parameters, one INSERT … SELECT
  * FROM UNNEST of one array per column, and COPY FROM STDIN where the client supports it
- * without another package. Methods take turns round by round so drift hits all alike.
+ * without another package; and UNNEST into a twin table whose JSON columns are TEXT instead
+ * of JSONB. Methods take turns round by round so drift hits all alike.
  * Figures land in docs/storage.md.
  */
 import pg from 'pg';
@@ -41,7 +42,10 @@ const ddl = `CREATE TABLE IF NOT EXISTS bench_windows (id BIGSERIAL PRIMARY KEY,
   rejected BIGINT NOT NULL, short_circuited BIGINT NOT NULL, retries BIGINT NOT NULL, cold_excluded BIGINT NOT NULL,
   half_open_ok BIGINT NOT NULL, half_open_failed BIGINT NOT NULL, latency JSONB NOT NULL, ttft JSONB, input_tokens BIGINT NOT NULL,
   output_tokens BIGINT NOT NULL, cost_usd DOUBLE PRECISION NOT NULL);
-  CREATE INDEX IF NOT EXISTS bench_windows_time ON bench_windows ("end");`;
+  CREATE INDEX IF NOT EXISTS bench_windows_time ON bench_windows ("end");
+  CREATE TABLE IF NOT EXISTS bench_windows_text (LIKE bench_windows INCLUDING DEFAULTS);
+  ALTER TABLE bench_windows_text ALTER COLUMN errors TYPE TEXT, ALTER COLUMN latency TYPE TEXT, ALTER COLUMN ttft TYPE TEXT;
+  CREATE INDEX IF NOT EXISTS bench_windows_text_time ON bench_windows_text ("end");`;
 
 const multiRowSql = (n: number) => {
   const values: string[] = [];
@@ -50,6 +54,8 @@ const multiRowSql = (n: number) => {
 };
 const unnestSql = `INSERT INTO bench_windows (${COLUMNS.join(', ')})
   SELECT * FROM UNNEST(${TYPES.map((t, i) => `$${i + 1}::${t}[]`).join(', ')})`;
+const unnestTextSql = `INSERT INTO bench_windows_text (${COLUMNS.join(', ')})
+  SELECT * FROM UNNEST(${TYPES.map((t, i) => `$${i + 1}::${t === 'jsonb' ? 'text' : t}[]`).join(', ')})`;
 const columnsOf = (rows: Row[]) => COLUMNS.map((_, c) => rows.map((r) => r[c]!));
 const copyText = (rows: Row[]) =>
   rows.map((r) => r.map((v) => (v === null ? '\\N' : String(v))).join('\t')).join('\n') + '\n';
@@ -59,11 +65,13 @@ type Method = { name: string; write(rows: Row[]): Promise<void>; close(): Promis
 async function pgMethods(url: string): Promise<Method[]> {
   const make = async () => {
     const client = new pg.Client({ connectionString: url });
+    client.on('error', () => undefined); // the cluster stopping at the end
     await client.connect();
     return client;
   };
   const a = await make();
   const b = await make();
+  const c = await make();
   const multi = multiRowSql(BATCH);
   return [
     {
@@ -83,6 +91,15 @@ async function pgMethods(url: string): Promise<Method[]> {
         await b.query('COMMIT');
       },
       close: () => b.end(),
+    },
+    {
+      name: 'pg UNNEST, JSON as TEXT',
+      async write(rows) {
+        await c.query('BEGIN');
+        await c.query({ name: 'unnest_text', text: unnestTextSql, values: columnsOf(rows) });
+        await c.query('COMMIT');
+      },
+      close: () => c.end(),
     },
   ];
 }
@@ -119,9 +136,10 @@ async function postgresMethods(url: string): Promise<Method[]> {
   ];
 }
 
-const cluster = await startPostgresCluster();
+const cluster = await startPostgresCluster({ durable: true });
 try {
   const setup = new pg.Client({ connectionString: cluster.url });
+  setup.on('error', () => undefined);
   await setup.connect();
   await setup.query(ddl);
   const methods = [...(await pgMethods(cluster.url)), ...(await postgresMethods(cluster.url))];
@@ -135,10 +153,10 @@ try {
       totals.set(m.name, totals.get(m.name)! + (performance.now() - t0));
     }
   }
-  const rowsWritten = (await setup.query('SELECT count(*)::int AS n FROM bench_windows')).rows[0].n as number;
+  const rowsWritten = (await setup.query('SELECT ((SELECT count(*) FROM bench_windows) + (SELECT count(*) FROM bench_windows_text))::int AS n')).rows[0].n as number;
   const expected = methods.length * BATCH * (BATCHES * ROUNDS + 1);
   if (rowsWritten !== expected) throw new Error(`expected ${expected} rows, table has ${rowsWritten}`);
-  console.log(`${BATCHES} batches x ${BATCH} window rows per method and round, ${ROUNDS} rounds, one transaction per batch (fsync=off cluster)`);
+  console.log(`${BATCHES} batches x ${BATCH} window rows per method and round, ${ROUNDS} rounds, one transaction per batch (durable cluster: fsync on)`);
   console.log('method                          rows/s');
   for (const m of methods) {
     const rate = (BATCH * BATCHES * ROUNDS) / (totals.get(m.name)! / 1000);
@@ -146,6 +164,9 @@ try {
   }
   for (const m of methods) await m.close();
   await setup.end();
+} catch (err) {
+  console.error(err);
+  process.exitCode = 1;
 } finally {
   await cluster.stop();
 }

@@ -118,10 +118,12 @@ describe.skipIf(!available)('PostgreSQL engine: ingest', () => {
     const counts = (await pg!.pool.query(`SELECT (SELECT count(*) FROM window_events) AS w, (SELECT count(*) FROM transition_events) AS t,
       (SELECT count(*) FROM task_events) AS k, (SELECT count(*) FROM config_events) AS c, (SELECT count(*) FROM probe_events) AS p`)).rows[0];
     expect(counts).toEqual({ w: 1, t: 1, k: 1, c: 1, p: 1 });
-    const w = (await pg!.pool.query('SELECT errors, latency, ttft, cost_usd, "end" FROM window_events')).rows[0];
+    const parsed = (row: Record<string, unknown>) =>
+      Object.fromEntries(Object.entries(row).map(([k, v]) => [k, typeof v === 'string' ? JSON.parse(v) : v]));
+    const w = parsed((await pg!.pool.query('SELECT errors, latency, ttft, cost_usd, "end" FROM window_events')).rows[0]);
     const sent = b.events[0] as Extract<TelemetryEvent, { type: 'window' }>;
     expect(w).toEqual({ errors: sent.errors, latency: sent.latency_ms, ttft: sent.ttft_ms, cost_usd: sent.cost_usd, end: sent.end });
-    const c = (await pg!.pool.query('SELECT settings, fallbacks, warnings FROM config_events')).rows[0];
+    const c = parsed((await pg!.pool.query('SELECT settings, fallbacks, warnings FROM config_events')).rows[0]);
     const cfg = b.events[3] as Extract<TelemetryEvent, { type: 'config' }>;
     expect(c).toEqual({ settings: cfg.settings, fallbacks: cfg.fallbacks, warnings: cfg.warnings });
   });

@@ -69,9 +69,10 @@ function asUser(): { wrap: (cmd: string, args: string[]) => [string, string[]]; 
 /**
  * Starts a cluster: `initdb` in a temp folder, `pg_ctl start` on a free loopback port with
  * the unix socket in that folder (never /var/run/postgresql), durability off (fsync=off: a
- * test cluster does not survive its test anyway), and a `breakerbox` database.
+ * test cluster does not survive its test anyway; `durable` keeps PostgreSQL's defaults, for
+ * benchmarks set against SQLite's synchronous=FULL), and a `breakerbox` database.
  */
-export async function startPostgresCluster(): Promise<PostgresCluster> {
+export async function startPostgresCluster(settings: { durable?: boolean } = {}): Promise<PostgresCluster> {
   const user = asUser();
   const dir = mkdtempSync(join(tmpdir(), 'bbx-pg-'));
   if (user.uid !== undefined) chownSync(dir, user.uid, user.gid!);
@@ -94,7 +95,7 @@ export async function startPostgresCluster(): Promise<PostgresCluster> {
       port = await freePort();
       const options = [
         `-p ${port}`, `-k ${dir}`, "-c listen_addresses='127.0.0.1'",
-        '-c fsync=off', '-c synchronous_commit=off', '-c full_page_writes=off',
+        ...(settings.durable ? [] : ['-c fsync=off', '-c synchronous_commit=off', '-c full_page_writes=off']),
         '-c shared_buffers=32MB', '-c max_connections=60',
       ].join(' ');
       try {
