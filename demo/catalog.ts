@@ -4,7 +4,7 @@
  * and two services whose operations call those models through fallback chains.
  * Everything else in `demo/` reads from here, so the story can be changed in one place.
  */
-import type { BreakerKey, ModelPrice } from '../sdk/index.ts';
+import type { BreakerKey, ModelPrice } from '@breakerbox/sdk';
 import { DEMO_ERROR_CODES, DemoError } from './errors.ts';
 
 /** The two fake providers. Names are the breaker keys' `provider`. */

@@ -3,7 +3,7 @@
  * (`createBreakerbox`, distinct `source.instance`) pushing telemetry to the collector, and
  * each running its operations with Poisson arrivals — what a small production fleet sends.
  */
-import { createBreakerbox, type Breakerbox, type BreakerKey, type KeySettings, type ReporterStats } from '../sdk/index.ts';
+import { createBreakerbox, type Breakerbox, type BreakerKey, type KeySettings, type ReporterStats } from '@breakerbox/sdk';
 import { MODELS, SERVICES, TICKETS } from './catalog.ts';
 import { buildTasks, type DemoTask } from './operations.ts';
 import type { Providers } from './providers.ts';

@@ -6,7 +6,7 @@
  */
 import OpenAI from 'openai';
 import Anthropic from '@anthropic-ai/sdk';
-import type { Breakerbox, CallFacts, ChainLevel } from '../sdk/index.ts';
+import type { Breakerbox, CallFacts, ChainLevel } from '@breakerbox/sdk';
 import { ACCOUNTS, MODELS, keyOf, type OperationSpec, type ServiceSpec } from './catalog.ts';
 import type { Providers } from './providers.ts';
 import { DEMO_ERROR_CODES, DemoError } from './errors.ts';

@@ -12,7 +12,7 @@ import { classifyHttpError, classifyThrown, providerErrorInfo } from '@breakerbo
 import { malformed, tryJson } from './adapters/chat-request.ts';
 import type { ProbeAdapter, ShapeVerdict, Usage } from './adapters/types.ts';
 import type { ProbeTimeouts } from './config-types.ts';
-import { SseParser } from './sse.ts';
+import { SseReader } from '@breakerbox/protocol';
 
 /** What one exchange observed. `reason` may hold provider text: redact before logging. */
 export interface ExchangeResult {
@@ -125,7 +125,7 @@ export async function runExchange(input: ExchangeInput): Promise<ExchangeResult>
       const text = await readText(res.body);
       return finish(malformed(tryJson(text) ?? text, `expected an event stream, got "${contentType || 'no content-type'}"`));
     }
-    const parser = new SseParser();
+    const parser = new SseReader();
     const checker = adapter.createStreamChecker(request);
     let firstEventAt: number | undefined;
     for await (const chunk of res.body as AsyncIterable<Buffer>) {

@@ -26,3 +26,5 @@ export { systemClock, sleep } from './clock.ts';
 export type { Clock, TimerHandle } from './clock.ts';
 export { TelemetrySender, newBatchId } from './telemetry-sender.ts';
 export type { SenderOptions, SenderStats, SenderError } from './telemetry-sender.ts';
+export { SseReader } from './sse-reader.ts';
+export type { SseEvent } from './sse-reader.ts';

@@ -5,7 +5,7 @@
  */
 import type { ErrorClass } from './types.ts';
 
-/** Every class of the taxonomy, in DESIGN.md order. */
+/** Every class of the taxonomy, in taxonomy order (docs/architecture.md). */
 export const ERROR_CLASSES: readonly ErrorClass[] = [
   'rate_limit',
   'quota',
@@ -28,15 +28,15 @@ const RETRYABLE: ReadonlySet<ErrorClass> = new Set<ErrorClass>([
   'stream_broken',
 ]);
 
-/** Classes retried only "with care" (DESIGN.md): once the request may have reached the model. */
+/** Classes retried only "with care" (docs/architecture.md): once the request may have reached the model. */
 const RETRY_WITH_CARE: ReadonlySet<ErrorClass> = new Set<ErrorClass>(['network', 'timeout', 'stream_broken']);
 
-/** True for classes DESIGN.md marks retryable (rate_limit, server, network, timeout, stream_broken). */
+/** True for classes the taxonomy marks retryable (rate_limit, server, network, timeout, stream_broken). */
 export function isRetryable(cls: ErrorClass): boolean {
   return RETRYABLE.has(cls);
 }
 
-/** True for the retryable classes DESIGN.md marks "with care" (network, timeout, stream_broken). */
+/** True for the retryable classes the taxonomy marks "with care" (network, timeout, stream_broken). */
 export function retryNeedsCare(cls: ErrorClass): boolean {
   return RETRY_WITH_CARE.has(cls);
 }

@@ -13,7 +13,7 @@ export interface BreakerKey {
   region?: string;
 }
 
-/** The error taxonomy of DESIGN.md: one class per kind of failure. */
+/** The error taxonomy (docs/architecture.md): one class per kind of failure. */
 export type ErrorClass =
   | 'rate_limit'
   | 'quota'

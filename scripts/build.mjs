@@ -6,7 +6,7 @@
 //   node scripts/build.mjs --if-possible like a clean build, but a no-op with a note when the
 //                                        dev dependencies are not installed (npm ci --omit=dev)
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -60,6 +60,22 @@ function run(label, args, env = {}) {
   console.log(`built ${label} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 }
 
+/**
+ * tsc rewrites `./x.ts` to `./x.js` in emitted JavaScript but leaves declarations as
+ * written; a consumer's compiler must find `./x.d.ts` through `./x.js`, so rewrite them too.
+ */
+function rewriteDeclarations(dir) {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) rewriteDeclarations(path);
+    else if (entry.name.endsWith('.d.ts')) {
+      const text = readFileSync(path, 'utf8');
+      const out = text.replace(/((?:from|import)\s*\(?\s*['"])(\.{1,2}\/[^'"]*?)\.tsx?(['"])/g, '$1$2.js$3');
+      if (out !== text) writeFileSync(path, out);
+    }
+  }
+}
+
 const packages = [
   { label: '@breakerbox/protocol', dir: 'protocol', out: 'protocol/dist' },
   { label: '@breakerbox/sdk', dir: 'sdk', out: 'sdk/dist' },
@@ -76,6 +92,7 @@ for (const p of packages) {
   upstreamChanged = true;
   rmSync(join(root, p.out), { recursive: true, force: true });
   run(p.label, [tsc, '-p', join(p.dir, 'tsconfig.build.json')]);
+  rewriteDeclarations(join(root, p.out));
   writeFileSync(stamp, `${new Date().toISOString()}\n`);
 }
 

@@ -4,7 +4,7 @@
  */
 import { classifyErrorBody } from '@breakerbox/protocol';
 import type { FieldReader } from '../config-fields.ts';
-import type { SseEvent } from '../sse.ts';
+import type { SseEvent } from '@breakerbox/protocol';
 import {
   count,
   endVerdict,

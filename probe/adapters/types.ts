@@ -6,7 +6,7 @@
  */
 import type { BreakerKey, ErrorClass } from '@breakerbox/protocol';
 import type { FieldReader } from '../config-fields.ts';
-import type { SseEvent } from '../sse.ts';
+import type { SseEvent } from '@breakerbox/protocol';
 
 /** Token usage as the provider reported it. */
 export interface Usage {

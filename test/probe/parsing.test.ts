@@ -3,7 +3,7 @@
  * and the redactor (exact secrets and credential shapes).
  */
 import { describe, expect, it } from 'vitest';
-import { SseParser } from '../../probe/sse.ts';
+import { SseReader } from '@breakerbox/protocol';
 import { createRedactor, redactDeep } from '../../probe/redact.ts';
 
 describe('SSE parser', () => {
@@ -15,13 +15,13 @@ describe('SSE parser', () => {
   ];
 
   it('parses events with CRLF and LF, comments and multi-line data', () => {
-    expect(new SseParser().push(Buffer.from(stream))).toEqual(expected);
+    expect(new SseReader().push(Buffer.from(stream))).toEqual(expected);
   });
 
   it('gives the same events however the bytes are split, even inside a character', () => {
     const bytes = Buffer.from(stream);
     for (let size = 1; size <= 7; size++) {
-      const parser = new SseParser();
+      const parser = new SseReader();
       const events = [];
       for (let i = 0; i < bytes.length; i += size) events.push(...parser.push(bytes.subarray(i, i + size)));
       expect(events).toEqual(expected);
@@ -30,7 +30,7 @@ describe('SSE parser', () => {
   });
 
   it('keeps an unfinished event pending instead of emitting it', () => {
-    const parser = new SseParser();
+    const parser = new SseReader();
     expect(parser.push('data: {"half":')).toEqual([]);
     expect(parser.pending).toBe(true);
   });

@@ -1,0 +1,105 @@
+/**
+ * The packaging harness: packs every workspace the way `npm publish` would, and installs
+ * the tarballs into scratch apps in a temp folder — someone else's app, outside this
+ * repository, with nothing of the workspace on its resolution path.
+ */
+import { spawn, spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export const ROOT = join(import.meta.dirname, '..', '..');
+
+/** What `npm pack --json` says of one tarball. */
+export interface Packed {
+  name: string;
+  filename: string;
+  /** Packed size, bytes. */
+  size: number;
+  unpackedSize: number;
+  files: { path: string }[];
+}
+
+/** Runs a command; throws with its output when it fails. */
+export function run(cmd: string, args: string[], cwd: string, env: Record<string, string> = {}): SpawnSyncReturns<string> {
+  const r = spawnSync(cmd, args, { cwd, encoding: 'utf8', env: { ...process.env, ...env }, maxBuffer: 64 * 1024 * 1024 });
+  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} exited ${r.status}\n${r.stdout}\n${r.stderr}`);
+  return r;
+}
+
+/** Packs the root package and every workspace (already built by the global setup) into `dest`. */
+export function packAll(dest: string): Map<string, Packed> {
+  // --ignore-scripts: the packages are built; a prepack rebuild would delete dist/ under other running tests.
+  const r = run('npm', ['pack', '--json', '--ignore-scripts', '--workspaces', '--include-workspace-root', '--pack-destination', dest], ROOT);
+  const list = JSON.parse(r.stdout) as Packed[];
+  return new Map(list.map((p) => [p.name, { ...p, filename: join(dest, p.filename) }]));
+}
+
+/** A fresh folder under the system temp dir, removed by the returned cleanup. */
+export function scratchDir(prefix: string): { dir: string; cleanup: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), `bb-${prefix}-`));
+  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * Creates an app in `dir` and installs the given tarballs into it, like a user would with
+ * `npm install <package>`. The other dependencies come from the registry (or npm's cache).
+ */
+export function createApp(dir: string, name: string, tarballs: string[], extra: string[] = [], manifest: Record<string, unknown> = {}): string {
+  const app = join(dir, name);
+  mkdirSync(app, { recursive: true });
+  writeFileSync(join(app, 'package.json'), JSON.stringify({ name, version: '1.0.0', private: true, ...manifest }, null, 2));
+  // JOBS: node-gyp builds better-sqlite3 from source here (no prebuilt binaries are reachable).
+  run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel', 'error', ...tarballs, ...extra], app, { JOBS: '2' });
+  return app;
+}
+
+/** Every package name in an installed tree (`node_modules`, nested ones included). */
+export function installedPackages(app: string): Set<string> {
+  const names = new Set<string>();
+  const walk = (dir: string) => {
+    let entries: string[];
+    try {
+      entries = readdirSync(dir);
+    } catch {
+      return;
+    }
+    for (const entry of entries) {
+      if (entry.startsWith('.')) continue;
+      if (entry.startsWith('@')) {
+        for (const sub of readdirSync(join(dir, entry))) {
+          names.add(`${entry}/${sub}`);
+          walk(join(dir, entry, sub, 'node_modules'));
+        }
+      } else {
+        names.add(entry);
+        walk(join(dir, entry, 'node_modules'));
+      }
+    }
+  };
+  walk(join(app, 'node_modules'));
+  return names;
+}
+
+/** Starts `cmd` and resolves with the first match of `pattern` in its output. */
+export function startAndWait(cmd: string, args: string[], cwd: string, pattern: RegExp, env: Record<string, string> = {}) {
+  const child = spawn(cmd, args, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  const ready = new Promise<RegExpExecArray>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no ${pattern} within 60 s:\n${out}`)), 60_000);
+    const check = () => {
+      const m = pattern.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m);
+      }
+    };
+    child.stdout!.on('data', (d) => ((out += d), check()));
+    child.stderr!.on('data', (d) => ((out += d), check()));
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${cmd} exited with ${code}:\n${out}`));
+    });
+  });
+  return { child, ready, output: () => out };
+}
