@@ -8,6 +8,7 @@ import { authPlugin } from './plugins/auth.ts';
 import { ingestPlugin } from './plugins/ingest.ts';
 import { queryPlugin } from './plugins/query.ts';
 import { verdictsPlugin } from './plugins/verdicts.ts';
+import { suspicionPlugin } from './plugins/suspicion.ts';
 import { alertsPlugin } from './plugins/alerts.ts';
 import { metricsPlugin } from './plugins/metrics.ts';
 import { healthPlugin } from './plugins/health.ts';
@@ -61,6 +62,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(authPlugin);
   await app.register(healthPlugin);
   await app.register(ingestPlugin);
+  await app.register(suspicionPlugin);
   await app.register(verdictsPlugin);
   await app.register(queryPlugin);
   await app.register(alertsPlugin);

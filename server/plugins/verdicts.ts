@@ -42,7 +42,16 @@ const WARM_INTERVAL_MS = 60_000;
  */
 export const verdictsPlugin = fp(
   async (app) => {
-    const engine = createVerdictEngine(app.db, app.config.verdicts, app.clock);
+    const s = app.config.suspicion;
+    const pending = s.enabled
+      ? {
+          latestPerKey: app.suspicion.store.latestPerKey,
+          probesSince: app.suspicion.store.probesSince,
+          onDemand: app.suspicion.store.onDemand,
+          pendingMaxMs: s.pending_max_s * 1000,
+        }
+      : undefined;
+    const engine = createVerdictEngine(app.db, app.config.verdicts, app.clock, pending);
     const maxSpanMs = app.config.retention.rollup_days * DAY;
     app.decorate('verdicts', engine);
     app.decorate('resolveWindow', (query: WindowQuery, defaultWindow: string) => parseWindow(query, app.clock.now(), { defaultWindow, maxSpanMs }));
@@ -99,5 +108,5 @@ export const verdictsPlugin = fp(
     });
 
   },
-  { name: 'breakerbox-verdicts' },
+  { name: 'breakerbox-verdicts', dependencies: ['breakerbox-suspicion'] },
 );
