@@ -10,6 +10,9 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     exclude: ['test/bench/**', 'node_modules/**'],
     globalSetup: ['test/support/build-once.ts'],
+    // Polls wait for what a real page or process does (a read worker's first answer, a
+    // browser's render); on a busy machine that takes longer than vitest's 1 s default.
+    expect: { poll: { timeout: 15_000 } },
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',

@@ -18,7 +18,8 @@ export interface Clock {
 
 /** The real clock: `Date.now` and Node timers (background ones are `unref`'d). */
 export const systemClock: Clock = {
-  now: Date.now,
+  // Read through a call, so a replaced global Date (test fake timers) is seen too.
+  now: () => Date.now(),
   setTimeout(fn, ms, background) {
     const t = setTimeout(fn, ms);
     if (background) t.unref();

@@ -8,9 +8,17 @@ import type * as T from './types.ts';
  * type has its own schema so an error names the exact field.
  */
 
-const Count = Type.Integer({ minimum: 0 });
-const Millis = Type.Integer({ minimum: 0, description: 'ms since the Unix epoch (UTC)' });
-const Money = Type.Number({ minimum: 0 });
+/** Largest count accepted: a safe integer, so a stored figure reads back exactly. */
+export const MAX_COUNT = Number.MAX_SAFE_INTEGER;
+/** Largest `cost_usd` of one event; rollup sums of such figures stay finite and exact to the cent. */
+export const MAX_COST_USD = 1_000_000;
+/** Largest latency or histogram bound accepted, in ms (one day). */
+export const MAX_LATENCY_MS = 86_400_000;
+
+const Count = Type.Integer({ minimum: 0, maximum: MAX_COUNT });
+const Millis = Type.Integer({ minimum: 0, maximum: MAX_COUNT, description: 'ms since the Unix epoch (UTC)' });
+const Money = Type.Number({ minimum: 0, maximum: MAX_COST_USD });
+const Latency = Type.Number({ minimum: 0, maximum: MAX_LATENCY_MS });
 const Name = (max: number) => Type.String({ minLength: 1, maxLength: max });
 
 export const BreakerKeySchema = Type.Object({
@@ -35,7 +43,7 @@ const Reason = Type.Union([
 const ErrorCounts = Type.Partial(Type.Record(ErrorClassName, Count), { additionalProperties: false });
 
 const HistogramSchema = Type.Object({
-  bounds: Type.Array(Type.Number({ minimum: 0 }), { maxItems: 64 }),
+  bounds: Type.Array(Latency, { maxItems: 64 }),
   counts: Type.Array(Count, { minItems: 1, maxItems: 65 }),
 });
 
@@ -70,6 +78,9 @@ export const WindowSchema = Type.Object({
   input_tokens: Count,
   output_tokens: Count,
   cost_usd: Money,
+  // Optional (SDK issue 16): malformed stream chunks dropped, and fallback-exercise attempts.
+  skipped_chunks: Type.Optional(Count),
+  exercised: Type.Optional(Type.Object({ calls: Count, ok: Count })),
 });
 
 const Level = Type.Optional(Count);
@@ -92,7 +103,7 @@ export const ConfigEventSchema = Type.Object({
   type: Type.Literal('config'),
   ts: Millis,
   key: BreakerKeySchema,
-  settings: Type.Record(Type.String({ maxLength: 100 }), Type.Union([Type.Number(), Type.String({ maxLength: 1000 }), Type.Boolean()]), {
+  settings: Type.Record(Type.String({ maxLength: 100 }), Type.Union([Type.Number({ minimum: -MAX_COUNT, maximum: MAX_COUNT }), Type.String({ maxLength: 1000 }), Type.Boolean()]), {
     maxProperties: 100,
   }),
   fallbacks: Type.Array(BreakerKeySchema, { maxItems: 20 }),
@@ -108,9 +119,9 @@ export const ProbeSchema = Type.Object({
   error_class: Type.Optional(ErrorClassName),
   status: Type.Optional(Type.Integer({ minimum: 100, maximum: 599 })),
   latency_ms: Type.Object({
-    connect: Type.Optional(Type.Number({ minimum: 0 })),
-    ttfb: Type.Optional(Type.Number({ minimum: 0 })),
-    total: Type.Number({ minimum: 0 }),
+    connect: Type.Optional(Latency),
+    ttfb: Type.Optional(Latency),
+    total: Latency,
   }),
   cold: Type.Optional(Type.Boolean()),
   cost_usd: Type.Optional(Money),

@@ -44,4 +44,16 @@ export class SseReader {
     this.out = [];
     return events;
   }
+
+  /** The stream ended: dispatches an event that arrived without its blank line, if any. */
+  end(): SseEvent[] {
+    const rest = this.decoder.decode();
+    return this.pending || rest ? this.push(`${rest}\n\n`) : [];
+  }
+}
+
+/** One event as SSE text, with its terminating blank line (`event:` only when not the default). */
+export function formatSseEvent(e: SseEvent): string {
+  const head = e.event === 'message' ? '' : `event: ${e.event}\n`;
+  return `${head}${e.data.split('\n').map((line) => `data: ${line}`).join('\n')}\n\n`;
 }

@@ -76,6 +76,13 @@ export interface WindowEvent {
   input_tokens: number;
   output_tokens: number;
   cost_usd: number;
+  /** Optional: malformed stream chunks the SDK dropped (`malformedChunks: 'skip'`); absent when none. */
+  skipped_chunks?: number;
+  /**
+   * Optional: of `calls`, the attempts sent to this key as a fallback exercised with normal
+   * traffic (not a failover), and how many of them succeeded; absent when none.
+   */
+  exercised?: { calls: number; ok: number };
 }
 
 export interface TasksEvent {

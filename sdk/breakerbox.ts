@@ -23,6 +23,7 @@ import { TaskStats, type TaskOutcome } from './telemetry/task-stats.ts';
 import { TelemetryReporter, type ReporterOptions, type ReporterStats } from './telemetry/reporter.ts';
 import { reviewFallbacks, type ReviewedRoute } from './config-review.ts';
 import { createBreakerboxFetch, type BreakerboxFetchOptions } from './fetch/create-fetch.ts';
+import { checkBreakerboxOptions, checkKeySettings, checkOperationSpec } from './options/validate-options.ts';
 import type { FetchLike } from './fetch/http-attempt.ts';
 
 /** Options of `createBreakerbox`; everything is optional. */
@@ -83,6 +84,8 @@ export class Breakerbox {
   readonly onWarning: EventSubscriber<string> = this.warningsEmitter.on;
 
   constructor(private readonly options: BreakerboxOptions = {}) {
+    // Every option is checked here, so a mistake fails at start-up naming its field, not inside a model call.
+    checkBreakerboxOptions(options, '');
     const clock = options.clock ?? systemClock;
     this.ctx = {
       clock,
@@ -95,6 +98,7 @@ export class Breakerbox {
     };
     this.chainHost = {
       clock,
+      random: this.ctx.random,
       policy: (key) => this.policy(key),
       tasks: (operation) => {
         let t = this.taskStats.get(operation);
@@ -175,6 +179,7 @@ export class Breakerbox {
 
   /** Defines an operation (a fallback chain); its fallbacks are reviewed now. */
   operation<I, T>(spec: OperationSpec<I, T>): Operation<I, T> {
+    checkOperationSpec(spec, '');
     const keyed = spec.levels.filter((l) => l.key);
     const warnings = keyed.length > 1 ? this.declareFallbacks({ key: keyed[0]!.key! }, keyed.slice(1).map((l) => ({ key: l.key! }))) : [];
     return {
@@ -240,6 +245,7 @@ export class Breakerbox {
   private create(id: string, key: BreakerKey): KeyPolicy {
     const k = cleanKey(key);
     const own = this.options.keySettings?.(k);
+    if (own !== undefined) checkKeySettings(own, 'keySettings()');
     // Keys without settings of their own share one resolved object (memory per key matters at 10k keys).
     const settings = own ? resolveSettings(this.options.defaults, own) : (this.defaultSettings ??= resolveSettings(this.options.defaults));
     const p = new KeyPolicy(k, settings, this.ctx);
@@ -268,11 +274,18 @@ export class Breakerbox {
     this.reporter.push(ev, true);
   }
 
-  private warn(message: string): void {
+  /**
+   * Reports a warning once: to `onWarning` listeners, or else to `process.emitWarning` with
+   * `code`. Used by the configuration review and by the fetch wrapper (a route that
+   * rejected assistant prefill).
+   */
+  warn(message: string, code = 'BB_WARN_SDK_FALLBACK_NOT_INDEPENDENT'): void {
     if (this.warned.has(message)) return;
+    // Bounded: warnings are per configured route, but never let them grow without limit.
+    if (this.warned.size >= 1_000) return;
     this.warned.add(message);
     if (this.warningsEmitter.size) this.warningsEmitter.emit(message);
-    else process.emitWarning(message, { code: 'BB_WARN_SDK_FALLBACK_NOT_INDEPENDENT' });
+    else process.emitWarning(message, { code });
   }
 }
 

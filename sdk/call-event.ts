@@ -36,6 +36,8 @@ export interface CallEvent {
   cacheHit?: boolean;
   /** Estimated cost of every attempt of the call, USD (price table × usage). */
   costUsd: number;
+  /** Mid-stream rescues that completed (or tried to complete) the answer; absent when none. */
+  rescues?: number;
 }
 
 let counter = 0;

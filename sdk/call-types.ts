@@ -59,6 +59,8 @@ export interface CallOptions<T = unknown> {
   silent?: boolean;
   /** Operation name carried into `onCall`. */
   operation?: string;
+  /** This call exercises a fallback with normal traffic: its attempts are counted as `exercised` in the window. */
+  exercise?: boolean;
   /** Called after every attempt with its outcome (used by fallback chains to list attempts). */
   onAttempt?: (record: AttemptRecord) => void;
 }

@@ -53,7 +53,7 @@ export type { RetryBudgetOptions } from './policies/retry-budget.ts';
 export { CostBudget } from './policies/cost-budget.ts';
 export type { CostBudgetOptions } from './policies/cost-budget.ts';
 export { runHedged } from './policies/hedge.ts';
-export { runChain, levelOf } from './policies/fallback.ts';
+export { runChain, levelOf, DEFAULT_FALLBACK_ON } from './policies/fallback.ts';
 export type { ChainLevel, FailoverLevel, OperationResult, OperationSpec, RunOptions } from './policies/fallback.ts';
 export { PriceTable, DEFAULT_PRICES, estimateTokens } from './pricing.ts';
 export type { ModelPrice } from './pricing.ts';

@@ -24,7 +24,9 @@ export type { AttemptControl, AttemptFn, AttemptRecord, CallFacts, CallOptions, 
 
 const FLAG_PROBE = 1;
 const FLAG_COLD = 2;
+const FLAG_EXERCISE = 4;
 const NEED_QUEUE = -1;
+const NO_RETRY = { retry: false } as const;
 
 /** The policies of one key. */
 export class KeyPolicy {
@@ -105,7 +107,7 @@ export class KeyPolicy {
     const probe = (flags & FLAG_PROBE) !== 0;
     const cold = (flags & FLAG_COLD) !== 0;
     this.breaker.record(now, cls, slow, probe, cold);
-    this.stats.attempt(latency, cls, slow, retry, cold, probe, facts);
+    this.stats.attempt(latency, cls, slow, retry, cold, probe, facts, (flags & FLAG_EXERCISE) !== 0);
     if (facts?.costUsd) this.ctx.costBudget.record(facts.costUsd, now);
   }
 
@@ -197,6 +199,7 @@ export class KeyPolicy {
           flags = await this.admitOrQueue(start, signal);
           start = clock.now();
         }
+        if (opts?.exercise) flags |= FLAG_EXERCISE;
         let value: T;
         // Hedged attempts record their own outcomes (there may be two of them).
         let selfSettled = false;
@@ -221,7 +224,8 @@ export class KeyPolicy {
           }
           if (callerAborted) throw err;
           const cls = classifyThrown(err);
-          const d = this.retryDecision(cls, attempt, err, end, deadline, opts);
+          // An exercised fallback gets one try: the caller's request goes on to the primary at once.
+          const d = opts?.exercise ? NO_RETRY : this.retryDecision(cls, attempt, err, end, deadline, opts);
           if (!d.retry) {
             if (ctx.calls.size && !opts?.silent) this.emitCall(t0, attempt, costUsd, cls, err, undefined, opts);
             throw err;

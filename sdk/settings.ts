@@ -94,6 +94,7 @@ export function settingsForTelemetry(r: ResolvedKeySettings): Record<string, num
     slow_threshold: r.breaker.slowThreshold,
     rejection_threshold: r.breaker.rejectionThreshold,
     min_calls: r.breaker.minCalls,
+    consecutive_failures: r.breaker.consecutiveFailures,
     window_ms: r.breaker.windowMs,
     cooldown_ms: r.breaker.cooldownMs,
     max_cooldown_ms: r.breaker.maxCooldownMs,

@@ -6,14 +6,17 @@ import { tracingPlugin } from './plugins/tracing.ts';
 import { dbPlugin } from './plugins/db.ts';
 import { authPlugin } from './plugins/auth.ts';
 import { ingestPlugin } from './plugins/ingest.ts';
+import { otlpPlugin } from './plugins/otlp.ts';
 import { queryPlugin } from './plugins/query.ts';
 import { verdictsPlugin } from './plugins/verdicts.ts';
 import { suspicionPlugin } from './plugins/suspicion.ts';
 import { alertsPlugin } from './plugins/alerts.ts';
-import { metricsPlugin } from './plugins/metrics.ts';
+import { collectorMetricsPlugin, metricsPlugin } from './plugins/metrics.ts';
 import { healthPlugin } from './plugins/health.ts';
 import { sessionPlugin } from './plugins/session.ts';
 import { dashboardPlugin } from './plugins/dashboard.ts';
+import { apiHeadersPlugin } from './plugins/api-headers.ts';
+import { redactUrl } from './log-redact.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -32,10 +35,19 @@ export interface AppOptions {
   clock?: ServerClock;
 }
 
-/** Log settings: JSON through pino, never a credential or a request body. */
+/** Log settings: JSON through pino, never a credential (header, cookie or `?token=`) or a request body. */
 export function loggerOptions(level: string): FastifyServerOptions['logger'] {
   return {
     level,
+    serializers: {
+      req: (request: { method: string; url: string; host?: string; ip?: string; socket?: { remotePort?: number } }) => ({
+        method: request.method,
+        url: redactUrl(request.url),
+        host: request.host,
+        remoteAddress: request.ip,
+        remotePort: request.socket?.remotePort,
+      }),
+    },
     redact: {
       paths: ['req.headers.authorization', 'req.headers.cookie', 'headers.authorization', 'headers.cookie', 'body'],
       censor: '[redacted]',
@@ -48,8 +60,15 @@ export function loggerOptions(level: string): FastifyServerOptions['logger'] {
  * Nothing here listens or reads the environment; `main.ts` does that.
  */
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const { http } = options.config;
   const app = Fastify({
     logger: options.logger ?? loggerOptions(options.config.log_level),
+    // Slow or stalled clients are cut off: a byte-a-second sender cannot hold a socket for long.
+    requestTimeout: http.request_timeout_ms,
+    connectionTimeout: http.connection_timeout_ms,
+    keepAliveTimeout: http.keep_alive_timeout_ms,
+    maxRequestsPerSocket: http.max_requests_per_socket,
+    http: { headersTimeout: http.headers_timeout_ms, connectionsCheckingInterval: http.check_interval_ms },
     forceCloseConnections: 'idle',
     return503OnClosing: true,
     ajv: { customOptions: { removeAdditional: false, allErrors: false } },
@@ -57,11 +76,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.decorate('config', options.config);
   app.decorate('clock', options.clock ?? systemClock);
   await app.register(errorsPlugin);
+  await app.register(apiHeadersPlugin);
   await app.register(tracingPlugin);
   await app.register(dbPlugin);
+  await app.register(collectorMetricsPlugin);
   await app.register(authPlugin);
   await app.register(healthPlugin);
   await app.register(ingestPlugin);
+  await app.register(otlpPlugin);
   await app.register(suspicionPlugin);
   await app.register(verdictsPlugin);
   await app.register(queryPlugin);

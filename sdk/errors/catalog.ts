@@ -13,7 +13,10 @@ export const SDK_ERROR_CODES = {
   BULKHEAD_FULL: 'BB_ERR_SDK_BULKHEAD_FULL',
   /** A layered timeout fired (connect, first byte, stream idle or total). */
   TIMEOUT: 'BB_ERR_SDK_TIMEOUT',
-  /** A stream was cut, stalled, malformed or ended without its end event. */
+  /**
+   * A stream was cut, stalled, malformed or ended without its end event, after its first
+   * token, and could not be rescued (see the SDK README, *Mid-stream rescue*).
+   */
   STREAM_BROKEN: 'BB_ERR_SDK_STREAM_BROKEN',
   /** The model stopped on its token limit (`length` / `max_tokens`): not a success. */
   TRUNCATED: 'BB_ERR_SDK_TRUNCATED',
@@ -47,6 +50,8 @@ export interface BreakerboxErrorDetails {
   retryAfterMs?: number;
   /** The underlying error. */
   cause?: unknown;
+  /** For invalid options: the path of the offending field (`telemetry.url`). */
+  field?: string;
 }
 
 /**
@@ -60,6 +65,8 @@ export class BreakerboxError extends Error {
   readonly providerReason: string | undefined;
   readonly upstreamRequestId: string | undefined;
   readonly retryAfterMs: number | undefined;
+  /** For `BB_ERR_SDK_INVALID_OPTIONS`: the offending field's path. */
+  readonly field: string | undefined;
 
   constructor(code: SdkErrorCode, message: string, details: BreakerboxErrorDetails = {}) {
     super(message, details.cause === undefined ? undefined : { cause: details.cause });
@@ -70,6 +77,7 @@ export class BreakerboxError extends Error {
     this.providerReason = details.providerReason;
     this.upstreamRequestId = details.upstreamRequestId;
     this.retryAfterMs = details.retryAfterMs;
+    this.field = details.field;
   }
 }
 

@@ -12,51 +12,18 @@ import { createHash } from 'node:crypto';
 import { Agent, fetch as undiciFetch } from 'undici';
 import type { BreakerKey, ErrorClass } from '@breakerbox/protocol';
 import type { Breakerbox, Operation } from '../breakerbox.ts';
-import type { TimeoutOptions } from '../settings.ts';
+import type { BreakerboxFetchOptions, FetchRoute } from './fetch-options.ts';
 import type { FailoverLevel, OperationResult } from '../policies/fallback.ts';
 import type { CallFacts } from '../key-policy.ts';
 import { BreakerboxError, SDK_ERROR_CODES } from '../errors/catalog.ts';
+import { checkFetchOptions } from '../options/validate-options.ts';
 import { dialectOf, endpointOf, providerOf, retarget } from './route.ts';
 import { ProviderHttpError, sendAttempt, type FetchLike } from './http-attempt.ts';
+import { sdkErrorAnswer } from './refusal-answer.ts';
+import { rescuedResponse } from './rescued-response.ts';
 import { estimateTokens } from '../pricing.ts';
 
-/** A fallback route for a model. Unset fields are the primary's. */
-export interface FetchRoute {
-  model?: string;
-  /** Base URL up to where the endpoint path starts (e.g. `https://api.together.xyz/v1`). */
-  baseURL?: string;
-  apiKey?: string;
-  provider?: string;
-  region?: string;
-  /** Failover level (default: 1 for the same model elsewhere, 2 for another model). */
-  level?: FailoverLevel;
-}
-
-/** Options of the fetch wrapper. */
-export interface BreakerboxFetchOptions {
-  /** The fetch to send with (default: undici's, with a connect timeout when one is set). */
-  fetch?: FetchLike;
-  /** The primary's base URL; when given, fallbacks are reviewed at construction. */
-  baseURL?: string;
-  /** Provider name of the primary (default: from the host). */
-  provider?: string;
-  /** Region of the primary, when traffic is routed across regions. */
-  region?: string;
-  /** Fallback routes, by the primary's model id. */
-  fallbacks?: Record<string, FetchRoute[]>;
-  /** Client-fault classes that also move on to the next route (e.g. `['context_length']`). */
-  fallbackOn?: ErrorClass[];
-  /** Never substitute another route (durable writes). */
-  failClosed?: boolean;
-  /** Operation name for tasks telemetry (default: `<endpoint>:<model>`). */
-  operation?: string | ((model: string, endpoint: string) => string);
-  /** Layered timeouts; unset layers fall back to the key's settings. */
-  timeouts?: TimeoutOptions;
-  /** What to do with a malformed stream chunk: fail the stream (default) or drop the chunk. */
-  malformedChunks?: 'error' | 'skip';
-  /** After finish and usage, how long to wait for `[DONE]` / `message_stop`, ms (default 200). */
-  endGraceMs?: number;
-}
+export type { BreakerboxFetchOptions, FetchRoute } from './fetch-options.ts';
 
 interface RequestInput {
   url: URL;
@@ -65,6 +32,7 @@ interface RequestInput {
   body: Record<string, unknown>;
   endpointAt: number;
   stream: boolean;
+  hold: boolean;
   done: (ok: boolean, facts: CallFacts, cls: ErrorClass | undefined, cancelled: boolean) => void;
 }
 
@@ -72,10 +40,13 @@ interface ResolvedRoute {
   key: BreakerKey;
   level: FailoverLevel;
   route: FetchRoute;
+  exerciseShare?: number;
 }
 
 /** Builds the wrapper for one SDK instance. */
 export function createBreakerboxFetch(bb: Breakerbox, options: BreakerboxFetchOptions = {}): FetchLike {
+  checkFetchOptions(options, '');
+  const midStream = options.midStream ?? 'rescue';
   const connectMs = options.timeouts?.connectMs;
   const underlying: FetchLike =
     options.fetch ??
@@ -106,7 +77,7 @@ export function createBreakerboxFetch(bb: Breakerbox, options: BreakerboxFetchOp
         { provider: r.provider ?? (r.baseURL ? providerOf(target) : provider), endpoint: family, model: r.model ?? model },
         r.region ?? (r.baseURL ? undefined : options.region),
       );
-      routes.push({ key, level: r.level ?? (r.model && r.model !== model ? 2 : 1), route: r });
+      routes.push({ key, level: r.level ?? (r.model && r.model !== model ? 2 : 1), route: r, exerciseShare: r.exerciseShare ?? options.exerciseShare });
     }
     if (routes.length > 1) {
       bb.declareFallbacks(
@@ -126,6 +97,7 @@ export function createBreakerboxFetch(bb: Breakerbox, options: BreakerboxFetchOp
       levels: routes.map((r) => ({
         key: r.key,
         level: r.level,
+        exerciseShare: r.exerciseShare,
         run: (input, signal, _attempt, control) => attemptRoute(r, input, signal, control),
       })),
     });
@@ -157,7 +129,8 @@ export function createBreakerboxFetch(bb: Breakerbox, options: BreakerboxFetchOp
         timeouts,
         clock: bb.clock,
         endGraceMs: options.endGraceMs ?? 200,
-        malformed: options.malformedChunks ?? 'error',
+        malformed: options.malformedChunks ?? 'skip',
+        hold: input.hold,
         expectUsage: dialectOf(r.key.endpoint) === 'anthropic' || streamOptions?.include_usage === true,
         onDone: input.done,
       },
@@ -173,44 +146,74 @@ export function createBreakerboxFetch(bb: Breakerbox, options: BreakerboxFetchOp
     const model = req.body.model as string;
     const credential = credentialOf(req.headers);
     const { op } = operationFor(req.url, ep.family, model, credential);
+    const stream = req.body.stream === true;
+    const t0 = bb.clock.now();
 
     // The stream may end before `run` resolves; whichever comes second completes the task.
+    // A rescued stream is completed by its rescuer instead, once the caller's stream ends.
     let result: OperationResult<Response> | undefined;
     let ended: [boolean, CallFacts, ErrorClass | undefined] | undefined;
+    let rescued = false;
     const finish = () => {
-      if (result?.complete && ended) result.complete(ended[0], ended[1], ended[2]);
+      if (!rescued && result?.complete && ended) result.complete(ended[0], ended[1], ended[2]);
     };
-    const ri: RequestInput = {
+    const inputFor = (body: Record<string, unknown>, onDone: RequestInput['done']): RequestInput => ({
       url: req.url,
       method: req.method,
       headers: req.headers,
-      body: req.body,
+      body,
       endpointAt: ep.at,
-      stream: req.body.stream === true,
-      done: (ok, facts, cls, cancelled) => {
-        ended = [ok && !cancelled, facts, cancelled ? undefined : cls];
-        finish();
-      },
-    };
+      stream,
+      hold: stream && midStream === 'buffer',
+      done: onDone,
+    });
+    const ri = inputFor(req.body, (ok, facts, cls, cancelled) => {
+      ended = [ok && !cancelled, facts, cancelled ? undefined : cls];
+      finish();
+    });
     const estimate = bb.costBudget.active
       ? bb.prices.cost(model, estimateTokens(req.body), numberOr(req.body.max_tokens ?? req.body.max_completion_tokens, 1024))
       : undefined;
+    const runOpts = {
+      signal: req.signal,
+      deadlineMs: options.timeouts?.totalMs,
+      deferSettle: true,
+      idempotencyKey: req.headers.get('idempotency-key') ?? undefined,
+      estimatedCostUsd: estimate,
+    };
     try {
-      result = await op.run(ri, {
-        signal: req.signal,
-        deadlineMs: options.timeouts?.totalMs,
-        deferSettle: true,
-        idempotencyKey: req.headers.get('idempotency-key') ?? undefined,
-        estimatedCostUsd: estimate,
-      });
+      result = await op.run(ri, runOpts);
     } catch (err) {
       const answer = providerAnswerOf(err);
       // Hand the provider's own answer back, so the official client raises its typed error.
       if (answer) return new Response(answer.body, { status: answer.status, statusText: answer.statusText, headers: answer.headers });
+      // The SDK's own refusals and timeouts, as an answer the client shows readably.
+      if (!req.signal?.aborted) {
+        const own = sdkErrorAnswer(err);
+        if (own) return own;
+      }
       throw err;
     }
-    finish();
-    const res = result.value;
+    let res = result.value;
+    if (stream && midStream === 'rescue' && res.body && (res.headers.get('content-type') ?? '').includes('text/event-stream')) {
+      rescued = true;
+      res = rescuedResponse(res as Response & { body: ReadableStream<Uint8Array> }, result, {
+        bb,
+        op,
+        dialect: dialectOf(ep.family),
+        body: req.body,
+        inputFor,
+        runOptions: runOpts,
+        totalMs: options.timeouts?.totalMs,
+        startedAt: t0,
+        maxRescues: options.maxRescues ?? 2,
+        prefill: options.prefill !== false,
+        servedEnd: () => ended,
+        label: `${ep.family}:${model}`,
+      });
+    } else {
+      finish();
+    }
     res.headers.set('x-breakerbox-level', String(result.level));
     res.headers.set('x-breakerbox-model', result.key?.model ?? model);
     res.headers.set('x-breakerbox-attempts', String(result.attempts.length));

@@ -56,6 +56,8 @@ export interface HttpAttempt {
   endGraceMs: number;
   malformed: 'error' | 'skip';
   expectUsage: boolean;
+  /** Buffered mode: hand a stream over only once it is complete. */
+  hold: boolean;
   /** Called once the answer is fully known (JSON read, or stream ended). */
   onDone: (ok: boolean, facts: CallFacts, cls: ErrorClass | undefined, cancelled: boolean) => void;
 }
@@ -121,6 +123,7 @@ export async function sendAttempt(a: HttpAttempt, signal: AbortSignal | undefine
         endGraceMs: a.endGraceMs,
         expectUsage: a.expectUsage,
         malformed: a.malformed,
+        hold: a.hold,
         abortUpstream: (r) => ac.abort(r),
       },
       (s: StreamSummary) => {
@@ -128,9 +131,9 @@ export async function sendAttempt(a: HttpAttempt, signal: AbortSignal | undefine
         const facts = streamFacts(s, upstreamRequestId);
         if (s.cancelled) control?.cancel();
         else control?.settle(s.cls, facts);
-        // A failure before the first token is this attempt's alone: the chain moves on and
-        // the answer the caller gets will come from another attempt.
-        if (s.error && s.ttftMs === undefined) return;
+        // A failure before the stream was handed over (its first token, or in buffered mode
+        // its end) is this attempt's alone: the answer the caller gets comes from another one.
+        if (s.error && (s.ttftMs === undefined || a.hold)) return;
         a.onDone(!s.cancelled && s.cls === null, facts, s.cls ?? undefined, s.cancelled);
       },
     );
@@ -171,6 +174,7 @@ function streamFacts(s: StreamSummary, upstreamRequestId: string | undefined): C
   else if (s.tokens > 0) f.outputTokens = s.tokens;
   if (s.finishReason) f.finishReason = s.finishReason;
   if (s.cachedTokens !== undefined) f.cacheHit = s.cachedTokens > 0;
+  if (s.skippedFrames > 0) f.skippedChunks = s.skippedFrames;
   return f;
 }
 

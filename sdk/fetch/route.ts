@@ -5,25 +5,7 @@
  */
 import type { StreamDialect } from '../streams/sse-frames.ts';
 
-const KNOWN_HOSTS: Array<[RegExp, string]> = [
-  [/(^|\.)openai\.com$/, 'openai'],
-  [/(^|\.)anthropic\.com$/, 'anthropic'],
-  [/(^|\.)together\.(xyz|ai)$/, 'together'],
-  [/(^|\.)groq\.com$/, 'groq'],
-  [/(^|\.)mistral\.ai$/, 'mistral'],
-  [/(^|\.)fireworks\.ai$/, 'fireworks'],
-  [/(^|\.)deepseek\.com$/, 'deepseek'],
-  [/(^|\.)openrouter\.ai$/, 'openrouter'],
-  [/(^|\.)x\.ai$/, 'xai'],
-  [/\.openai\.azure\.com$/, 'azure-openai'],
-  [/(^|\.)googleapis\.com$/, 'google'],
-];
-
-/** Provider name for a URL: a known host's name, else the host itself (with port). */
-export function providerOf(url: URL): string {
-  for (const [re, name] of KNOWN_HOSTS) if (re.test(url.hostname)) return name;
-  return url.host;
-}
+export { providerOf } from '@breakerbox/protocol';
 
 const ENDPOINTS: Array<[string, string]> = [
   ['/chat/completions', 'chat'],

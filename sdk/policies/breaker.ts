@@ -1,7 +1,9 @@
 /**
  * Circuit breaker for one key. Trips on any of three signals over a rolling window, each
  * only past a minimum volume: provider-side error share, slow-call share over an absolute
- * latency ceiling, and bulkhead rejections. Client-fault classes are counted as calls but
+ * latency ceiling, and bulkhead rejections. Below that volume floor a run of consecutive
+ * provider-side failures trips it (reason `error_rate`: the share over the run is 100%),
+ * so a rarely called key is protected too. Client-fault classes are counted as calls but
  * never as errors. Half-open admits a hard-capped number of concurrent probes and closes
  * after K consecutive clean ones; a failed probe re-opens with a longer, jittered cooldown.
  *
@@ -20,8 +22,14 @@ export interface BreakerOptions {
   windowMs: number;
   /** Slices of the window. */
   buckets: number;
-  /** Minimum calls in the window before any signal may trip the breaker. */
+  /** Minimum calls in the window before any share-based signal may trip the breaker. */
   minCalls: number;
+  /**
+   * Below `minCalls`: this many consecutive provider-side failures trip the breaker
+   * (0 turns the signal off). Any other outcome — a success, a slow success, a client
+   * fault — ends the run.
+   */
+  consecutiveFailures: number;
   /** Share of provider-side errors that trips it (0–1). */
   errorThreshold: number;
   /** Share of slow successes that trips it (0–1). */
@@ -46,20 +54,21 @@ export interface BreakerOptions {
   stableResetMs: number;
 }
 
-/** The defaults of DESIGN.md / the SDK issue. */
+/** The breaker defaults, justified in sdk/README.md. */
 export const DEFAULT_BREAKER_OPTIONS: Readonly<BreakerOptions> = Object.freeze({
   windowMs: 60_000,
   buckets: 12,
   minCalls: 20,
+  consecutiveFailures: 5,
   errorThreshold: 0.5,
   slowThreshold: 0.5,
   rejectionThreshold: 10,
   latencyCeilingMs: 30_000,
   halfOpenMaxProbes: 1,
   halfOpenSuccesses: 3,
-  cooldownMs: 30_000,
+  cooldownMs: 5_000,
   cooldownMultiplier: 2,
-  maxCooldownMs: 600_000,
+  maxCooldownMs: 20_000,
   cooldownJitter: 0.2,
   stableResetMs: 300_000,
 });
@@ -97,6 +106,8 @@ export class Breaker {
   private probesInFlight = 0;
   private probeSuccesses = 0;
   private consecutiveOpens = 0;
+  /** Provider-side failures in a row while closed (cold calls left out). */
+  private failureRun = 0;
   /** Subscribes to state changes; returns an unsubscribe function. */
   readonly onStateChange: EventSubscriber<BreakerTransition> = this.transitions.on;
 
@@ -166,15 +177,21 @@ export class Breaker {
         this.toOpen(now, 'probe_failed');
       } else if (cls === null && ++this.probeSuccesses >= this.options.halfOpenSuccesses) {
         this.window.clear();
+        this.failureRun = 0;
         this.setState({ name: 'closed', since: now }, 'probes_succeeded');
       }
       return;
     }
     if (cold || this.current.name !== 'closed') return;
     this.window.add(now, Counter.Calls);
-    if (failed) this.window.add(now, Counter.Errors);
-    else if (slow) this.window.add(now, Counter.Slow);
-    else return; // a clean call cannot trip the breaker
+    if (failed) {
+      this.failureRun++;
+      this.window.add(now, Counter.Errors);
+    } else {
+      this.failureRun = 0;
+      if (slow) this.window.add(now, Counter.Slow);
+      else return; // a clean call cannot trip the breaker
+    }
     this.check(now);
   }
 
@@ -193,6 +210,7 @@ export class Breaker {
   /** Closes the breaker now, forgetting the window and the consecutive-open count (reason `manual`). */
   forceClose(): void {
     this.window.clear();
+    this.failureRun = 0;
     this.consecutiveOpens = 0;
     if (this.current.name !== 'closed') this.setState({ name: 'closed', since: this.clock.now() }, 'manual');
   }
@@ -201,7 +219,10 @@ export class Breaker {
     const o = this.options;
     const calls = this.window.total(now, Counter.Calls);
     const rejections = this.window.total(now, Counter.Rejections);
-    if (calls + rejections < o.minCalls) return;
+    if (calls + rejections < o.minCalls) {
+      if (o.consecutiveFailures > 0 && this.failureRun >= o.consecutiveFailures) this.toOpen(now, 'error_rate');
+      return;
+    }
     if (calls > 0 && this.window.total(now, Counter.Errors) / calls >= o.errorThreshold) this.toOpen(now, 'error_rate');
     else if (calls > 0 && this.window.total(now, Counter.Slow) / calls >= o.slowThreshold) this.toOpen(now, 'slow_calls');
     else if (rejections >= o.rejectionThreshold) this.toOpen(now, 'rejections');
@@ -216,6 +237,7 @@ export class Breaker {
     const cooldownMs = Math.max(0, Math.round(base * (1 + o.cooldownJitter * (2 * this.random() - 1))));
     const rates = this.rates(now);
     this.window.clear();
+    this.failureRun = 0;
     this.setState({ name: 'open', since: now, until: now + cooldownMs, cooldownMs, attempt }, reason, rates);
   }
 

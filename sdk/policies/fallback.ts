@@ -2,9 +2,16 @@
  * Fallback chain for one operation: ordered levels 0–4 (0 primary; 1 same model
  * elsewhere; 2 equivalent model; 3 cheaper model; 4 cached or templated answer, always
  * flagged degraded). Each level with a key runs under that key's own policies. The chain
- * moves on for provider-side failures and refusals (open breaker, full bulkhead), not for
- * client-fault errors unless listed in `fallbackOn` (e.g. `context_length` → a
- * long-context model). A `failClosed` operation never substitutes.
+ * moves on for provider-side failures and refusals (open breaker, full bulkhead) and, by
+ * default, for `context_length` (the next route may have a longer context); other
+ * client-fault errors only when listed in `fallbackOn`. A `failClosed` operation never
+ * substitutes.
+ *
+ * Exercise: with `exerciseShare`, that share of normal runs starts at a fallback level
+ * instead (each keyed fallback its own share), so the fallbacks are proven with live
+ * traffic before an incident needs them. Such a run is not a failover: its attempts are
+ * marked `exercised` in the fallback key's window, and if the exercised level fails the
+ * run continues with the primary and the rest of the chain.
  */
 import type { BreakerKey, ErrorClass } from '@breakerbox/protocol';
 import type { Clock } from '../clock.ts';
@@ -16,7 +23,7 @@ import type { TaskStats } from '../telemetry/task-stats.ts';
 import { classifyFinishReason, classifyThrown, countsAgainstProvider } from '@breakerbox/protocol';
 import { BreakerboxError, SDK_ERROR_CODES } from '../errors/catalog.ts';
 
-/** Failover levels of DESIGN.md. */
+/** Failover levels (docs/architecture.md). */
 export type FailoverLevel = 0 | 1 | 2 | 3 | 4;
 
 /** One level of a chain. A level without `key` is a local answer (cache, template): level 4, degraded. */
@@ -26,6 +33,8 @@ export interface ChainLevel<I, T> {
   run: (input: I, signal: AbortSignal | undefined, attempt: number, control: AttemptControl | undefined) => Promise<T>;
   /** Usage and finish reason of an answer, for telemetry and cost. */
   facts?: (value: T) => CallFacts | undefined;
+  /** Share (0–1) of normal runs sent to this fallback level first (default: the spec's `exerciseShare`). */
+  exerciseShare?: number;
 }
 
 /** An operation: a named, ordered chain. */
@@ -34,8 +43,10 @@ export interface OperationSpec<I, T> {
   levels: ReadonlyArray<ChainLevel<I, T>>;
   /** Durable writes: never substitute another level for the primary. */
   failClosed?: boolean;
-  /** Client-fault classes that also move the chain on. */
+  /** Client-fault classes that also move the chain on (default `DEFAULT_FALLBACK_ON`; `[]` for none). */
   fallbackOn?: readonly ErrorClass[];
+  /** Share (0–1) of normal runs sent through each keyed fallback level first (default 0: off). */
+  exerciseShare?: number;
 }
 
 /** Per-run options. */
@@ -48,6 +59,11 @@ export interface RunOptions {
   estimatedCostUsd?: number;
   /** Attempts settle later (streams): see `AttemptControl`. */
   deferSettle?: boolean;
+  /**
+   * A mid-stream rescue of an earlier run: no exercise, and no task or `onCall` of its own —
+   * the earlier run's `complete` takes this run's attempts (see `OperationResult.complete`).
+   */
+  rescue?: boolean;
 }
 
 /** What a chain run returns. */
@@ -65,17 +81,27 @@ export interface OperationResult<T> {
   /**
    * With `deferSettle`: call once the served answer has been consumed, to record the task
    * and emit `onCall` with the answer's facts (`ok` false if the stream then broke).
+   * `rescues`: the runs that rescued the answer mid-stream, in order; their attempts join
+   * this task's and the last one's level is the serving level.
    */
-  complete?: (ok: boolean, facts?: CallFacts, errorClass?: ErrorClass) => void;
+  complete?: (ok: boolean, facts?: CallFacts, errorClass?: ErrorClass, rescues?: ReadonlyArray<OperationResult<T>>) => void;
 }
 
 /** What the chain needs from the SDK instance. */
 export interface ChainHost {
   clock: Clock;
+  random: () => number;
   policy(key: BreakerKey): KeyPolicy;
   tasks(operation: string): TaskStats;
   calls: Emitter<CallEvent>;
 }
+
+/**
+ * Client-fault classes that move on by default: a prompt over one model's context may fit
+ * the next route's, and trying costs one refused request; every other client fault would
+ * fail the same way everywhere.
+ */
+export const DEFAULT_FALLBACK_ON: readonly ErrorClass[] = Object.freeze(['context_length'] as ErrorClass[]);
 
 const MOVE_ON_CODES = new Set<string>([SDK_ERROR_CODES.BREAKER_OPEN, SDK_ERROR_CODES.HALF_OPEN_BUSY, SDK_ERROR_CODES.BULKHEAD_FULL]);
 
@@ -93,9 +119,12 @@ export async function runChain<I, T>(host: ChainHost, spec: OperationSpec<I, T>,
   let lastKey: BreakerKey | undefined;
   let fallbackInvoked = false;
   let fallbackFailed = false;
-  const levels = spec.failClosed ? spec.levels.slice(0, 1) : spec.levels;
+  const levels = spec.failClosed ? spec.levels.slice(0, 1) : opts.rescue ? spec.levels : exerciseOrder(host, spec);
+  /** Index in `levels` of the primary: levels before it are an exercised fallback, not a failover. */
+  const primaryAt = levels.indexOf(spec.levels[0]!);
   const cost = () => attempts.reduce((s, a) => s + a.costUsd, 0);
-  const finish = (ok: boolean, level: FailoverLevel | undefined, degraded: boolean, facts?: CallFacts) => {
+  const finish = (ok: boolean, level: FailoverLevel | undefined, degraded: boolean, facts?: CallFacts, rescues = 0) => {
+    if (opts.rescue) return;
     // An answer cut by its token limit or a filter is delivered, but it is not a success.
     const finishCls = classifyFinishReason(facts?.finishReason);
     if (ok && finishCls) {
@@ -103,13 +132,14 @@ export async function runChain<I, T>(host: ChainHost, spec: OperationSpec<I, T>,
       lastCls = finishCls;
     }
     host.tasks(spec.name).record({ ok, level: ok ? level : undefined, degraded, attempts: attempts.length, costUsd: cost(), fallbackInvoked, fallbackFailed, primaryKey: spec.levels.find((l) => l.key)?.key });
-    if (host.calls.size) emitChainCall(host, spec.name, t0, attempts, ok, level ?? 0, lastKey, ok ? undefined : lastCls, lastErr, facts);
+    if (host.calls.size) emitChainCall(host, spec.name, t0, attempts, ok, level ?? 0, lastKey, ok ? undefined : lastCls, lastErr, facts, rescues);
   };
 
   for (let i = 0; i < levels.length; i++) {
     const l = levels[i]!;
-    const level = levelOf(l, i);
-    if (i > 0) fallbackInvoked = true;
+    const level = levelOf(l, spec.levels.indexOf(l));
+    const exercised = i < primaryAt;
+    if (i > primaryAt) fallbackInvoked = true;
     const remaining = opts.deadlineMs === undefined ? undefined : opts.deadlineMs - (host.clock.now() - t0);
     if (remaining !== undefined && remaining <= 0) break;
     lastKey = l.key;
@@ -127,6 +157,7 @@ export async function runChain<I, T>(host: ChainHost, spec: OperationSpec<I, T>,
           idempotencyKey: opts.idempotencyKey,
           estimatedCostUsd: opts.estimatedCostUsd,
           deferSettle: opts.deferSettle,
+          exercise: exercised,
           silent: true,
           operation: spec.name,
           facts: l.facts ? (v) => (facts = l.facts!(v)) : undefined,
@@ -137,11 +168,18 @@ export async function runChain<I, T>(host: ChainHost, spec: OperationSpec<I, T>,
       const degraded = level === 4;
       if (opts.deferSettle && l.key) {
         let done = false;
-        const complete = (ok: boolean, f?: CallFacts, cls?: ErrorClass) => {
+        const complete = (ok: boolean, f?: CallFacts, cls?: ErrorClass, rescues?: ReadonlyArray<OperationResult<T>>) => {
           if (done) return;
           done = true;
           if (!ok) lastCls = cls;
-          finish(ok, level, degraded, f ?? facts);
+          let served = level;
+          for (const r of rescues ?? []) {
+            attempts.push(...r.attempts);
+            served = r.level;
+            lastKey = r.key;
+            if (r.level > 0) fallbackInvoked = true;
+          }
+          finish(ok, served, served === 4, f ?? facts, rescues?.length ?? 0);
         };
         return { value, level, key: l.key, degraded, attempts, costUsd: cost(), complete };
       }
@@ -150,10 +188,11 @@ export async function runChain<I, T>(host: ChainHost, spec: OperationSpec<I, T>,
     } catch (err) {
       lastErr = err;
       lastCls = classifyThrown(err);
-      if (i > 0) fallbackFailed = true;
+      if (i > primaryAt) fallbackFailed = true;
       if (opts.signal?.aborted) break;
+      if (exercised) continue; // an exercised fallback that fails hands the run to the primary
       const code = err instanceof BreakerboxError ? err.code : undefined;
-      const moveOn = countsAgainstProvider(lastCls) || (code !== undefined && MOVE_ON_CODES.has(code)) || (spec.fallbackOn?.includes(lastCls) ?? false);
+      const moveOn = countsAgainstProvider(lastCls) || (code !== undefined && MOVE_ON_CODES.has(code)) || (spec.fallbackOn ?? DEFAULT_FALLBACK_ON).includes(lastCls);
       if (!moveOn) break;
     }
   }
@@ -163,6 +202,21 @@ export async function runChain<I, T>(host: ChainHost, spec: OperationSpec<I, T>,
     errorClass: lastCls,
     cause: lastErr,
   });
+}
+
+/** The chain's levels for one run: usually as configured; for an exercised run, one fallback first. */
+function exerciseOrder<I, T>(host: ChainHost, spec: OperationSpec<I, T>): ReadonlyArray<ChainLevel<I, T>> {
+  const levels = spec.levels;
+  if (levels.length < 2 || (!spec.exerciseShare && !levels.some((l) => l.exerciseShare))) return levels;
+  let r = host.random();
+  for (let i = 1; i < levels.length; i++) {
+    const l = levels[i]!;
+    if (!l.key) continue;
+    const s = l.exerciseShare ?? spec.exerciseShare ?? 0;
+    if (r < s) return [l, ...levels.filter((x) => x !== l)];
+    r -= s;
+  }
+  return levels;
 }
 
 function emitChainCall(
@@ -176,6 +230,7 @@ function emitChainCall(
   cls: ErrorClass | undefined,
   err: unknown,
   facts: CallFacts | undefined,
+  rescues: number,
 ): void {
   const ev: CallEvent = {
     requestId: newCallId(),
@@ -190,6 +245,7 @@ function emitChainCall(
     costUsd: attempts.reduce((s, a) => s + a.costUsd, 0),
   };
   if (key?.region) ev.region = key.region;
+  if (rescues > 0) ev.rescues = rescues;
   if (!ok && cls) ev.errorClass = cls;
   if (!ok && err instanceof BreakerboxError) ev.errorCode = err.code;
   if (facts) {

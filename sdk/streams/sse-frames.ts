@@ -1,9 +1,10 @@
 /**
- * What one SSE frame of a model stream means, for OpenAI-compatible chat completions and
+ * What one SSE event of a model stream means, for OpenAI-compatible chat completions and
  * Anthropic messages: a content token, the finish reason, usage, the end event, an error
- * event, or nothing of interest. Pure functions over already-split frames.
+ * event, or nothing of interest. Pure functions over events read by the shared
+ * `SseReader` of `@breakerbox/protocol`.
  */
-import type { ErrorClass } from '@breakerbox/protocol';
+import type { ErrorClass, SseEvent } from '@breakerbox/protocol';
 import { classifyErrorBody } from '@breakerbox/protocol';
 
 /** The stream dialects the guard understands. */
@@ -24,26 +25,17 @@ export interface FrameInfo {
 
 const NOTHING: FrameInfo = Object.freeze({ malformed: false, token: false, end: false });
 
-/** Splits a frame into its `event` and joined `data` fields. */
-export function parseFrame(frame: string): { event: string | undefined; data: string | undefined } {
-  let event: string | undefined;
-  let data: string | undefined;
-  for (const raw of frame.split('\n')) {
-    const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
-    if (line.startsWith('data:')) {
-      const v = line.slice(line[5] === ' ' ? 6 : 5);
-      data = data === undefined ? v : `${data}\n${v}`;
-    } else if (line.startsWith('event:')) {
-      event = line.slice(line[6] === ' ' ? 7 : 6).trim();
-    }
-  }
-  return { event, data };
+/**
+ * The event name an Anthropic-style handler keys on: the `event:` field, or the JSON
+ * body's `type` when the stream gave no event name (the reader reports `message`).
+ */
+export function eventName(e: SseEvent, body: Record<string, unknown>): string {
+  return e.event === 'message' ? String(body.type ?? '') : e.event;
 }
 
-/** Interprets one frame of the given dialect. */
-export function interpretFrame(dialect: StreamDialect, frame: string): FrameInfo {
-  const { event, data } = parseFrame(frame);
-  if (data === undefined) return NOTHING; // comments, keep-alives, bare event lines
+/** Interprets one event (from the shared `SseReader`) of the given dialect. */
+export function interpretFrame(dialect: StreamDialect, e: SseEvent): FrameInfo {
+  const { data } = e;
   if (dialect === 'openai' && data.trim() === '[DONE]') return { malformed: false, token: false, end: true };
   let obj: Record<string, unknown>;
   try {
@@ -52,7 +44,7 @@ export function interpretFrame(dialect: StreamDialect, frame: string): FrameInfo
     return { malformed: true, token: false, end: false };
   }
   if (!obj || typeof obj !== 'object') return { malformed: true, token: false, end: false };
-  return dialect === 'openai' ? openaiFrame(obj) : anthropicFrame(event ?? String(obj.type ?? ''), obj);
+  return dialect === 'openai' ? openaiFrame(obj) : anthropicFrame(eventName(e, obj), obj);
 }
 
 function openaiFrame(o: Record<string, unknown>): FrameInfo {

@@ -8,12 +8,15 @@
  * A stream that delivered its finish reason and usage but not its end event is finalised
  * promptly (after `endGraceMs`) as a success, with usage reported.
  *
+ * With `hold`, `ready` waits for the whole answer instead of its first token (buffered
+ * mode): any failure then happens before the caller has read anything.
+ *
  * The guard forwards whole frames only, so a consumer never sees half an event.
  */
 import type { ErrorClass } from '@breakerbox/protocol';
 import type { Clock, TimerHandle } from '../clock.ts';
 import { BreakerboxError, SDK_ERROR_CODES } from '../errors/catalog.ts';
-import { classifyFinishReason } from '@breakerbox/protocol';
+import { SseReader, classifyFinishReason, formatSseEvent, type SseEvent } from '@breakerbox/protocol';
 import { interpretFrame, type StreamDialect } from './sse-frames.ts';
 
 /** Guard settings. */
@@ -31,6 +34,8 @@ export interface StreamGuardOptions {
   malformed: 'error' | 'skip';
   /** Aborts the upstream request (frees the connection). */
   abortUpstream: (reason: unknown) => void;
+  /** Settle `ready` only when the answer is complete (buffered mode). */
+  hold?: boolean;
 }
 
 /** How the stream ended. `cancelled`: the consumer stopped reading; no outcome. */
@@ -56,10 +61,9 @@ export interface GuardedStream {
 /** Starts reading `body` under the guard. `onEnd` is called exactly once. */
 export function guardStream(body: ReadableStream<Uint8Array>, o: StreamGuardOptions, onEnd: (s: StreamSummary) => void): GuardedStream {
   const reader = body.getReader();
-  const decoder = new TextDecoder();
+  const sse = new SseReader();
   const encoder = new TextEncoder();
   const summary: StreamSummary = { cls: null, cancelled: false, tokens: 0, skippedFrames: 0 };
-  let buf = '';
   let finished = false;
   let endSeen = false;
   let firstSeen = false;
@@ -114,7 +118,7 @@ export function guardStream(body: ReadableStream<Uint8Array>, o: StreamGuardOpti
     end(cls);
   };
 
-  const onFrame = (frame: string) => {
+  const onFrame = (frame: SseEvent) => {
     const f = interpretFrame(o.dialect, frame);
     if (f.malformed) {
       if (o.malformed === 'skip') {
@@ -129,7 +133,7 @@ export function guardStream(body: ReadableStream<Uint8Array>, o: StreamGuardOpti
       end(f.error.cls, new BreakerboxError(code, `provider error in stream: ${f.error.message}`, { errorClass: f.error.cls, providerReason: f.error.message }));
       return;
     }
-    controller.enqueue(encoder.encode(frame + '\n\n'));
+    controller.enqueue(encoder.encode(formatSseEvent(frame)));
     if (f.inputTokens !== undefined) summary.inputTokens = f.inputTokens;
     if (f.cachedTokens !== undefined) summary.cachedTokens = f.cachedTokens;
     if (f.outputTokens !== undefined) {
@@ -142,7 +146,7 @@ export function guardStream(body: ReadableStream<Uint8Array>, o: StreamGuardOpti
       if (!firstSeen) {
         firstSeen = true;
         summary.ttftMs = o.clock.now() - o.startedAt;
-        resolveReady();
+        if (!o.hold) resolveReady();
       }
     }
     if (f.end) {
@@ -169,19 +173,15 @@ export function guardStream(body: ReadableStream<Uint8Array>, o: StreamGuardOpti
       }
       if (finished) return;
       if (r.done) {
-        if (buf.trim()) onFrame(buf);
-        buf = '';
+        for (const e of sse.end()) if (!finished) onFrame(e);
         if (finished) return;
         if (!endSeen && summary.finishReason) complete();
         else broken(o.dialect === 'openai' ? 'stream ended without [DONE]' : 'stream ended without message_stop');
         return;
       }
-      buf += decoder.decode(r.value, { stream: true }).replace(/\r\n/g, '\n');
-      let i: number;
-      while (!finished && (i = buf.indexOf('\n\n')) >= 0) {
-        const frame = buf.slice(0, i);
-        buf = buf.slice(i + 2);
-        if (frame) onFrame(frame);
+      for (const e of sse.push(r.value)) {
+        if (finished) break;
+        onFrame(e);
       }
     }
   };

@@ -13,6 +13,8 @@ export interface AttemptFacts {
   inputTokens?: number;
   outputTokens?: number;
   costUsd?: number;
+  /** Malformed stream chunks dropped (`malformedChunks: 'skip'`). */
+  skippedChunks?: number;
 }
 
 function bucketOf(bounds: readonly number[], v: number): number {
@@ -38,6 +40,9 @@ export class KeyStats {
   private inputTokens = 0;
   private outputTokens = 0;
   private costUsd = 0;
+  private skippedChunks = 0;
+  private exercised = 0;
+  private exercisedOk = 0;
   private start: number;
 
   constructor(
@@ -55,8 +60,12 @@ export class KeyStats {
   }
 
   /** Records one attempt that was sent. */
-  attempt(latencyMs: number, cls: ErrorClass | null, slow: boolean, retry: boolean, cold: boolean, probe: boolean, facts?: AttemptFacts): void {
+  attempt(latencyMs: number, cls: ErrorClass | null, slow: boolean, retry: boolean, cold: boolean, probe: boolean, facts?: AttemptFacts, exercised = false): void {
     this.calls++;
+    if (exercised) {
+      this.exercised++;
+      if (cls === null && !slow) this.exercisedOk++;
+    }
     if (cls === null) {
       if (slow) this.slow++;
       else this.ok++;
@@ -78,6 +87,7 @@ export class KeyStats {
       this.inputTokens += facts.inputTokens ?? 0;
       this.outputTokens += facts.outputTokens ?? 0;
       this.costUsd += facts.costUsd ?? 0;
+      if (facts.skippedChunks) this.skippedChunks += facts.skippedChunks;
     }
   }
 
@@ -119,6 +129,9 @@ export class KeyStats {
       cost_usd: round6(this.costUsd),
     };
     if (this.ttft) ev.ttft_ms = histogram(this.bounds, this.ttft);
+    // Optional v1 fields, sent only when non-zero so older collectors see the same events.
+    if (this.skippedChunks) ev.skipped_chunks = this.skippedChunks;
+    if (this.exercised) ev.exercised = { calls: this.exercised, ok: this.exercisedOk };
     this.reset(now);
     return ev;
   }
@@ -126,6 +139,7 @@ export class KeyStats {
   private reset(now: number): void {
     this.calls = this.ok = this.slow = this.rejected = this.shortCircuited = this.retries = this.coldExcluded = 0;
     this.halfOk = this.halfFailed = this.inputTokens = this.outputTokens = this.costUsd = 0;
+    this.skippedChunks = this.exercised = this.exercisedOk = 0;
     this.errors.fill(0);
     this.latency.fill(0);
     this.ttft = undefined;

@@ -26,7 +26,9 @@ export function verdictPhrase(a: KeyAnalysis | undefined): string {
   const hint = d.hint ? ` (${d.hint})` : '';
   switch (d.verdict) {
     case 'provider_outage':
-      if (d.hint === 'probe_only') return `no client traffic, probes failing from ${locations(side.failing.length)}: provider outage${hint}`;
+      if (d.hint === 'probe_only' || d.hint === 'low_volume') {
+        return `${d.hint === 'probe_only' ? 'no client traffic' : 'few calls'}, probes failing from ${locations(side.failing.length)}: provider outage${hint}`;
+      }
       if (d.hint === 'intermittent' && d.intermittent) {
         return `probes caught the provider failing ${d.intermittent.failed} of ${d.intermittent.probes} times: likely provider outage, intermittent`;
       }

@@ -150,6 +150,40 @@ const NotifierSchema = Type.Object(
   },
   { additionalProperties: false },
 );
+/** Caps on breaker keys per ingest token and per source (docs/protocol.md, "Limits"). */
+const KeyLimitsSection = Type.Object(
+  {
+    new_per_minute_per_token: Type.Integer({ minimum: 1, default: 2000, description: 'keys never stored before that one token may create per minute (429)' }),
+    new_per_minute_per_source: Type.Integer({ minimum: 1, default: 2000, description: 'the same per source (service + instance)' }),
+    live_per_token: Type.Integer({ minimum: 1, default: 10_000, description: 'distinct keys one token may report within live_window_s (400)' }),
+    live_per_source: Type.Integer({ minimum: 1, default: 5000, description: 'the same per source' }),
+    live_window_s: Type.Integer({ minimum: 60, default: 3600, description: 'a key not reported for this long stops counting as live' }),
+  },
+  { default: {}, additionalProperties: false },
+);
+
+/** Connection hygiene: how long a client may take, so slow or stalled ones are cut off. */
+const HttpSection = Type.Object(
+  {
+    request_timeout_ms: Type.Integer({ minimum: 1000, default: 30_000, description: 'whole request, headers and body, must arrive within this (408)' }),
+    headers_timeout_ms: Type.Integer({ minimum: 1000, default: 10_000, description: 'request headers must arrive within this' }),
+    connection_timeout_ms: Type.Integer({ minimum: 1000, default: 60_000, description: 'a socket with no traffic for this long is closed' }),
+    keep_alive_timeout_ms: Type.Integer({ minimum: 100, default: 5000, description: 'an idle keep-alive connection is closed after this' }),
+    max_requests_per_socket: Type.Integer({ minimum: 0, default: 1000, description: 'requests one keep-alive connection may carry (0 = no limit)' }),
+    check_interval_ms: Type.Integer({ minimum: 100, maximum: 30_000, default: 1000, description: 'how often the request and header timeouts are checked' }),
+  },
+  { default: {}, additionalProperties: false },
+);
+
+/** Watching the database file (docs/protocol.md, "Storage faults"). */
+const StorageSection = Type.Object(
+  {
+    check_interval_ms: Type.Integer({ minimum: 100, default: 2000, description: 'how often the database file is checked (deleted, replaced, unwritable)' }),
+    retry_after_s: Type.Integer({ minimum: 1, maximum: 3600, default: 5, description: 'Retry-After of a 503 while the database is faulty' }),
+  },
+  { default: {}, additionalProperties: false },
+);
+
 /**
  * Everything the collector can be configured with, as read from the optional config file
  * (YAML or JSON, snake_case keys), then environment, then flags. Defaults live here and
@@ -184,6 +218,22 @@ export const ConfigSchema = Type.Object(
           },
           { default: {}, additionalProperties: false },
         ),
+        max_inflight_body_bytes: Type.Integer({
+          minimum: 1024 * 1024,
+          default: 64 * 1024 * 1024,
+          description: 'body bytes all uploads still being received may hold together; past it a body answers 503',
+        }),
+        keys: KeyLimitsSection,
+      },
+      { default: {}, additionalProperties: false },
+    ),
+    http: HttpSection,
+    storage: StorageSection,
+    api: Type.Object(
+      {
+        default_limit: Type.Integer({ minimum: 1, maximum: 100_000, default: 500, description: 'entries per page of the read API lists' }),
+        max_limit: Type.Integer({ minimum: 1, maximum: 100_000, default: 5000, description: 'largest `limit` a read API list accepts' }),
+        read_worker: Type.Boolean({ default: true, description: '/api/verdicts and /api/keys are computed in a worker thread, off the event loop' }),
       },
       { default: {}, additionalProperties: false },
     ),
@@ -198,7 +248,9 @@ export const ConfigSchema = Type.Object(
     metrics: Type.Object(
       {
         open: Type.Boolean({ default: false, description: 'serve /metrics without a token (local scrape only)' }),
-        window_s: Type.Integer({ minimum: 60, maximum: 86_400, default: 900, description: 'window the /metrics figures cover' }),
+        window_s: Type.Integer({ minimum: 60, maximum: 86_400, default: 900, description: 'window the /metrics state gauges (open share, verdict) cover' }),
+        state_gauges: Type.Boolean({ default: true, description: 'export breaker instances, open share and verdict per key (runs the verdict engine over every key at each scrape)' }),
+        max_series: Type.Integer({ minimum: 1, maximum: 100_000_000, default: 500_000, description: 'cap on per-key series on /metrics; keys past it are dropped whole and counted' }),
       },
       { default: {}, additionalProperties: false },
     ),

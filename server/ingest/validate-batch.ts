@@ -2,7 +2,8 @@ import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import type { TSchema } from '@sinclair/typebox';
 import type { TelemetryBatch, Histogram } from '@breakerbox/protocol';
 import { BreakerboxError } from '../errors.ts';
-import { BatchEnvelopeSchema, EVENT_SCHEMAS } from '@breakerbox/protocol';
+import { BatchEnvelopeSchema, ERROR_CLASSES, EVENT_SCHEMAS } from '@breakerbox/protocol';
+import { checkInvariants } from './invariants.ts';
 
 const envelope = TypeCompiler.Compile(BatchEnvelopeSchema);
 const checks: Record<string, TypeCheck<TSchema>> = Object.fromEntries(
@@ -36,8 +37,9 @@ function checkTime(value: number, path: string, bounds: TimeBounds): void {
 }
 
 /**
- * Validates a parsed body against protocol v1 and returns it typed. Throws a 400
- * BreakerboxError naming the first bad field as a JSON pointer (`/events/3/calls`).
+ * Validates a parsed body against protocol v1 (schema, then the cross-field invariants)
+ * and returns it typed. Throws a 400 BreakerboxError naming the first bad field as a JSON
+ * pointer (`/events/3/calls`).
  */
 export function validateBatch(body: unknown, bounds: TimeBounds): TelemetryBatch {
   if (!envelope.Check(body)) {
@@ -52,7 +54,11 @@ export function validateBatch(body: unknown, bounds: TimeBounds): TelemetryBatch
     if (!check) invalid(`${path}/type`, `unknown event type "${event.type}" (allowed: ${Object.keys(checks).join(', ')})`);
     if (!check.Check(event)) {
       const first = check.Errors(event).First();
-      invalid(`${path}${first?.path ?? ''}`, first?.message ?? 'invalid event');
+      const unknownClass = /^\/errors\/([^/]+)$/.exec(first?.path ?? '');
+      const message = unknownClass && first?.message === 'Unexpected property'
+        ? `unknown error class "${unknownClass[1]}" (allowed: ${ERROR_CLASSES.join(', ')})`
+        : first?.message ?? 'invalid event';
+      invalid(`${path}${first?.path ?? ''}`, message);
     }
     switch (event.type) {
       case 'window':
@@ -68,6 +74,8 @@ export function validateBatch(body: unknown, bounds: TimeBounds): TelemetryBatch
       default:
         checkTime(event.ts, `${path}/ts`, bounds);
     }
+    const violation = checkInvariants(event);
+    if (violation) invalid(`${path}${violation.path}`, violation.message);
   }
   return batch;
 }

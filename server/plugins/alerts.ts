@@ -82,6 +82,7 @@ export const alertsPlugin = fp(
     let lastPrune = 0;
     const evaluate = (now = app.clock.now()) => {
       const result = engine!.evaluate(now);
+      app.collectorMetrics.alertEvaluation(result.took_ms);
       if (now - lastPrune > 3_600_000) {
         lastPrune = now;
         deliveries.prune(now - cfg.history_days * DAY);

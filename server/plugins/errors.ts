@@ -35,7 +35,9 @@ export const errorsPlugin = fp(async (app) => {
     } else {
       err = new BreakerboxError('BB_ERR_INTERNAL', undefined, { cause: raw });
     }
-    if (err.statusCode >= 500) request.log.error({ err: err.cause ?? err, code: err.code }, 'request failed');
+    // A 503 is a known condition (storage fault, busy) logged once where it starts, not per request.
+    if (err.statusCode >= 500 && err.statusCode !== 503) request.log.error({ err: err.cause ?? err, code: err.code }, 'request failed');
+    else if (err.statusCode === 503) request.log.debug({ code: err.code }, err.message);
     else request.log.info({ code: err.code, path: err.path }, err.message);
     if (err.headers) reply.headers(err.headers);
     return reply.code(err.statusCode).send(toErrorBody(err));

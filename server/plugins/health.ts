@@ -1,10 +1,14 @@
 import fp from 'fastify-plugin';
 
-/** `GET /healthz` (the process answers) and `GET /readyz` (database writable, migrations applied). */
+/**
+ * `GET /healthz` (the process answers) and `GET /readyz` (database file in place and
+ * writable, no storage fault, migrations applied). A red `/readyz` names its reason.
+ */
 export const healthPlugin = fp(async (app) => {
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_request, reply) => {
-    const ready = app.isReady();
-    return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not_ready' });
+    const reason = app.notReadyReason();
+    if (reason === null) return { status: 'ready' };
+    return reply.code(503).header('retry-after', String(app.config.storage.retry_after_s)).send({ status: 'not_ready', reason });
   });
 });

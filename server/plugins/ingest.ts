@@ -1,63 +1,123 @@
 import fp from 'fastify-plugin';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
+import type { IncomingMessage } from 'node:http';
+import { keyId, type TelemetryBatch } from '@breakerbox/protocol';
 import { BreakerboxError } from '../errors.ts';
-import { decodeJsonBody } from '../ingest/decode-body.ts';
+import { parseJsonBody } from '../ingest/decode-body.ts';
+import { createBodyBudget, readBody } from '../ingest/read-body.ts';
 import { createRateLimiter } from '../ingest/rate-limiter.ts';
-import { validateBatch } from '../ingest/validate-batch.ts';
+import { createKeyLimiter, type BatchKey } from '../ingest/key-limits.ts';
+import { createLimitCounters, type LimitCounters, type LimitName } from '../ingest/limit-counters.ts';
+import { validateBatch, type TimeBounds } from '../ingest/validate-batch.ts';
 import { AckSchema, BatchEnvelopeSchema, ErrorReplySchema } from '@breakerbox/protocol';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** How often each ingest limit refused a batch (read by `/metrics`). */
+    ingestLimits: LimitCounters;
+    /**
+     * The onRequest hooks of every ingest route (protocol v1 and OTLP): the `ingest` right,
+     * the token's rate (one bucket per token shared by all of them), then the storage's
+     * health, all before the body is read.
+     */
+    ingestGuard: onRequestHookHandler[];
+    /** The span an ingested timestamp must fall in, as of `now`: raw retention back, allowed skew ahead. */
+    ingestTimeBounds(now: number): TimeBounds;
+    /**
+     * Runs an ingest write: a storage fault (deleted or unwritable file, disk full) becomes a
+     * 503 with `Retry-After` so the sender keeps its data, and is reported to the storage
+     * health; a success clears it.
+     */
+    ingestWrite<T>(now: number, write: () => T): T;
+  }
+}
 
 const DAY = 86_400_000;
 
+const LIMIT_OF_CODE: Partial<Record<string, LimitName>> = {
+  BB_ERR_INGEST_TOO_LARGE: 'body_limit_bytes',
+  BB_ERR_INGEST_BUSY: 'inflight_body_bytes',
+  BB_ERR_INGEST_INVALID: 'invalid',
+  BB_ERR_INGEST_MALFORMED_JSON: 'invalid',
+  BB_ERR_INGEST_BAD_ENCODING: 'invalid',
+};
+
+/** The distinct keys of a batch, each with the path of its first event. */
+function batchKeys(batch: TelemetryBatch, isStored: (key: BatchKey['key']) => boolean): Map<string, BatchKey> {
+  const keys = new Map<string, BatchKey>();
+  batch.events.forEach((e, i) => {
+    if (e.type === 'tasks') return;
+    const id = keyId(e.key);
+    if (!keys.has(id)) keys.set(id, { key: e.key, path: `/events/${i}/key`, isNew: !isStored(e.key) });
+  });
+  return keys;
+}
+
 /**
- * `POST /v1/telemetry` — protocol v1. Auth and rate limit run before the body is read;
- * the body is inflated under a cap, validated as a whole, then written in one transaction,
- * so a batch is either stored entirely or not at all.
+ * `POST /v1/telemetry` — protocol v1. Auth, rate limit and the storage check run before
+ * the body is read; the body streams in under a size cap and a shared in-flight budget, is
+ * validated as a whole, its keys are checked against the per-token and per-source caps,
+ * then it is written in one transaction, so a batch is either stored entirely or not at all.
  */
 async function ingestRoutes(app: FastifyInstance): Promise<void> {
   const { config } = app;
   const limit = config.ingest.body_limit_bytes;
-  const limiter = createRateLimiter({ perSecond: config.ingest.rate_limit.per_second, burst: config.ingest.rate_limit.burst });
+  const counters = app.ingestLimits;
+  const keyLimiter = createKeyLimiter(config.ingest.keys, (name) => counters.hit(name));
+  const budget = createBodyBudget(config.ingest.max_inflight_body_bytes);
+  const count = (err: unknown) => {
+    const name = LIMIT_OF_CODE[(err as BreakerboxError).code];
+    if (name) counters.hit(name);
+  };
 
-  // Scoped to this plugin: other routes keep fastify's plain JSON parser.
-  app.removeContentTypeParser(['application/json']);
-  app.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: limit }, (request, body, done) => {
+  // Scoped to this plugin: only JSON is accepted here (text/plain answers 415, not 400).
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', async (request: FastifyRequest, payload: IncomingMessage) => {
     try {
-      done(null, decodeJsonBody(body as unknown as Buffer, request.headers['content-encoding'], limit));
+      const raw = await readBody(payload, {
+        limit,
+        contentEncoding: request.headers['content-encoding'],
+        contentLength: request.headers['content-length'],
+        budget,
+      });
+      return parseJsonBody(raw);
     } catch (err) {
-      done(err as Error, undefined);
+      count(err);
+      throw err;
     }
   });
 
-  const requireIngest = app.requireRight('ingest');
+  app.addHook('onResponse', async (_request, reply) => app.collectorMetrics.ingestRequest(reply.statusCode, reply.elapsedTime / 1000));
   app.post(
     '/v1/telemetry',
     {
-      bodyLimit: limit,
       schema: {
         description: 'Telemetry protocol v1 (validated per event type in the handler, so errors name the exact field).',
-        response: { 200: AckSchema, '4xx': ErrorReplySchema },
+        response: { 200: AckSchema, '4xx': ErrorReplySchema, '5xx': ErrorReplySchema },
       },
-      onRequest: [
-        requireIngest,
-        async (request) => {
-          const waitMs = limiter.take(request.principal!.tokenId);
-          if (waitMs > 0) {
-            throw new BreakerboxError('BB_ERR_INGEST_RATE_LIMITED', undefined, {
-              headers: { 'retry-after': String(Math.max(1, Math.ceil(waitMs / 1000))) },
-            });
-          }
-        },
-      ],
+      onRequest: app.ingestGuard,
     },
     async (request) => {
       const now = app.clock.now();
-      const batch = validateBatch(request.body, {
-        oldest: now - config.retention.raw_days * DAY,
-        newest: now + config.ingest.max_future_ms,
-      });
-      const ack = app.tracing.span('db.insert_batch', { 'breakerbox.events': batch.events.length }, () =>
-        app.telemetry.insertBatch(batch, now),
+      let batch: TelemetryBatch;
+      try {
+        batch = validateBatch(request.body, app.ingestTimeBounds(now));
+      } catch (err) {
+        count(err);
+        throw err;
+      }
+      const principal = request.principal!;
+      const admission = keyLimiter.admit(
+        { id: principal.tokenId, name: principal.name },
+        batch.source,
+        batchKeys(batch, (key) => app.telemetry.findKeyId(key) !== undefined),
+        now,
       );
+      const ack = app.ingestWrite(now, () =>
+        app.tracing.span('db.insert_batch', { 'breakerbox.events': batch.events.length }, () => app.telemetry.insertBatch(batch, now)),
+      );
+      admission.commit();
+      app.collectorMetrics.ingestBatch(batch.events, ack.duplicate);
       if (batch.dropped_events && !ack.duplicate) {
         request.log.warn({ service: batch.source.service, instance: batch.source.instance, dropped: batch.dropped_events },
           'a sender dropped telemetry while the collector was unreachable');
@@ -70,6 +130,48 @@ async function ingestRoutes(app: FastifyInstance): Promise<void> {
 /** The envelope schema, exported for documentation generators. */
 export const telemetryBodySchema = BatchEnvelopeSchema;
 
-export const ingestPlugin = fp(async (app) => {
-  await app.register(ingestRoutes);
-});
+export const ingestPlugin = fp(
+  async (app) => {
+    const { config } = app;
+    const counters = createLimitCounters();
+    app.decorate('ingestLimits', counters);
+    const limiter = createRateLimiter({ perSecond: config.ingest.rate_limit.per_second, burst: config.ingest.rate_limit.burst });
+    const admit: onRequestHookHandler = async (request) => {
+      const waitMs = limiter.take(request.principal!.tokenId);
+      if (waitMs > 0) {
+        counters.hit('rate_limit');
+        throw new BreakerboxError('BB_ERR_INGEST_RATE_LIMITED', undefined, {
+          headers: { 'retry-after': String(Math.max(1, Math.ceil(waitMs / 1000))) },
+        });
+      }
+      // Refused before the body is read, so the sender keeps its batch and retries later.
+      const retryS = app.dbHealth.admit(Date.now());
+      if (retryS > 0) {
+        counters.hit('storage_unavailable');
+        throw new BreakerboxError('BB_ERR_STORE_UNAVAILABLE', undefined, { headers: { 'retry-after': String(retryS) } });
+      }
+    };
+    app.decorate('ingestGuard', [app.requireRight('ingest'), admit]);
+    app.decorate('ingestWrite', <T>(now: number, write: () => T): T => {
+      let result: T;
+      try {
+        result = write();
+      } catch (err) {
+        if (!app.dbHealth.writeFailed(err, now)) throw err;
+        counters.hit('storage_unavailable');
+        throw new BreakerboxError('BB_ERR_STORE_UNAVAILABLE', undefined, {
+          cause: err,
+          headers: { 'retry-after': String(config.storage.retry_after_s) },
+        });
+      }
+      app.dbHealth.writeSucceeded();
+      return result;
+    });
+    app.decorate('ingestTimeBounds', (now: number): TimeBounds => ({
+      oldest: now - config.retention.raw_days * DAY,
+      newest: now + config.ingest.max_future_ms,
+    }));
+    await app.register(ingestRoutes);
+  },
+  { name: 'ingest' },
+);

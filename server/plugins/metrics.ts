@@ -1,18 +1,82 @@
+import { Readable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
 import fp from 'fastify-plugin';
-import { collectMetrics } from '../metrics/collect.ts';
+import { createCollectorMetrics, type CollectorMetrics } from '../metrics/collector-health.ts';
+import type { KeyStateNow } from '../metrics/key-families.ts';
+import { metricsPage } from '../metrics/page.ts';
+import { createMetricsReads } from '../storage/metrics-reads.ts';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The collector's own health figures; plugins count their work through it (one call per site). */
+    collectorMetrics: CollectorMetrics;
+  }
+}
+
+/** How long a scrape waits for the page before it. */
+const QUEUE_WAIT_MS = 30_000;
 
 /**
- * `GET /metrics`: Prometheus text exposition of the derived numbers (docs/api.md). Needs a
- * `read` token unless `metrics.open` is set for a local scrape. Registered after the
- * verdicts and alerts plugins.
+ * Decorates `collectorMetrics`, the registry other plugins count into. Registered right
+ * after the database, before the plugins that count.
+ */
+export const collectorMetricsPlugin = fp(
+  async (app) => {
+    const reads = createMetricsReads(app.db, app.config.db);
+    app.decorate(
+      'collectorMetrics',
+      createCollectorMetrics({
+        fileSizes: () => reads.fileSizes(),
+        // The alerts plugin registers later; at scrape time it is there.
+        deliveries: () => (app.hasDecorator('alerts') ? app.alerts.dispatcher.counts() : []),
+      }),
+    );
+  },
+  { name: 'breakerbox-collector-metrics' },
+);
+
+/**
+ * `GET /metrics`: Prometheus text exposition (docs/metrics.md), streamed. Needs a `read`
+ * token unless `metrics.open` is set for a local scrape. Registered after the verdicts and
+ * alerts plugins.
  */
 export const metricsPlugin = fp(
   async (app) => {
-    const { open, window_s: windowS } = app.config.metrics;
+    const { open, window_s: windowS, max_series: maxSeries, state_gauges: stateGauges } = app.config.metrics;
+    const reads = createMetricsReads(app.db, app.config.db);
+    const states = (): Map<number, KeyStateNow> => {
+      const now = app.clock.now();
+      const out = new Map<number, KeyStateNow>();
+      if (!stateGauges) return out;
+      for (const a of app.verdicts.analyse({ from: now - windowS * 1000, to: now })) {
+        out.set(a.info.id, {
+          closed: a.state.closed,
+          open: a.state.open,
+          halfOpen: a.state.half_open,
+          openRatio: a.clients.open_share,
+          verdict: a.decision.verdict,
+        });
+      }
+      return out;
+    };
+    // One page is built at a time (a Prometheus HA pair scrapes together): memory stays that of one
+    // page. A client that stops reading holds its turn for at most QUEUE_WAIT_MS.
+    let queue: Promise<void> = Promise.resolve();
+    async function* oneAtATime(): AsyncGenerator<string> {
+      let release!: () => void;
+      const previous = queue;
+      queue = new Promise<void>((resolve) => (release = resolve));
+      try {
+        await Promise.race([previous, sleep(QUEUE_WAIT_MS, undefined, { ref: false })]);
+        yield* metricsPage({ health: app.collectorMetrics, reads, states, maxSeries });
+      } finally {
+        release();
+      }
+    }
     app.get('/metrics', open ? {} : { onRequest: app.requireRight('read') }, async (_request, reply) => {
-      const body = collectMetrics({ db: app.db, verdicts: app.verdicts, windowS, deliveryCounts: () => app.alerts.dispatcher.counts() }, app.clock.now());
-      return reply.header('content-type', 'text/plain; version=0.0.4; charset=utf-8').send(body);
+      const page = Readable.from(oneAtATime(), { objectMode: false });
+      return reply.header('content-type', 'text/plain; version=0.0.4; charset=utf-8').send(page);
     });
   },
-  { name: 'breakerbox-metrics' },
+  { name: 'breakerbox-metrics', dependencies: ['breakerbox-collector-metrics', 'breakerbox-verdicts'] },
 );

@@ -3,11 +3,15 @@ import { Type } from '@sinclair/typebox';
 import { BreakerboxError } from '../errors.ts';
 import { createVerdictEngine, type VerdictEngine } from '../verdicts/verdict-engine.ts';
 import { parseStep, parseWindow, type TimeRange, type WindowQuery } from '../verdicts/window.ts';
+import { PageParams, page, pageRequest } from '../query/pagination.ts';
+import { inThreadReads, startReadWorker, type FleetReads } from '../query/read-worker.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
     /** Derived numbers, verdicts, key detail, cost and probe views. */
     verdicts: VerdictEngine;
+    /** `/api/verdicts` and `/api/keys` over the whole fleet, off the event loop when configured. */
+    fleetReads: FleetReads;
     /** Resolves a request's window parameters (window, or from/to) against the retention. */
     resolveWindow(query: WindowQuery, defaultWindow: string): TimeRange;
   }
@@ -21,6 +25,7 @@ const WindowParams = {
   to: Type.Optional(Millis),
 };
 const Windowed = Type.Object(WindowParams);
+const PagedWindow = Type.Object({ ...WindowParams, ...PageParams });
 const KeyQuery = Type.Object({
   ...WindowParams,
   step: Type.Optional(Millis),
@@ -54,14 +59,24 @@ export const verdictsPlugin = fp(
     const engine = createVerdictEngine(app.db, app.config.verdicts, app.clock, pending);
     const maxSpanMs = app.config.retention.rollup_days * DAY;
     app.decorate('verdicts', engine);
+    const here = inThreadReads(engine);
+    const fleetReads = app.config.api.read_worker && app.config.db !== ':memory:'
+      ? startReadWorker({
+          path: app.config.db,
+          thresholds: app.config.verdicts,
+          fallback: here,
+          onError: (err) => app.log.warn({ err }, 'the read worker failed; /api/verdicts and /api/keys are computed on the main thread'),
+        })
+      : here;
+    app.decorate('fleetReads', fleetReads);
     app.decorate('resolveWindow', (query: WindowQuery, defaultWindow: string) => parseWindow(query, app.clock.now(), { defaultWindow, maxSpanMs }));
 
     let warming: Promise<unknown> | null = null;
     let closed = false;
     const warm = () => {
       if (warming || closed) return;
-      warming = engine.hours
-        .warm(Math.min(WARM_SPAN_MS, maxSpanMs))
+      warming = app.collectorMetrics
+        .timeJob('rollup', engine.hours.warm(Math.min(WARM_SPAN_MS, maxSpanMs)))
         .then(() => engine.hours.prune(app.clock.now() - maxSpanMs))
         .catch((err) => app.log.error({ err }, 'building hourly aggregates failed'))
         .finally(() => {
@@ -75,12 +90,17 @@ export const verdictsPlugin = fp(
       closed = true;
       clearInterval(timer);
       await warming;
+      await fleetReads.close();
     });
 
     const read = app.requireRight('read');
-    app.get('/api/verdicts', { onRequest: read, schema: { querystring: Windowed } }, async (request) => {
-      const range = app.resolveWindow(request.query as WindowQuery, '15m');
-      return { window: range, verdicts: engine.verdicts(range) };
+    const paging = { defaultLimit: app.config.api.default_limit, maxLimit: app.config.api.max_limit };
+    app.get('/api/verdicts', { onRequest: read, schema: { querystring: PagedWindow } }, async (request) => {
+      const q = request.query as WindowQuery & { limit?: string; cursor?: string };
+      const at = pageRequest(q, paging);
+      const range = at.range ?? app.resolveWindow(q, '15m');
+      const { items, next_cursor, total } = page(await fleetReads.verdicts(range), at, range);
+      return { window: range, verdicts: items, next_cursor, total };
     });
 
     app.get('/api/key', { onRequest: read, schema: { querystring: KeyQuery } }, async (request) => {

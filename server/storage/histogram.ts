@@ -2,7 +2,6 @@ import { DEFAULT_LATENCY_BOUNDS_MS, ROLLUP_BUCKETS, type Histogram } from '@brea
 
 /** Rollup histograms use these bounds; bucket i counts values <= bound i, the last bucket the rest. */
 export const ROLLUP_BOUNDS: readonly number[] = DEFAULT_LATENCY_BOUNDS_MS;
-export { ROLLUP_BUCKETS };
 
 const mappings = new Map<string, Int8Array>();
 

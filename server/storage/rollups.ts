@@ -1,8 +1,8 @@
 import {
-  ERROR_CLASSES, KEY_COLUMNS, PROBE_COLUMNS, SOURCE_COLUMNS, TASK_COLUMNS, TASK_KEY_COLUMNS, minuteOf,
+  ERROR_CLASSES, KEY_COLUMNS, ROLLUP_BUCKETS, PROBE_COLUMNS, SOURCE_COLUMNS, TASK_COLUMNS, TASK_KEY_COLUMNS, minuteOf,
   type ErrorClass, type ProbeEvent, type TasksEvent, type TransitionEvent, type WindowEvent,
 } from '@breakerbox/protocol';
-import { ROLLUP_BUCKETS, addHistogram, addValue } from './histogram.ts';
+import { addHistogram, addValue } from './histogram.ts';
 import type { Db } from './database.ts';
 
 const KEY_COUNTERS = KEY_COLUMNS;
@@ -30,6 +30,8 @@ export class RollupAccumulator {
   private readonly probeRows = new Map<string, Row>();
   /** Per (minute, key, source): calls, failed, slow, rejected, retries, last window end. */
   private readonly keySources = new Map<string, Row>();
+  /** Per (key, service, to state, reason): transitions, for the all-time totals. */
+  private readonly transitionTotals = new Map<string, Row>();
 
   private row(map: Map<string, Row>, ids: (number | string)[], width: number): number[] {
     const id = ids.join('\u0000');
@@ -83,7 +85,10 @@ export class RollupAccumulator {
     const at = KEY_COUNTERS.indexOf('transitions');
     // A breaker's first report (from: null) is not a change of state: counting it would show
     // every freshly started instance as a transition, i.e. flapping on a healthy key.
-    if (e.from !== null) v[at]! += 1;
+    if (e.from !== null) {
+      v[at]! += 1;
+      this.row(this.transitionTotals, [keyId, serviceId, e.to, e.reason], 1)[0]! += 1;
+    }
     if (e.to === 'open' || e.to === 'forced_open') v[at + 1]! += 1;
     this.row(this.keySources, [minute, keyId, sourceId], SOURCE_COUNTERS.length);
   }
@@ -123,14 +128,32 @@ export class RollupAccumulator {
     v[7]! += e.cost_usd ?? 0;
   }
 
-  /** Writes the accumulated rows; call inside the batch's transaction. */
+  /** Writes the accumulated rows, and adds them to the all-time totals; call inside the batch's transaction. */
   flush(statements: RollupStatements): void {
     for (const row of this.keyRows.values()) statements.key.run(...row.ids, ...row.values);
     for (const row of this.taskRows.values()) statements.task.run(...row.ids, ...row.values);
     for (const row of this.taskKeyRows.values()) statements.taskKey.run(...row.ids, ...row.values);
     for (const row of this.probeRows.values()) statements.probe.run(...row.ids, ...row.values);
+    // Totals: the same rows without their minute (ids[0]), merged first so a batch spanning two minutes upserts once.
+    for (const row of withoutMinute(this.keyRows).values()) statements.keyTotal.run(...row.ids, ...row.values);
+    for (const row of withoutMinute(this.taskRows).values()) statements.taskTotal.run(...row.ids, ...row.values);
+    for (const row of withoutMinute(this.probeRows).values()) statements.probeTotal.run(...row.ids, ...row.values);
     for (const row of this.keySources.values()) statements.keySource.run(...row.ids, ...row.values);
+    for (const row of this.transitionTotals.values()) statements.transitionTotal.run(...row.ids, ...row.values);
   }
+}
+
+/** Rows keyed by [minute, ...ids] summed over their minutes, keyed by the remaining ids. */
+function withoutMinute(rows: Map<string, Row>): Map<string, Row> {
+  const out = new Map<string, Row>();
+  for (const row of rows.values()) {
+    const ids = row.ids.slice(1);
+    const id = ids.join('\u0000');
+    const into = out.get(id);
+    if (!into) out.set(id, { ids, values: row.values.slice() });
+    else for (let i = 0; i < row.values.length; i++) into.values[i]! += row.values[i]!;
+  }
+  return out;
 }
 
 /** Prepared upserts for the rollup tables. */
@@ -140,6 +163,11 @@ export interface RollupStatements {
   taskKey: { run(...args: unknown[]): unknown };
   probe: { run(...args: unknown[]): unknown };
   keySource: { run(...args: unknown[]): unknown };
+  /** All-time totals (migration 006), read by /metrics as counters. */
+  keyTotal: { run(...args: unknown[]): unknown };
+  taskTotal: { run(...args: unknown[]): unknown };
+  probeTotal: { run(...args: unknown[]): unknown };
+  transitionTotal: { run(...args: unknown[]): unknown };
 }
 
 /** Prepares the rollup upserts once per database handle. */
@@ -149,6 +177,10 @@ export function prepareRollupStatements(db: Db): RollupStatements {
     task: db.prepare(upsertSql('task_minutes', ['minute', 'operation', 'service_id'], TASK_COUNTERS)),
     taskKey: db.prepare(upsertSql('task_key_minutes', ['minute', 'key_id', 'service_id'], TASK_KEY_COUNTERS)),
     probe: db.prepare(upsertSql('probe_minutes', ['minute', 'key_id', 'location'], PROBE_COUNTERS)),
+    keyTotal: db.prepare(upsertSql('key_totals', ['key_id', 'service_id'], KEY_COUNTERS)),
+    taskTotal: db.prepare(upsertSql('task_totals', ['operation', 'service_id'], TASK_COUNTERS)),
+    probeTotal: db.prepare(upsertSql('probe_totals', ['key_id', 'location'], PROBE_COUNTERS)),
+    transitionTotal: db.prepare(upsertSql('key_transition_totals', ['key_id', 'service_id', 'to_state', 'reason'], ['transitions'])),
     keySource: db.prepare(`INSERT INTO key_minute_sources (minute, key_id, source_id, ${SOURCE_COUNTERS.join(', ')})
       VALUES (?, ?, ?, ${SOURCE_COUNTERS.map(() => '?').join(', ')})
       ON CONFLICT (minute, key_id, source_id) DO UPDATE SET

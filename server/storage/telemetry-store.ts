@@ -14,6 +14,8 @@ export interface StoredKey {
 export interface TelemetryStore {
   /** Stores a validated batch in one transaction; a known `batch_id` changes nothing. */
   insertBatch(batch: TelemetryBatch, receivedAt: number): TelemetryAck;
+  /** Stores several validated batches in one transaction: all of them or none. */
+  insertBatches(batches: TelemetryBatch[], receivedAt: number): TelemetryAck[];
   listKeys(): StoredKey[];
   /** The id of a key, or undefined if it never reported. */
   findKeyId(key: BreakerKey): number | undefined;
@@ -149,17 +151,30 @@ export function createTelemetryStore(db: Db): TelemetryStore {
     return { accepted: batch.events.length, duplicate: false };
   });
 
+  // Each batch runs as a savepoint inside the one outer transaction.
+  const writeAll = db.transaction((batches: TelemetryBatch[], receivedAt: number): TelemetryAck[] =>
+    batches.map((batch) => write(batch, receivedAt)),
+  );
+
+  /** Runs a write; ids it cached are forgotten again if it rolls back. */
+  const guarded = <T>(run: () => T): T => {
+    pending = [];
+    try {
+      return run();
+    } catch (err) {
+      for (const [map, id] of pending) map.delete(id);
+      throw err;
+    } finally {
+      pending = [];
+    }
+  };
+
   return {
     insertBatch(batch, receivedAt) {
-      pending = [];
-      try {
-        return write.immediate(batch, receivedAt);
-      } catch (err) {
-        for (const [map, id] of pending) map.delete(id);
-        throw err;
-      } finally {
-        pending = [];
-      }
+      return guarded(() => write.immediate(batch, receivedAt));
+    },
+    insertBatches(batches, receivedAt) {
+      return guarded(() => writeAll.immediate(batches, receivedAt));
     },
     listKeys() {
       return (s.listKeys.all() as { id: number; provider: string; endpoint: string; model: string; region: string; first_seen: number; last_seen: number }[]).map(
@@ -167,6 +182,9 @@ export function createTelemetryStore(db: Db): TelemetryStore {
       );
     },
     findKeyId(key) {
+      // Ingest asks this for every distinct key of every batch (the key caps): the cache answers most.
+      const cached = keyIds.get(keyCacheId(key));
+      if (cached !== undefined) return cached;
       const row = s.keySelect.get(key.provider, key.endpoint, key.model, regionColumn(key)) as { id: number } | undefined;
       return row?.id;
     },

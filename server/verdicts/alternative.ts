@@ -33,8 +33,9 @@ export function alternativeOf(d: Decision, c: ClientFigures, probes: Record<stri
     `degraded on all ${c.services > 1 ? `${c.services} services` : `${c.instances} instance${c.instances === 1 ? '' : 's'}`}`;
   switch (d.verdict) {
     case 'provider_outage':
-      if (d.hint === 'probe_only') {
-        return { verdict: 'insufficient_data', why: `no client traffic, but ${probeCounts(probes, usable)} — the probes alone are enough to call it` };
+      if (d.hint === 'probe_only' || d.hint === 'low_volume') {
+        const clients = d.hint === 'probe_only' ? 'no client traffic' : `only ${c.calls} calls (fewer than ${t.min_calls})`;
+        return { verdict: 'insufficient_data', why: `${clients}, but ${probeCounts(probes, usable)} — the probes alone are enough to call it` };
       }
       if (d.hint === 'intermittent' && d.intermittent) {
         return {
@@ -59,6 +60,9 @@ export function alternativeOf(d: Decision, c: ClientFigures, probes: Record<stri
       };
     }
     case 'provider_degraded':
+      if (d.hint === 'probe_only' || d.hint === 'low_volume') {
+        return { verdict: 'insufficient_data', why: `too little client traffic to judge, but ${probeCounts(probes, side.failing)}` };
+      }
       return { verdict: 'healthy', why: `${probeCounts(probes, side.failing)}; clients fine (error share ${pct(c.error_share ?? 0)} < ${pct(t.degraded_error_share)})` };
     case 'healthy':
       if (d.hint === 'probe_only') return { verdict: 'insufficient_data', why: `no client traffic, but ${probeCounts(probes, usable)}` };

@@ -1,7 +1,5 @@
 import { ERROR_CLASSES, KEY_COLUMNS, PROBE_COLUMNS, ROLLUP_BUCKETS, type ErrorClass } from '@breakerbox/protocol';
 
-export { KEY_COLUMNS, PROBE_COLUMNS, PROVIDER_CLASSES, CLIENT_CLASSES } from '@breakerbox/protocol';
-
 const indexOf = (cols: readonly string[]) => (name: string): number => {
   const i = cols.indexOf(name);
   if (i < 0) throw new Error(`no column ${name}`);
@@ -13,7 +11,7 @@ const p = indexOf(PROBE_COLUMNS);
 /** Positions in a KeySums array. */
 export const K = {
   calls: k('calls'), ok: k('ok'), slow: k('slow'), errors: k('e_rate_limit'), rejected: k('rejected'),
-  shortCircuited: k('short_circuited'), retries: k('retries'), halfOpenOk: k('half_open_ok'),
+  shortCircuited: k('short_circuited'), retries: k('retries'), coldExcluded: k('cold_excluded'), halfOpenOk: k('half_open_ok'),
   halfOpenFailed: k('half_open_failed'), inputTokens: k('input_tokens'), outputTokens: k('output_tokens'),
   cost: k('cost_usd'), transitions: k('transitions'), opens: k('opens'), latency: k('h0'), ttft: k('t0'),
 } as const;

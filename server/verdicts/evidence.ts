@@ -1,6 +1,6 @@
 import type { BreakerKey, ErrorClass } from '@breakerbox/protocol';
 import { list, num, pct } from './text.ts';
-import { CLIENT_CLASSES, PROVIDER_CLASSES } from './counters.ts';
+import { CLIENT_CLASSES, PROVIDER_CLASSES } from '@breakerbox/protocol';
 import type { VerdictThresholds } from './figures.ts';
 import { powerText } from './alternative.ts';
 import { keyName } from './key-join.ts';
@@ -162,6 +162,11 @@ function verdictText(d: Decision): string {
       : d.verdict === 'provider_degraded'
         ? 'no client traffic and probes failing from some locations'
         : 'no client traffic; the probes are served';
+  }
+  if (d.hint === 'low_volume' && d.verdict !== 'insufficient_data') {
+    return d.verdict === 'provider_outage'
+      ? 'too few calls to judge the clients, and every probe location failing: the provider is down'
+      : 'too few calls to judge the clients, and probes failing from some locations';
   }
   if (d.hint === 'intermittent') return 'clients degraded and the probes caught the provider failing too, in bursts: not our code — fail over';
   if (d.recovered?.length) return 'clients degraded while the probes failed for most of the window: the provider was down and is recovering';

@@ -1,6 +1,7 @@
 import type { ErrorClass } from '@breakerbox/protocol';
 import { quantile } from '../storage/histogram.ts';
-import { CLIENT_CLASSES, K, P, PROVIDER_CLASSES, errorsOf, histogramOf, type KeySums, type ProbeSums } from './counters.ts';
+import { CLIENT_CLASSES, PROVIDER_CLASSES } from '@breakerbox/protocol';
+import { K, P, errorsOf, histogramOf, type KeySums, type ProbeSums } from './counters.ts';
 import type { ProbeMinute } from './rollup-reader.ts';
 import type { ClientFigures, Percentiles, ProbeFigures } from './types.ts';
 
@@ -52,7 +53,7 @@ export interface ClientExtras {
 }
 
 /**
- * Client degradation per DESIGN.md: over the minimum volume, failed calls of any class, slow
+ * Client degradation (docs/alerts.md): over the minimum volume, failed calls of any class, slow
  * calls or bulkhead rejections above their shares, or any breaker open beyond the open share.
  * Open time alone counts even below the volume: an open breaker sends few calls.
  */

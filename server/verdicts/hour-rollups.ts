@@ -1,6 +1,7 @@
 import { systemClock, type ServerClock } from '../clock.ts';
 import type { Db } from '../storage/database.ts';
-import { KEY_COLUMNS, PROBE_COLUMNS, sumList } from './counters.ts';
+import { KEY_COLUMNS, PROBE_COLUMNS } from '@breakerbox/protocol';
+import { sumList } from './counters.ts';
 
 const MINUTE = 60_000;
 const HOUR = 3_600_000;

@@ -8,6 +8,7 @@ import type { ProbeMinute } from './rollup-reader.ts';
 import { decide } from './rules.ts';
 import type { ClientFigures, Hint, KeyState, ProbeFigures, Verdict } from './types.ts';
 import { floorMinute, type TimeRange } from './window.ts';
+import { fallbackHealth, type FallbackHealth } from './fallback-health.ts';
 
 const MINUTE = 60_000;
 const r4 = (x: number | null) => (x === null ? null : Number(x.toFixed(4)));
@@ -46,6 +47,8 @@ export interface KeyDetail {
     calls: number; failed: number; error_share: number | null; slow_share: number | null; rejected: number; retries: number; degraded: boolean;
   }[];
   config: { ts: number; service: string; instance: string; settings: unknown; fallbacks: unknown; warnings: unknown } | null;
+  /** Each declared fallback's recent success and the largest share of this key's volume it carried. */
+  fallbacks: FallbackHealth[];
   series: SeriesPoint[];
   probe_series: Record<string, { t: number; probes: number; ok: number; failed: number; success_share: number | null; latency_ms: { p50: number | null; p95: number | null } }[]>;
   transitions: { ts: number; service: string; instance: string; from: string | null; to: string; reason: string }[];
@@ -241,6 +244,7 @@ export function keyDetail(db: Db, deps: AnalyseDeps, keyId: number, range: TimeR
     config: configRow
       ? { ts: configRow.ts, service: configRow.service, instance: configRow.instance, settings: JSON.parse(configRow.settings), fallbacks: JSON.parse(configRow.fallbacks), warnings: JSON.parse(configRow.warnings) }
       : null,
+    fallbacks: fallbackHealth(deps, keyId, configRow ? JSON.parse(configRow.fallbacks) : [], range),
     series,
     probe_series: probeSeries,
     transitions,

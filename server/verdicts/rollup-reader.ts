@@ -1,6 +1,7 @@
 import type { Statement } from 'better-sqlite3';
 import type { Db } from '../storage/database.ts';
-import { KEY_COLUMNS, P, PROBE_COLUMNS, newKeySums, newProbeSums, sumList, type KeySums, type ProbeSums } from './counters.ts';
+import { KEY_COLUMNS, PROBE_COLUMNS } from '@breakerbox/protocol';
+import { P, newKeySums, newProbeSums, sumList, type KeySums, type ProbeSums } from './counters.ts';
 import type { HourRollups, Segment } from './hour-rollups.ts';
 
 /** Per key, per service: summed key counters. */

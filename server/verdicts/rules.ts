@@ -1,6 +1,6 @@
 import type { VerdictThresholds } from './figures.ts';
 import type { ErrorClass } from '@breakerbox/protocol';
-import { CLIENT_CLASSES, PROVIDER_CLASSES } from './counters.ts';
+import { CLIENT_CLASSES, PROVIDER_CLASSES } from '@breakerbox/protocol';
 import type { ClientFigures, Hint, PartHealth, ProbeFigures, ProbePower, Verdict } from './types.ts';
 import type { PendingInfo } from './pending-probes.ts';
 
@@ -124,7 +124,13 @@ export function decide(c: ClientFigures, probes: Record<string, ProbeFigures>, f
     const verdict = p.side === 'failing' ? 'provider_outage' : p.side === 'partial' ? 'provider_degraded' : 'healthy';
     return { verdict, hint: 'probe_only', side: p.side };
   }
-  if (!c.degraded && c.calls < t.min_calls) return { verdict: 'insufficient_data', hint: 'low_volume', side: p.side };
+  if (!c.degraded && c.calls < t.min_calls) {
+    // Too few calls to judge the clients, but probes failing are a verdict of their own
+    // (a fallback that only sees the first failovers).
+    if (p.side === 'failing') return { verdict: 'provider_outage', hint: 'low_volume', side: p.side };
+    if (p.side === 'partial') return { verdict: 'provider_degraded', hint: 'low_volume', side: p.side };
+    return { verdict: 'insufficient_data', hint: 'low_volume', side: p.side };
+  }
   if (p.side === 'missing') return { verdict: 'insufficient_data', hint: 'no_probes', side: p.side };
   if (p.side === 'misconfigured') return { verdict: 'insufficient_data', hint: 'probe_misconfigured', side: p.side };
   if (c.degraded) {

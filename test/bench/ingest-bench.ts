@@ -7,14 +7,14 @@
  *  - their ratio; p50/p99 request latency at a steady 10,000 events/s; the server's peak RSS.
  * Targets on a 2-core machine: >= 100,000 events/s, >= 0.3 of raw, p99 < 50 ms, RSS < 250 MB.
  */
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Pool } from 'undici';
 import { openDatabase } from '../../server/storage/database.ts';
 import { applyMigrations } from '../../server/storage/migrations.ts';
 import type { TelemetryBatch, WindowEvent } from '@breakerbox/protocol';
+import { peakRssMb, startServer } from './bench-server.ts';
 
 const BATCH = 1000;
 const THROUGHPUT_SECONDS = Number(process.env.BENCH_SECONDS ?? 12);
@@ -77,37 +77,6 @@ function rawInsertRate(): number {
   return (n * BATCH) / seconds;
 }
 
-async function startServer(): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
-  const config = join(dir, 'bench.yaml');
-  writeFileSync(config, 'ingest:\n  rate_limit:\n    per_second: 100000\n    burst: 100000\n');
-  const child = spawn(process.execPath, [join(import.meta.dirname, '..', '..', 'bin', 'breakerbox.js'), 'server', '--port', '0'], {
-    env: { ...process.env, BREAKERBOX_DB: join(dir, 'http.db'), BREAKERBOX_ADMIN_TOKEN: ADMIN, BREAKERBOX_LOG_LEVEL: 'warn', BREAKERBOX_CONFIG: config },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  let out = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout!.on('data', (d) => {
-      out += d;
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m) resolve(m[1]!);
-    });
-    child.once('exit', (code) => reject(new Error(`server exited ${code}: ${out}`)));
-  });
-  return {
-    url,
-    pid: child.pid!,
-    stop: () => new Promise((resolve) => {
-      child.once('exit', () => resolve());
-      child.kill('SIGTERM');
-    }),
-  };
-}
-
-function peakRssMb(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0) / 1024;
-}
-
 let seq = 0;
 /** The batch minus its id, serialised once: clients only prepend a fresh `batch_id`. */
 const bodyTail = (events: WindowEvent[], instance: string): string =>
@@ -130,7 +99,7 @@ async function main() {
   const raw = rawInsertRate();
   console.log(`  raw insert rate: ${fmt(raw)} events/s`);
 
-  const server = await startServer();
+  const server = await startServer(dir, ADMIN);
   const pool = new Pool(server.url, { connections: 4 });
   // Pre-serialise bodies so the clients' JSON work (same 2 cores) does not count against the server.
   const tails = new Map<string, string[]>();

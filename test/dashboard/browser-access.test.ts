@@ -66,7 +66,7 @@ describe('signing in and out in a real browser', () => {
     const page = await context.newPage();
     try {
       await signIn(page, other.url, other.tokens.read);
-      await expect.poll(() => page.getByTestId('updated-at').count()).toBe(1);
+      await expect.poll(() => page.getByTestId('updated-at').count(), { timeout: 15_000 }).toBe(1);
       await other.server.close();
       // Coming back to the tab refreshes at once rather than waiting out the 10 s period.
       await page.evaluate(() => document.dispatchEvent(new Event('visibilitychange')));

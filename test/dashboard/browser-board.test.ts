@@ -1,8 +1,8 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { artifact, ensureBuilt, launchBrowser, signIn } from './browser-harness.ts';
+import { artifact, signIn, startBrowserAndCollector } from './browser-harness.ts';
 import { ingestIncident, KEYS } from './seed.ts';
-import { startCollector, type TestCollector } from './server-harness.ts';
+import type { TestCollector } from './server-harness.ts';
 
 interface VerdictsAnswer {
   verdicts: { key: { model: string }; verdict: string; evidence: string[] }[];
@@ -21,9 +21,7 @@ let collector: TestCollector;
 let page: Page;
 
 beforeAll(async () => {
-  const [, started, launched] = await Promise.all([ensureBuilt(), startCollector(), launchBrowser()]);
-  collector = started;
-  browser = launched;
+  ({ browser, collector } = await startBrowserAndCollector());
   await ingestIncident(collector);
   page = await (await browser.newContext({ viewport: { width: 1280, height: 720 } })).newPage();
   await signIn(page, `${collector.url}/?range=1h`, collector.tokens.read);

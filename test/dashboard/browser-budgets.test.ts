@@ -1,15 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { bundleSizes, ensureBuilt, launchBrowser, signIn } from './browser-harness.ts';
+import { bundleSizes, signIn, startBrowserAndCollector } from './browser-harness.ts';
 import { manyKeys } from './seed.ts';
-import { startCollector, type TestCollector } from './server-harness.ts';
+import type { TestCollector } from './server-harness.ts';
 
 let browser: Browser;
 let collector: TestCollector;
 beforeAll(async () => {
-  const [, started, launched] = await Promise.all([ensureBuilt(), startCollector(), launchBrowser()]);
-  collector = started;
-  browser = launched;
+  ({ browser, collector } = await startBrowserAndCollector());
   await collector.ingest(manyKeys(500, Date.now()));
 });
 afterAll(async () => {

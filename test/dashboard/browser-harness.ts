@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { startCollector, type TestCollector } from './server-harness.ts';
 
 export const ROOT = join(import.meta.dirname, '..', '..');
 export const DIST = join(ROOT, 'dashboard', 'dist');
@@ -79,6 +80,12 @@ export async function launchBrowser(): Promise<Browser> {
 }
 
 /** Opens `url` and signs in through the form with `token`; resolves when the board is shown. */
+/** The built dashboard, a fresh collector and Chromium, started side by side. */
+export async function startBrowserAndCollector(): Promise<{ browser: Browser; collector: TestCollector }> {
+  const [, collector, browser] = await Promise.all([ensureBuilt(), startCollector(), launchBrowser()]);
+  return { browser, collector };
+}
+
 export async function signIn(page: Page, url: string, token: string): Promise<void> {
   await page.goto(url);
   await page.getByLabel('Read token').fill(token);

@@ -6,17 +6,15 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CASES, PROBER_KEYS, verdictCases } from '../verdicts/issue-cases.ts';
 import type { TestCollector as VerdictCollector } from '../verdicts/support.ts';
-import { artifact, ensureBuilt, launchBrowser, signIn } from './browser-harness.ts';
-import { startCollector, type TestCollector } from './server-harness.ts';
+import { artifact, signIn, startBrowserAndCollector } from './browser-harness.ts';
+import type { TestCollector } from './server-harness.ts';
 
 let browser: Browser;
 let collector: TestCollector;
 let page: Page;
 
 beforeAll(async () => {
-  const [, started, launched] = await Promise.all([ensureBuilt(), startCollector(), launchBrowser()]);
-  collector = started;
-  browser = launched;
+  ({ browser, collector } = await startBrowserAndCollector());
   const now = Date.now() - (Date.now() % 60_000);
   // The cases' sender only needs `send`: route it through this server's ingest endpoint.
   const sender = { send: (source: { service: string; instance: string }, events: never[]) => collector.ingest(events, source) } as unknown as VerdictCollector;

@@ -16,7 +16,7 @@ export const KEYS = {
 export function window(key: BreakerKey, endAgoMin: number, now: number, f: { calls: number; errors?: Record<string, number>; slow?: number; rejected?: number; retries?: number; fast?: boolean }): WindowEvent {
   const end = now - endAgoMin * MINUTE - 1000;
   const failed = Object.values(f.errors ?? {}).reduce((a, b) => a + b, 0);
-  const ok = f.calls - failed;
+  const ok = f.calls - failed - (f.slow ?? 0);
   // Latency spread over a few buckets so percentiles move: fast keys ~100-250 ms, slow ones seconds.
   const counts = new Array(BOUNDS.length + 1).fill(0);
   const base = f.fast === false ? 6 : 2;

@@ -1,6 +1,6 @@
 /**
  * Each fault of the fake provider, probed through the real prober and undici, gives
- * the outcome and taxonomy class DESIGN.md asks for.
+ * the outcome and taxonomy class docs/architecture.md gives.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeProvider, type FakeProvider, type Fault } from '../support/fake-provider.ts';

@@ -27,13 +27,13 @@ describe('Breaker', () => {
   });
 
   it('opens after the provider error share crosses its threshold, only past the minimum volume', () => {
-    const { b, clock, seen } = make({ minCalls: 20 });
+    const { b, clock, seen } = make({ minCalls: 20, consecutiveFailures: 0 });
     calls(b, clock, 9, null);
     calls(b, clock, 10, 'server');
     expect(b.state.name).toBe('closed'); // 19 calls: under the minimum volume
     calls(b, clock, 1, 'server');
     expect(b.state.name).toBe('open');
-    expect(seen.at(-1)).toMatchObject({ from: 'closed', to: 'open', reason: 'error_rate', cooldownMs: 30_000, attempt: 1 });
+    expect(seen.at(-1)).toMatchObject({ from: 'closed', to: 'open', reason: 'error_rate', cooldownMs: 5_000, attempt: 1 });
     expect(seen.at(-1)!.rates.error).toBeCloseTo(11 / 20);
     expect(b.tryPass(clock.now())).toBe(REFUSED_OPEN);
   });
@@ -58,7 +58,7 @@ describe('Breaker', () => {
   });
 
   it('forgets failures older than the rolling window', async () => {
-    const { b, clock } = make({ minCalls: 10, windowMs: 60_000 });
+    const { b, clock } = make({ minCalls: 10, windowMs: 60_000, consecutiveFailures: 0 });
     calls(b, clock, 9, 'server');
     await clock.advance(61_000);
     calls(b, clock, 9, null);
@@ -100,19 +100,50 @@ describe('Breaker', () => {
     expect(seen.at(-1)).toMatchObject({ to: 'open', cooldownMs: 1_000, attempt: 1 });
   });
 
+  it('trips on consecutive provider-side failures below the volume floor, as error_rate', () => {
+    const { b, clock, seen } = make();
+    calls(b, clock, 4, 'server');
+    calls(b, clock, 1, null); // a success ends the run
+    calls(b, clock, 4, 'timeout');
+    calls(b, clock, 1, 'bad_request'); // so does a client fault: the provider answered
+    calls(b, clock, 4, 'network');
+    expect(b.state.name).toBe('closed');
+    calls(b, clock, 1, 'server');
+    expect(seen.at(-1)).toMatchObject({ to: 'open', reason: 'error_rate', cooldownMs: 5_000, attempt: 1 });
+  });
+
+  it('leaves a run of failures to the share rule once past the volume floor', () => {
+    const low = make({ minCalls: 20 });
+    calls(low.b, low.clock, 20, null);
+    calls(low.b, low.clock, 6, 'server'); // 6 in a row, 6/26 errors: above the floor only the share counts
+    expect(low.b.state.name).toBe('closed');
+  });
+
+  it('brings traffic back soon by default: cooldown 5 s, doubling per consecutive open, capped at 20 s', async () => {
+    const { b, clock, seen } = make({ halfOpenSuccesses: 1 });
+    calls(b, clock, 5, 'server');
+    for (let i = 0; i < 4; i++) {
+      await clock.advance(20_000);
+      expect(b.tryPass(clock.now())).toBe(PASS_PROBE);
+      b.record(clock.now(), 'server', false, true, false);
+    }
+    expect(seen.filter((t) => t.to === 'open').map((t) => t.cooldownMs)).toEqual([5_000, 10_000, 20_000, 20_000, 20_000]);
+  });
+
   it('jitters the cooldown within its share', () => {
     const clock = new ManualClock();
     const b = new Breaker(KEY, { ...DEFAULT_BREAKER_OPTIONS, minCalls: 1, cooldownJitter: 0.2 }, clock, () => 1);
     b.tryPass(clock.now());
     b.record(clock.now(), 'server', false, false, false);
     const s = b.state;
-    expect(s.name === 'open' && s.cooldownMs).toBe(36_000);
+    expect(s.name === 'open' && s.cooldownMs).toBe(6_000);
   });
 
   it('leaves cold calls out of the trip statistics', () => {
-    const { b, clock } = make({ minCalls: 2 });
+    const { b, clock } = make({ minCalls: 2, consecutiveFailures: 2 });
     b.tryPass(clock.now());
     b.record(clock.now(), 'server', false, false, true);
+    expect(b.state.name).toBe('closed'); // a cold failure does not start a run either
     calls(b, clock, 1, 'server');
     expect(b.state.name).toBe('closed');
     expect(b.rates().error).toBe(1);

@@ -105,7 +105,7 @@ describe('classifyThrown', () => {
 });
 
 describe('retry and provider rules', () => {
-  it('retries exactly the classes DESIGN.md marks retryable, and only those count against the provider', () => {
+  it('retries exactly the classes the taxonomy marks retryable, and only those count against the provider', () => {
     const retryable = ERROR_CLASSES.filter(isRetryable);
     expect(retryable).toEqual(['rate_limit', 'server', 'network', 'timeout', 'stream_broken']);
     expect(ERROR_CLASSES.filter(countsAgainstProvider)).toEqual(retryable);

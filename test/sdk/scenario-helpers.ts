@@ -3,7 +3,7 @@
  * clock, and the official `openai` client using the SDK's fetch with `maxRetries: 0`.
  */
 import OpenAI from 'openai';
-import { createBreakerbox, type BreakerboxFetchOptions, type BreakerboxOptions, type CallEvent } from '../../sdk/index.ts';
+import { BreakerboxError, createBreakerbox, type BreakerboxFetchOptions, type BreakerboxOptions, type CallEvent } from '../../sdk/index.ts';
 import { startFakeProvider, type FakeProvider } from '../support/fake-provider.ts';
 
 /** Retry backoff scaled down 1/20 (200 ms base → 10 ms) so scenarios stay quick. */
@@ -55,4 +55,19 @@ export async function readStream(stream: AsyncIterable<OpenAI.Chat.Completions.C
   } catch (error) {
     return { text, error, usage };
   }
+}
+
+/** A streamed chat completion through the rig's official client, usage included. */
+export function streamed(r: Rig, model: string) {
+  return r.client.chat.completions.create({ ...ask(model), stream: true, stream_options: { include_usage: true } });
+}
+
+/** The SDK error behind whatever the official client threw. */
+export function sdkError(err: unknown): BreakerboxError | undefined {
+  let e: unknown = err;
+  for (let i = 0; i < 4 && e; i++) {
+    if (e instanceof BreakerboxError) return e;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return undefined;
 }

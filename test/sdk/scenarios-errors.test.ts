@@ -94,21 +94,23 @@ describe('scenario: connection faults', () => {
 });
 
 describe('scenario: client-fault answers', () => {
-  it('does not retry a context-length error on the same model', async () => {
-    r = await rig({ fallbacks: { [PRIMARY]: [{ model: FALLBACK }] } });
+  it('moves a context-length error on to the next route by default, without retrying it on the same model', async () => {
+    r = await rig({ fallbacks: { [PRIMARY]: [{ model: 'gpt-4.1' }] } });
+    r.fake.script(PRIMARY, { kind: 'context_length' }, { persistent: true });
+    const res = await r.client.chat.completions.create(ask(PRIMARY));
+    expect(res.model).toBe('gpt-4.1');
+    expect(r.fake.attemptsFor(PRIMARY)).toHaveLength(1);
+    expect(r.calls[0]).toMatchObject({ ok: true, level: 2, attempts: 2 });
+  });
+
+  it('surfaces a context-length error unchanged with fallbackOn: [] and does not retry it', async () => {
+    r = await rig({ fallbackOn: [], fallbacks: { [PRIMARY]: [{ model: FALLBACK }] } });
     r.fake.script(PRIMARY, { kind: 'context_length' }, { persistent: true });
     const err = await r.client.chat.completions.create(ask(PRIMARY)).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(OpenAI.BadRequestError);
     expect((err as InstanceType<typeof OpenAI.BadRequestError>).code).toBe('context_length_exceeded');
     expect(r.fake.attempts).toHaveLength(1);
     expect(r.calls[0]).toMatchObject({ ok: false, errorClass: 'context_length', attempts: 1 });
-  });
-
-  it('moves a context-length error to a long-context model when configured', async () => {
-    r = await rig({ fallbackOn: ['context_length'], fallbacks: { [PRIMARY]: [{ model: 'gpt-4.1' }] } });
-    r.fake.script(PRIMARY, { kind: 'context_length' }, { persistent: true });
-    const res = await r.client.chat.completions.create(ask(PRIMARY));
-    expect(res.model).toBe('gpt-4.1');
   });
 
   it('does not retry a content-filter refusal and propagates the provider reason', async () => {

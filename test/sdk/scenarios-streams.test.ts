@@ -4,27 +4,15 @@
  * 300 ms first-token limit; stall/idle limits are 200 ms.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { ask, readStream, rig, type Rig } from './scenario-helpers.ts';
-import { BreakerboxError } from '../../sdk/index.ts';
+import { readStream, rig, sdkError, streamed as streamedOf, type Rig } from './scenario-helpers.ts';
 
 const PRIMARY = 'gpt-4o';
 const FALLBACK = 'gpt-4o-mini';
 let r: Rig;
 afterEach(async () => r?.close());
 
-function streamed(model: string) {
-  return r.client.chat.completions.create({ ...ask(model), stream: true, stream_options: { include_usage: true } });
-}
+const streamed = (model: string) => streamedOf(r, model);
 
-/** The SDK error behind whatever the official client threw. */
-function sdkError(err: unknown): BreakerboxError | undefined {
-  let e: unknown = err;
-  for (let i = 0; i < 4 && e; i++) {
-    if (e instanceof BreakerboxError) return e;
-    e = (e as { cause?: unknown }).cause;
-  }
-  return undefined;
-}
 
 describe('scenario: streams', () => {
   it('fails over when the first token misses its limit (20 s scaled: 2 s delay vs a 300 ms limit)', async () => {
@@ -39,8 +27,8 @@ describe('scenario: streams', () => {
     expect(r.calls[0]!.ttftMs).toBeGreaterThanOrEqual(0);
   });
 
-  it('never reports a stream cut after 40 of 60 tokens as a success', async () => {
-    r = await rig();
+  it('with midStream: error, never reports a stream cut after 40 of 60 tokens as a success', async () => {
+    r = await rig({ midStream: 'error' });
     r.fake.script(PRIMARY, { kind: 'cut_stream', afterTokens: 40, tokens: 60 });
     const out = await readStream(await streamed(PRIMARY));
     expect(out.error).toBeDefined();
@@ -51,8 +39,8 @@ describe('scenario: streams', () => {
     expect(w).toMatchObject({ ok: 0, errors: { stream_broken: 1 } });
   });
 
-  it('ends a stalled stream with the idle timeout (stall scaled to a 200 ms idle limit)', async () => {
-    r = await rig({ timeouts: { idleMs: 200 } });
+  it('with midStream: error, ends a stalled stream with the idle timeout (stall scaled to a 200 ms idle limit)', async () => {
+    r = await rig({ timeouts: { idleMs: 200 }, midStream: 'error' });
     r.fake.script(PRIMARY, { kind: 'stall', afterTokens: 3 });
     const out = await readStream(await streamed(PRIMARY));
     expect(sdkError(out.error)?.message).toMatch(/idle/);
@@ -62,18 +50,21 @@ describe('scenario: streams', () => {
     expect(r.fake.attempts[0]!.clientAborted).toBe(true);
   });
 
-  it('turns a malformed chunk into a clean error, or skips it when configured; the process stays up', async () => {
+  it('skips a malformed chunk by default and counts it; fails cleanly with malformedChunks: error; the process stays up', async () => {
     r = await rig();
-    r.fake.script(PRIMARY, { kind: 'malformed_chunk', afterTokens: 2 });
-    const out = await readStream(await streamed(PRIMARY));
-    expect(sdkError(out.error)?.message).toMatch(/malformed/);
-    await r.close();
-
-    r = await rig({ malformedChunks: 'skip' });
     r.fake.script(PRIMARY, { kind: 'malformed_chunk', afterTokens: 2 });
     const skipped = await readStream(await streamed(PRIMARY));
     expect(skipped.error).toBeUndefined();
     expect(skipped.text).toBe('The quick brown fox jumps over the lazy');
+    expect(r.calls[0]).toMatchObject({ ok: true });
+    expect(r.bb.collect().find((e) => e.type === 'window')).toMatchObject({ ok: 1, skipped_chunks: 1 });
+    await r.close();
+
+    r = await rig({ malformedChunks: 'error', midStream: 'error' });
+    r.fake.script(PRIMARY, { kind: 'malformed_chunk', afterTokens: 2 });
+    const out = await readStream(await streamed(PRIMARY));
+    expect(sdkError(out.error)?.message).toMatch(/malformed/);
+    expect(r.bb.collect().find((e) => e.type === 'window')).not.toHaveProperty('skipped_chunks');
   });
 
   it('finalises a complete stream without [DONE] promptly and still reports usage', async () => {

@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../server/app.ts';
+import { Writable } from 'node:stream';
+import { buildApp, loggerOptions } from '../../server/app.ts';
 import { loadConfig } from '../../server/config/load.ts';
 import type { Config } from '../../server/config/schema.ts';
 import type { BreakerKey, TelemetryBatch, TelemetryEvent, WindowEvent } from '@breakerbox/protocol';
@@ -30,6 +31,27 @@ export async function makeApp(config?: Partial<Config>) {
     app,
     tokens: { ingest, read, admin },
     dbPath: join(tmp.dir, 'bbx.db'),
+    async close() {
+      await app.close();
+      tmp.cleanup();
+    },
+  };
+}
+
+/** A collector app whose log lines (the production logger settings at `level`) are kept as text. */
+export async function appWithLogs(level: string) {
+  let text = '';
+  const stream = new Writable({
+    write(chunk, _enc, done) {
+      text += chunk;
+      done();
+    },
+  });
+  const tmp = tempDir();
+  const app: FastifyInstance = await buildApp({ config: testConfig(join(tmp.dir, 'db')), logger: { ...(loggerOptions(level) as object), stream } });
+  return {
+    app,
+    logs: () => text,
     async close() {
       await app.close();
       tmp.cleanup();

@@ -1,6 +1,6 @@
 import { gzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { KEY, batch, makeApp, oneOfEach, rowCounts, windowEvent } from './helpers.ts';
+import { KEY, batch, makeApp, oneOfEach, rowCounts, testConfig, windowEvent } from './helpers.ts';
 
 type TestApp = Awaited<ReturnType<typeof makeApp>>;
 
@@ -195,7 +195,7 @@ describe('POST /v1/telemetry', () => {
   });
 
   it('answers 429 with Retry-After once a token exceeds its rate', async () => {
-    const limited = await makeApp({ ingest: { body_limit_bytes: 1024 * 1024, max_future_ms: 300_000, rate_limit: { per_second: 1, burst: 2 } } });
+    const limited = await makeApp({ ingest: { ...testConfig(':memory:').ingest, rate_limit: { per_second: 1, burst: 2 } } });
     try {
       const send = () =>
         limited.app.inject({

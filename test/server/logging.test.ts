@@ -1,8 +1,5 @@
-import { Writable } from 'node:stream';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildApp, loggerOptions } from '../../server/app.ts';
-import { batch, oneOfEach, tempDir, testConfig } from './helpers.ts';
+import { appWithLogs, batch, oneOfEach } from './helpers.ts';
 
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {
@@ -11,17 +8,8 @@ afterEach(async () => {
 
 describe('logs', () => {
   it('are JSON lines that never carry a token, an Authorization header or a request body', async () => {
-    let text = '';
-    const stream = new Writable({
-      write(chunk, _enc, done) {
-        text += chunk;
-        done();
-      },
-    });
-    const tmp = tempDir();
-    cleanups.push(tmp.cleanup);
-    const app = await buildApp({ config: testConfig(join(tmp.dir, 'db')), logger: { ...(loggerOptions('trace') as object), stream } });
-    cleanups.push(() => app.close());
+    const { app, logs, close } = await appWithLogs('trace');
+    cleanups.push(close);
     const { secret } = app.tokens.create('t', ['ingest']);
     const body = batch(oneOfEach(), { service: 'secret-service-name', instance: 'pod-1' });
     const headers = { 'content-type': 'application/json', authorization: `Bearer ${secret}` };
@@ -31,6 +19,7 @@ describe('logs', () => {
     const wrong = await app.inject({ method: 'POST', url: '/v1/telemetry', headers: { ...headers, authorization: 'Bearer bbx_wrong-secret-value' }, payload: '{}' });
     expect(wrong.statusCode).toBe(401);
 
+    const text = logs();
     const lines = text.trim().split('\n');
     expect(lines.length).toBeGreaterThan(4);
     for (const line of lines) expect(() => JSON.parse(line)).not.toThrow();

@@ -1,38 +1,13 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../server/storage/database.ts';
 import { batch, oneOfEach, tempDir, windowEvent } from './helpers.ts';
+import { ADMIN, BIN, exited, startProcess as start } from './process-harness.ts';
 
-const BIN = join(import.meta.dirname, '..', '..', 'bin', 'breakerbox.js');
-const ADMIN = 'test-admin-secret-0123456789';
 const cleanups: (() => void)[] = [];
 afterEach(() => cleanups.splice(0).forEach((c) => c()));
-
-/** Starts `breakerbox server` as a real process on a free port and waits for its URL. */
-async function startProcess(db: string): Promise<{ child: ChildProcess; url: string; output: () => string }> {
-  const child = spawn(process.execPath, [BIN, 'server', '--port', '0'], {
-    env: { ...process.env, BREAKERBOX_DB: db, BREAKERBOX_ADMIN_TOKEN: ADMIN, BREAKERBOX_LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  cleanups.push(() => child.kill('SIGKILL'));
-  let out = '';
-  child.stdout!.on('data', (d) => (out += d));
-  child.stderr!.on('data', (d) => (out += d));
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), 20_000);
-    child.stdout!.on('data', () => {
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1]!);
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`server exited with ${code}:\n${out}`)));
-  });
-  return { child, url, output: () => out };
-}
 
 const send = (url: string, body: unknown) =>
   request(`${url}/v1/telemetry`, {
@@ -41,7 +16,7 @@ const send = (url: string, body: unknown) =>
     body: JSON.stringify(body),
   });
 
-const exited = (child: ChildProcess) => new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+const startProcess = (db: string) => start(db, cleanups);
 
 describe('the server process', () => {
   it('loses nothing of a batch acknowledged just before kill -9', async () => {
@@ -49,7 +24,7 @@ describe('the server process', () => {
     cleanups.push(tmp.cleanup);
     const db = join(tmp.dir, 'bbx.db');
     const { child, url } = await startProcess(db);
-    const events = Array.from({ length: 500 }, (_, i) => windowEvent({ calls: i }));
+    const events = Array.from({ length: 500 }, (_, i) => windowEvent({ calls: 120 + i }));
     const b = batch(events);
     const res = await send(url, b);
     expect(res.statusCode).toBe(200);
@@ -61,7 +36,7 @@ describe('the server process', () => {
     try {
       expect(reopened.prepare('SELECT COUNT(*) AS n FROM window_events').get()).toEqual({ n: 500 });
       expect(reopened.prepare('SELECT COUNT(*) AS n FROM batches WHERE batch_id = ?').get(b.batch_id)).toEqual({ n: 1 });
-      expect(reopened.prepare('SELECT SUM(calls) AS n FROM key_minutes').get()).toEqual({ n: (499 * 500) / 2 });
+      expect(reopened.prepare('SELECT SUM(calls) AS n FROM key_minutes').get()).toEqual({ n: 120 * 500 + (499 * 500) / 2 });
     } finally {
       reopened.close();
     }

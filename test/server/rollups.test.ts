@@ -22,7 +22,11 @@ const post = (body: unknown) =>
 describe('per-minute rollups', () => {
   it('sums windows from several instances of one service into one row per key and minute', async () => {
     const start = minuteOf(Date.now() - 120_000) + 5_000;
-    const w = (calls: number) => windowEvent({ start, end: start + 10_000, calls, ok: calls, errors: { server: 1 } });
+    const w = (calls: number) =>
+      windowEvent({
+        start, end: start + 10_000, calls, ok: calls - 1, slow: 0, errors: { server: 1 }, retries: 0, cold_excluded: 0,
+        latency_ms: { bounds: [], counts: [calls] }, ttft_ms: undefined,
+      });
     await post(batch([w(10)], { service: 'drafts', instance: 'pod-1' }));
     await post(batch([w(20)], { service: 'drafts', instance: 'pod-2' }));
     await post(batch([w(5)], { service: 'search', instance: 'pod-1' }));

@@ -124,7 +124,12 @@ const ANTHROPIC_DEFAULTS: Record<number, { type: string; message: string }> = {
 export interface AnswerShape {
   id: string;
   model: string;
+  /** Tokens this answer sends (after `from`). */
   tokens: number;
+  /** Index of the first token (a continuation of a prefilled turn starts past 0). */
+  from?: number;
+  /** Word offset of the text (a different answer). */
+  shift?: number;
   inputTokens: number;
   /** OpenAI `finish_reason` or Anthropic `stop_reason`. */
   finish: string;
@@ -133,7 +138,7 @@ export interface AnswerShape {
 /** A non-streamed success body. */
 export function jsonAnswer(dialect: Dialect, a: AnswerShape): string {
   let text = '';
-  for (let i = 0; i < a.tokens; i++) text += tokenText(i);
+  for (let i = a.from ?? 0; i < (a.from ?? 0) + a.tokens; i++) text += tokenText(i + (a.shift ?? 0));
   if (dialect === 'openai') {
     return JSON.stringify({
       id: a.id,
@@ -195,7 +200,7 @@ export function streamFrames(dialect: Dialect, a: AnswerShape, includeUsage: boo
     }
     return {
       head: [chunk([{ index: 0, delta: { role: 'assistant', content: '', refusal: null }, logprobs: null, finish_reason: null }])],
-      token: (i) => chunk([{ index: 0, delta: { content: tokenText(i) }, logprobs: null, finish_reason: null }]),
+      token: (i) => chunk([{ index: 0, delta: { content: tokenText(i + (a.shift ?? 0)) }, logprobs: null, finish_reason: null }]),
       malformed: `data: {"id":"${a.id}","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"\n\n`,
       tail,
       end: 'data: [DONE]\n\n',
@@ -219,7 +224,7 @@ export function streamFrames(dialect: Dialect, a: AnswerShape, includeUsage: boo
       sse('content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }),
       sse('ping', { type: 'ping' }),
     ],
-    token: (i) => sse('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: tokenText(i) } }),
+    token: (i) => sse('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: tokenText(i + (a.shift ?? 0)) } }),
     malformed: 'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_del\n\n',
     tail: [
       sse('content_block_stop', { type: 'content_block_stop', index: 0 }),

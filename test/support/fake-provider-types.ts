@@ -11,6 +11,8 @@ export interface FaultTiming {
   tokens?: number;
   /** Gap between stream frames, ms. */
   tokenIntervalMs?: number;
+  /** Starts the answer's words this many places later: a different (contradictory) answer. */
+  textShift?: number;
 }
 
 /** One scripted behaviour for one request. See the module comment for each kind. */
@@ -31,6 +33,7 @@ export type Fault = FaultTiming &
     | { kind: 'no_end_event'; keepOpen?: boolean }
     | { kind: 'finish_length' }
     | { kind: 'content_filter'; as?: 'finish' | 'error' }
+    | { kind: 'no_prefill' }
   );
 
 /** Options of `startFakeProvider`; every field has a default. */

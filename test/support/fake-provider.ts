@@ -15,7 +15,7 @@
  * await fake.close();
  * ```
  *
- * Faults (each may also carry `latencyMs`, `tokens`, `tokenIntervalMs`):
+ * Faults (each may also carry `latencyMs`, `tokens`, `tokenIntervalMs`, `textShift`):
  * - `ok` — a normal answer. `latencyMs` delays the headers ("delay before headers").
  * - `rate_limit` — 429 `rate_limit_exceeded` (OpenAI) / `rate_limit_error` (Anthropic);
  *   `retryAfter` (seconds or an HTTP date) adds a `retry-after` header, absent otherwise.
@@ -37,6 +37,13 @@
  * - `finish_length` — a complete answer with finish_reason `length` / stop_reason `max_tokens`.
  * - `content_filter` — `as: 'finish'` (default): finish_reason `content_filter` / stop_reason
  *   `refusal`; `as: 'error'`: 400 with code `content_filter` / "Output blocked by content filtering policy".
+ * - `no_prefill` — a request ending with an assistant turn gets 400 "does not support assistant
+ *   message prefill" (as recent Anthropic models answer); any other request is served `ok`.
+ *
+ * Assistant prefill (Anthropic): a request whose last message is an assistant turn with
+ * text gets the continuation — the answer's tokens after the prefilled ones, as the real
+ * API continues a prefilled turn. The answer is deterministic (one word per token), so a
+ * regenerated answer repeats the same text.
  *
  * Stream faults on a non-streamed request: `cut_stream` sends half the JSON body then
  * destroys the socket, `stall` sends half and stalls, `malformed_chunk` sends invalid JSON
@@ -60,6 +67,7 @@ import {
   streamFrames,
   type Dialect,
 } from './fake-provider-bodies.ts';
+import { prefillOf, prefilledTokens } from './fake-provider-prefill.ts';
 
 import type { Attempt, FakeProvider, FakeProviderOptions, Fault } from './fake-provider-types.ts';
 import { closeSignal, flushed, headerValue, numberOr, readBody, redact, sleep } from './fake-provider-util.ts';
@@ -216,6 +224,12 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
           sendError(400, { type: 'invalid_request_error', message: 'prompt is too long: 210000 tokens > 200000 maximum' });
         }
         return;
+      case 'no_prefill':
+        if (prefillOf(d, b) !== undefined) {
+          sendError(400, { type: 'invalid_request_error', message: 'This model does not support assistant message prefill. The conversation must end with a user message.' });
+          return;
+        }
+        break;
       case 'model_not_found':
         sendError(404, { message: `The model \`${model ?? ''}\` does not exist or you do not have access to it.` });
         return;
@@ -242,11 +256,13 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
   async function answer(d: Dialect, b: Record<string, unknown>, fault: Fault, attempt: Attempt, res: ServerResponse, signal: AbortSignal) {
     const wanted = fault.tokens ?? o.tokens;
     const cap = numberOr(b.max_completion_tokens, numberOr(b.max_tokens, Infinity));
-    const tokens = Math.max(0, Math.min(wanted, cap));
+    // A prefilled turn continues after the tokens it already holds.
+    const from = prefilledTokens(prefillOf(d, b), wanted);
+    const tokens = Math.max(0, Math.min(wanted, cap + from));
     let finish = d === 'openai' ? 'stop' : 'end_turn';
     if (tokens < wanted || fault.kind === 'finish_length') finish = d === 'openai' ? 'length' : 'max_tokens';
     if (fault.kind === 'content_filter') finish = d === 'openai' ? 'content_filter' : 'refusal';
-    const shape = { id: newResponseId(d), model: String(b.model ?? ''), tokens, inputTokens: estimateInputTokens(b), finish };
+    const shape = { id: newResponseId(d), model: String(b.model ?? ''), tokens: tokens - from, from, shift: fault.textShift ?? 0, inputTokens: estimateInputTokens(b), finish };
     const headers = baseHeaders(d, attempt.requestId);
     const interval = fault.tokenIntervalMs ?? o.tokenIntervalMs;
     attempt.status = 200;
@@ -266,7 +282,7 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
         if (fault.kind === 'cut_stream') res.destroy();
         return;
       }
-      attempt.tokensSent = tokens;
+      attempt.tokensSent = tokens - from;
       res.writeHead(200, { ...headers, 'content-type': 'application/json' });
       res.end(full);
       return;
@@ -282,15 +298,15 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
       if ((fault as { how?: string }).how === 'end') res.end();
       else res.destroy();
     };
-    for (let i = 0; i < tokens; i++) {
-      const wait = i === 0 && fault.kind === 'slow_first_token' ? fault.ms : interval;
+    for (let i = from; i < tokens; i++) {
+      const wait = i === from && fault.kind === 'slow_first_token' ? fault.ms : interval;
       await sleep(wait, signal);
       if (signal.aborted) return;
       if (fault.kind === 'cut_stream' && i === fault.afterTokens) return cut();
       if (fault.kind === 'stall' && i === fault.afterTokens) return;
       if (fault.kind === 'malformed_chunk' && i === fault.afterTokens) res.write(frames.malformed);
       lastWrite = flushed(res, frames.token(i));
-      attempt.tokensSent = i + 1;
+      attempt.tokensSent = i + 1 - from;
     }
     // Faults positioned at or past the last token still apply, before the tail.
     if (fault.kind === 'cut_stream' && fault.afterTokens >= tokens) return cut();

@@ -80,6 +80,13 @@ describe('issue 15 cases through ingest and GET /api/verdicts', () => {
     expect(e.evidence.join('\n')).toContain('no client traffic seen in the window');
   });
 
+  it('lets failing probes decide when a fallback has seen only its first few calls', () => {
+    const e = v(CASES.fallbackFew);
+    expect([e.verdict, e.hint]).toEqual(['provider_outage', 'low_volume']);
+    expect(e.clients.calls).toBe(3);
+    expect(e.alternative.why).toBe('only 3 calls (fewer than 20), but 0 of 20 recent probes ok from eu-west and us-east — the probes alone are enough to call it');
+  });
+
   it('hints truncation when answers cut by max_tokens dominate', () => {
     const e = v(CASES.truncated);
     expect([e.verdict, e.hint]).toEqual(['self_inflicted', 'truncation']);

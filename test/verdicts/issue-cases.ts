@@ -32,6 +32,8 @@ export const CASES = {
   flapping: { provider: 'anthropic', endpoint: 'messages', model: 'claude-3-5-haiku@20241022' },
   /** Probe-only: a fallback nobody calls yet, failing from every location. */
   fallback: { provider: 'together', endpoint: 'chat', model: 'Qwen/Qwen2.5-7B-Instruct:fallback' },
+  /** A fallback that only saw the first few failovers, failing from every location. */
+  fallbackFew: { provider: 'fireworks', endpoint: 'chat', model: 'accounts/fireworks/models/qwen3:fallback@2' },
   /** 60% of answers cut by max_tokens. */
   truncated: { provider: 'openai', endpoint: 'chat', model: 'ft:gpt-4o-mini:acme:summaries@v2' },
   /** An SDK key named after host:port and the same model probed as `vllm`. */
@@ -83,6 +85,10 @@ export function verdictCases(to: number, options: { prober?: boolean } = {}): Re
 
   // 4. A fallback model nobody calls, failing from every location.
   for (const location of ['eu-west', 'us-east']) f.add('prober', location, failing(CASES.fallback, location, from, to));
+
+  // 4b. The same with the first three failovers arriving: too few calls to judge the clients.
+  f.add('ticket-drafts', 'pod-1', windows(CASES.fallbackFew, to - 3 * MIN, to, { calls: 1, errors: { server: 1 } }, 60_000));
+  for (const location of ['eu-west', 'us-east']) f.add('prober', location, failing(CASES.fallbackFew, location, from, to));
 
   // 5. 60% of answers end with finish_reason length.
   f.add('ticket-drafts', 'pod-1', windows(CASES.truncated, from, to, { calls: 10, errors: { truncated: 6 } }));

@@ -24,7 +24,7 @@ let seq = 0;
  * Builds the real app on a temp SQLite file (with `clock`, on that clock). `now` is a minute
  * boundary just behind the clock, so every event placed before it is accepted by ingest.
  */
-export async function collector(options: { config?: Record<string, unknown>; env?: Record<string, string>; clock?: ServerClock } = {}): Promise<TestCollector> {
+export async function collector(options: { config?: Record<string, unknown>; env?: Record<string, string>; clock?: ServerClock; tokenName?: string } = {}): Promise<TestCollector> {
   const dir = mkdtempSync(join(tmpdir(), 'bbx-verdicts-'));
   // Settings go through a real config file, so defaults and validation apply as in production.
   writeFileSync(join(dir, 'config.json'), JSON.stringify(options.config ?? {}));
@@ -33,7 +33,7 @@ export async function collector(options: { config?: Record<string, unknown>; env
   });
   const app = await buildApp({ config, logger: false, ...(options.clock ? { clock: options.clock } : {}) });
   await app.ready();
-  const token = app.tokens.create('t', ['admin']).secret;
+  const token = app.tokens.create(options.tokenName ?? 't', ['admin']).secret;
   const clockNow = app.clock.now();
   const now = clockNow - (clockNow % 60_000);
   return {

@@ -11,11 +11,12 @@ import type { ClientFigures, Hint, Percentiles, ProbeFigures, ProbeStatus, Verdi
 import type { Silence } from '../../../server/alerts/silences.ts';
 import type { Delivery } from '../../../server/notifiers/delivery-store.ts';
 import type { OperationCost as CostOperation } from '../../../server/verdicts/cost-view.ts';
+import type { FallbackHealth } from '../../../server/verdicts/fallback-health.ts';
 import type { Incident } from '../../../server/verdicts/incidents.ts';
 import type { LocationHealth } from '../../../server/verdicts/prober-health.ts';
 
 export type { Incident, LocationHealth };
-export type { BreakerKey, ClientFigures, CostOperation, Delivery, Hint, Percentiles, ProbeFigures, ProbeStatus, Silence, Verdict, VerdictEntry };
+export type { BreakerKey, ClientFigures, CostOperation, Delivery, FallbackHealth, Hint, Percentiles, ProbeFigures, ProbeStatus, Silence, Verdict, VerdictEntry };
 
 export interface Window {
   from: number;
@@ -130,6 +131,7 @@ export interface KeyDetailReply {
   services: { service: string; instances: number; calls: number; error_share: number | null; slow_share: number | null; rejected: number; retry_ratio: number | null; degraded: boolean }[];
   instances: { service: string; instance: string; sdk: string | null; state: string | null; state_since: number | null; last_seen: number; calls: number; failed: number; error_share: number | null; degraded: boolean }[];
   config: { ts: number; service: string; instance: string; settings: Record<string, unknown>; fallbacks: BreakerKey[]; warnings: string[] } | null;
+  fallbacks: FallbackHealth[];
   series: SeriesPoint[];
   probe_series: Record<string, ProbePoint[]>;
   transitions: TransitionRecord[];

@@ -31,7 +31,7 @@ npx breakerbox token create --name ticket-drafts --rights ingest
 npx breakerbox token create --name prober-eu-west --rights ingest`;
   const sdk = `// in the application: every model call goes through breakerbox's fetch wrapper
 import OpenAI from 'openai';
-import { createBreakerbox } from 'breakerbox/sdk';
+import { createBreakerbox } from '@breakerbox/sdk';
 
 const bb = createBreakerbox({
   telemetry: { url: '${origin}', token: process.env.BREAKERBOX_TOKEN, service: 'ticket-drafts' },

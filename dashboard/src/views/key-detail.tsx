@@ -2,6 +2,7 @@ import { api } from '../api/client.ts';
 import type { ClientFigures, KeyDetailReply } from '../api/types.ts';
 import { usePoll } from '../api/use-poll.ts';
 import { KeyCharts } from '../charts/key-charts.tsx';
+import { FallbackHealthTable } from '../components/fallback-health.tsx';
 import { Link } from '../components/link.tsx';
 import { RefreshStatus } from '../components/refresh-status.tsx';
 import { ProbeStatusBadge, StateBadge, VerdictBadge } from '../components/verdict-badge.tsx';
@@ -132,6 +133,7 @@ function Reporters({ detail }: { detail: KeyDetailReply }) {
             {Object.entries(detail.config.settings).map(([name, value]) => <div key={name}><dt>{name}</dt><dd>{String(value)}</dd></div>)}
           </dl>
           <p>Fallbacks, in order: {detail.config.fallbacks.length ? detail.config.fallbacks.map((k) => `${k.model} (${keyContext(k)})`).join(' → ') : 'none'}</p>
+          <FallbackHealthTable fallbacks={detail.fallbacks ?? []} />
           {detail.config.warnings.map((w) => <p key={w} className="warning" role="note"><span aria-hidden="true">⚠</span> {w}</p>)}
         </section>
       ) : null}

@@ -1,0 +1,62 @@
+/**
+ * The options of `bb.fetch` (checked at construction by `options/validate-options.ts`)
+ * and of each fallback route.
+ */
+import type { ErrorClass } from '@breakerbox/protocol';
+import type { FailoverLevel } from '../policies/fallback.ts';
+import type { TimeoutOptions } from '../settings.ts';
+import type { FetchLike } from './http-attempt.ts';
+
+/** A fallback route for a model. Unset fields are the primary's. */
+export interface FetchRoute {
+  model?: string;
+  /** Base URL up to where the endpoint path starts (e.g. `https://api.together.xyz/v1`). */
+  baseURL?: string;
+  apiKey?: string;
+  provider?: string;
+  region?: string;
+  /** Failover level (default: 1 for the same model elsewhere, 2 for another model). */
+  level?: FailoverLevel;
+  /** Share (0–1) of normal traffic sent through this route first, to keep it proven (default: the wrapper's `exerciseShare`). */
+  exerciseShare?: number;
+}
+
+/** Options of the fetch wrapper. */
+export interface BreakerboxFetchOptions {
+  /** The fetch to send with (default: undici's, with a connect timeout when one is set). */
+  fetch?: FetchLike;
+  /** The primary's base URL; when given, fallbacks are reviewed at construction. */
+  baseURL?: string;
+  /** Provider name of the primary (default: from the host). */
+  provider?: string;
+  /** Region of the primary, when traffic is routed across regions. */
+  region?: string;
+  /** Fallback routes, by the primary's model id. */
+  fallbacks?: Record<string, FetchRoute[]>;
+  /** Client-fault classes that also move on to the next route (default `['context_length']`; `[]` for none). */
+  fallbackOn?: ErrorClass[];
+  /** Never substitute another route (durable writes). */
+  failClosed?: boolean;
+  /** Operation name for tasks telemetry (default: `<endpoint>:<model>`). */
+  operation?: string | ((model: string, endpoint: string) => string);
+  /** Layered timeouts; unset layers fall back to the key's settings. */
+  timeouts?: TimeoutOptions;
+  /** What to do with a malformed stream chunk: drop and count it (default, `skipped_chunks` in telemetry) or fail the stream. */
+  malformedChunks?: 'error' | 'skip';
+  /** After finish and usage, how long to wait for `[DONE]` / `message_stop`, ms (default 200). */
+  endGraceMs?: number;
+  /**
+   * A stream that breaks after its first token: `'rescue'` (default) splices in a
+   * continuation or a checked regeneration (see the README, *Mid-stream rescue*);
+   * `'buffer'` holds every stream until it is complete, so any break is retried or failed
+   * over before the caller reads anything (for non-interactive calls); `'error'` ends it
+   * with `BB_ERR_SDK_STREAM_BROKEN`.
+   */
+  midStream?: 'rescue' | 'buffer' | 'error';
+  /** Rescue by assistant prefill where the dialect has it (Anthropic); false: regenerate only (default true). */
+  prefill?: boolean;
+  /** Rescues per answer, divergent regenerations included (default 2). */
+  maxRescues?: number;
+  /** Share (0–1) of normal traffic sent through each fallback route first (default 0: off). */
+  exerciseShare?: number;
+}

@@ -1,0 +1,168 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import type { MetricsReads, TotalsRow, TransitionTotalsRow } from '../storage/metrics-reads.ts';
+import { TASK_COLUMNS as TASK_COUNTERS } from '@breakerbox/protocol';
+import type { CollectorMetrics } from './collector-health.ts';
+import { ExpositionChunks, renderLabels, withLabel } from './exposition.ts';
+import { KEY_FAMILIES, type KeySnapshot, type KeyStateNow } from './key-families.ts';
+
+/** What one `/metrics` page is made from. */
+export interface PageSources {
+  health: CollectorMetrics;
+  reads: MetricsReads;
+  /** Current state per key id over the metrics window (breaker states, open share, verdict). */
+  states(): Map<number, KeyStateNow>;
+  /** At most this many series of the per-key families; keys past it are dropped whole. */
+  maxSeries: number;
+}
+
+/** Keys read per storage query: each query is short and synchronous, and ingest runs between them. */
+const KEYS_PER_READ = 1000;
+/** Characters handed to the socket at a time. */
+const CHUNK_CHARS = 256 * 1024;
+
+const T = Object.fromEntries(TASK_COUNTERS.map((c, i) => [c, i])) as Record<string, number>;
+
+function groupByKey<R extends { keyId: number }>(rows: R[]): Map<number, R[]> {
+  const out = new Map<number, R[]>();
+  for (const r of rows) {
+    let list = out.get(r.keyId);
+    if (!list) out.set(r.keyId, (list = []));
+    list.push(r);
+  }
+  return out;
+}
+
+function snapshotOf(labels: string, totals: TotalsRow[], probes: TotalsRow[], transitions: TransitionTotalsRow[], state: KeyStateNow | null): KeySnapshot {
+  const width = totals[0]?.values.length ?? 0;
+  const sums = new Array<number>(width).fill(0);
+  for (const t of totals) for (let i = 0; i < width; i++) sums[i]! += t.values[i]!;
+  return {
+    labels,
+    sums,
+    services: totals.map((t) => ({ labels: withLabel(labels, 'service', t.part), values: t.values })),
+    probes: probes.map((p) => ({ labels: withLabel(labels, 'location', p.part), values: p.values })),
+    transitions: transitions.map((t) => ({ labels: withLabel(withLabel(labels, 'to_state', t.toState), 'reason', t.reason), count: t.transitions })),
+    state,
+  };
+}
+
+/** The series a key costs on the page. */
+function seriesOf(k: KeySnapshot): number {
+  let n = 0;
+  for (const f of KEY_FAMILIES) n += f.count(k);
+  return n;
+}
+
+/**
+ * Reads the fleet's totals in pages of keys and keeps the keys that fit under the series
+ * cap, in key id order (oldest keys first, so the exported set is stable from scrape to
+ * scrape). Memory is bounded by the cap, not by the number of keys.
+ */
+async function loadKeys(src: PageSources): Promise<{ keys: KeySnapshot[]; series: number; droppedSeries: number; droppedKeys: number }> {
+  const states = src.states();
+  const keys: KeySnapshot[] = [];
+  let series = 0;
+  let droppedSeries = 0;
+  let droppedKeys = 0;
+  for (let after = 0; ; ) {
+    const rows = src.reads.keys(after, KEYS_PER_READ);
+    if (rows.length === 0) break;
+    const to = rows[rows.length - 1]!.id;
+    const totals = groupByKey(src.reads.keyTotals(after, to));
+    const probes = groupByKey(src.reads.probeTotals(after, to));
+    const transitions = groupByKey(src.reads.transitionTotals(after, to));
+    for (const row of rows) {
+      const t = totals.get(row.id) ?? [];
+      const p = probes.get(row.id) ?? [];
+      const state = states.get(row.id) ?? null;
+      if (t.length === 0 && p.length === 0 && !state) continue;
+      const labels = renderLabels({ provider: row.provider, endpoint: row.endpoint, model: row.model, region: row.region });
+      const k = snapshotOf(labels, t, p, transitions.get(row.id) ?? [], state);
+      const n = seriesOf(k);
+      if (series + n > src.maxSeries) {
+        droppedSeries += n;
+        droppedKeys++;
+        continue;
+      }
+      series += n;
+      keys.push(k);
+    }
+    after = to;
+    await nextTurn();
+  }
+  return { keys, series, droppedSeries, droppedKeys };
+}
+
+/**
+ * The `/metrics` page as a stream of text chunks: the collector's own health first (so the
+ * first byte leaves before the fleet is read), then one family at a time over every
+ * admitted key, then operations, senders, alerts and what the cap dropped.
+ */
+export async function* metricsPage(src: PageSources): AsyncGenerator<string> {
+  yield await src.health.registry.metrics();
+  // Let the first chunk leave before the fleet is read (the stream reads ahead otherwise).
+  await nextTurn();
+  const { keys, series, droppedSeries, droppedKeys } = await loadKeys(src);
+  const out = new ExpositionChunks();
+
+  for (const f of KEY_FAMILIES) {
+    out.family(f.name, f.type, f.help);
+    for (const k of keys) {
+      f.write(k, out);
+      if (out.length >= CHUNK_CHARS) {
+        yield out.take();
+        await nextTurn();
+      }
+    }
+  }
+
+  const tasks = src.reads.taskTotals().map((t) => ({ labels: renderLabels({ operation: t.operation, service: t.service }), v: t.values }));
+  const perTask = (name: string, help: string, column: string) => {
+    out.family(name, 'counter', help);
+    for (const t of tasks) out.sample(name, t.labels, t.v[T[column]!]!);
+  };
+  out.family('breakerbox_tasks_total', 'counter', 'Tasks (one user-facing operation, all its attempts) per operation, service and outcome (completed, failed).');
+  for (const t of tasks) {
+    out.sample('breakerbox_tasks_total', withLabel(t.labels, 'outcome', 'completed'), t.v[T.completed!]!);
+    out.sample('breakerbox_tasks_total', withLabel(t.labels, 'outcome', 'failed'), t.v[T.failed!]!);
+  }
+  perTask('breakerbox_degraded_tasks_total', 'Tasks served by the last failover level (a degraded answer), per operation and service.', 'degraded');
+  perTask('breakerbox_task_attempts_total', 'Attempts made for tasks (every provider call of every level), per operation and service.', 'attempts');
+  perTask('breakerbox_task_cost_usd_total', 'Spend of all attempts in USD (failed ones too), per operation and service.', 'cost_usd');
+  out.family('breakerbox_tasks_served_total', 'counter', 'Tasks served per failover level (0 = primary), per operation and service; levels that occurred.');
+  for (const t of tasks) {
+    for (let level = 0; level <= 4; level++) {
+      const v = t.v[T[`level${level}`]!]!;
+      if (v > 0) out.sample('breakerbox_tasks_served_total', withLabel(t.labels, 'level', String(level)), v);
+    }
+  }
+  perTask('breakerbox_fallback_invocations_total', 'Fallbacks invoked, per operation and service.', 'fallback_invoked');
+  perTask('breakerbox_fallback_failures_total', 'Fallbacks that failed too, per operation and service.', 'fallback_failed');
+
+  // service_instance_id (OTel service.instance.id), not instance: Prometheus owns that label.
+  out.family('breakerbox_source_dropped_events_total', 'counter', 'Events a sender dropped from its buffer while the collector was unreachable, as it reported them, per service and service_instance_id.');
+  for (const d of src.reads.droppedEvents()) {
+    out.sample('breakerbox_source_dropped_events_total', renderLabels({ service: d.service, service_instance_id: d.instance }), d.dropped);
+  }
+
+  out.family('breakerbox_alerts', 'gauge', 'Unresolved alerts by state (pending, firing) and severity.');
+  const alerts = src.reads.alertCounts();
+  for (const state of ['pending', 'firing']) {
+    for (const severity of ['info', 'warning', 'critical']) {
+      const n = alerts.find((a) => a.state === state && a.severity === severity)?.n ?? 0;
+      out.sample('breakerbox_alerts', renderLabels({ state, severity }), n);
+    }
+  }
+
+  const exporter = src.health.exporter;
+  exporter.series = series;
+  exporter.droppedSeries += droppedSeries;
+  exporter.droppedKeys = droppedKeys;
+  out.family('breakerbox_metrics_series', 'gauge', 'Per-key series on this page (under metrics.max_series).');
+  out.sample('breakerbox_metrics_series', '', series);
+  out.family('breakerbox_metrics_dropped_keys', 'gauge', 'Keys left off this page because their series did not fit under metrics.max_series.');
+  out.sample('breakerbox_metrics_dropped_keys', '', droppedKeys);
+  out.family('breakerbox_metrics_series_dropped_total', 'counter', 'Series left off /metrics pages under metrics.max_series, summed over scrapes since the process started.');
+  out.sample('breakerbox_metrics_series_dropped_total', '', exporter.droppedSeries);
+  yield out.take();
+}

@@ -1,0 +1,122 @@
+import { createHash } from 'node:crypto';
+import fp from 'fastify-plugin';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { TelemetryBatch } from '@breakerbox/protocol';
+import { BreakerboxError, type ErrorBody } from '../errors.ts';
+import { inflateBody, parseJson } from '../ingest/decode-body.ts';
+import { validateBatch } from '../ingest/validate-batch.ts';
+import { decodeLogsJson, decodeMetricsJson } from '../otlp/decode-json.ts';
+import { decodeLogsProtobuf, decodeMetricsProtobuf } from '../otlp/decode-protobuf.ts';
+import { logsToEvents } from '../otlp/logs-to-events.ts';
+import { metricsToWindows } from '../otlp/metrics-to-windows.ts';
+import { exportResponse, statusResponse, type Signal } from '../otlp/responses.ts';
+import { CumulativeSeries } from '../otlp/series-state.ts';
+import { WireError } from '../otlp/wire-reader.ts';
+
+/** Cumulative series one collector follows at most, and how long an idle one is kept. */
+const MAX_SERIES = 50_000;
+const SERIES_IDLE_MS = 30 * 60_000;
+/** Protocol v1's events-per-batch ceiling: bigger resources are split, in one transaction still. */
+const MAX_EVENTS = 5000;
+
+const PROTOBUF_TYPES = ['application/x-protobuf', 'application/protobuf'];
+const isProtobuf = (request: FastifyRequest) => PROTOBUF_TYPES.some((t) => (request.headers['content-type'] ?? '').toLowerCase().startsWith(t));
+
+/** Decodes a body by its type; a protobuf body that is not the message answers 400. */
+function decode<T>(request: FastifyRequest, protobuf: (b: Buffer) => T, json: (v: unknown) => T): T {
+  const body = request.body as Buffer;
+  if (!isProtobuf(request)) return json(parseJson(body));
+  try {
+    return protobuf(body);
+  } catch (err) {
+    if (err instanceof WireError) throw new BreakerboxError('BB_ERR_INGEST_MALFORMED_PROTOBUF', `the body is not a valid OTLP protobuf message: ${err.message}`, { cause: err });
+    throw err;
+  }
+}
+
+/**
+ * `POST /v1/metrics` and `POST /v1/logs` — OTLP/HTTP, protobuf or JSON, gzip or not, with
+ * the ingest tokens, rate and size limits of `/v1/telemetry`. What a request maps to is
+ * validated as protocol v1 batches and written through the same store in one transaction;
+ * refused data points are counted in OTLP's `partial_success`.
+ */
+async function otlpRoutes(app: FastifyInstance): Promise<void> {
+  const limit = app.config.ingest.body_limit_bytes;
+  const series = new CumulativeSeries({ maxSeries: MAX_SERIES, idleMs: SERIES_IDLE_MS, startedAt: Date.now() });
+
+  // Scoped to this plugin: only OTLP's two types are read, and the body stays bytes
+  // (inflated under the cap) until the route decodes it.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser(['application/json', ...PROTOBUF_TYPES], { parseAs: 'buffer', bodyLimit: limit }, (request, body, done) => {
+    try {
+      done(null, inflateBody(body as unknown as Buffer, request.headers['content-encoding'], limit));
+    } catch (err) {
+      done(err as Error, undefined);
+    }
+  });
+
+  // The shared error handler writes breakerbox's error body; OTLP wants a google.rpc.Status in the request's encoding.
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (reply.statusCode < 400 || typeof payload !== 'string') return payload;
+    let body: ErrorBody;
+    try {
+      body = JSON.parse(payload) as ErrorBody;
+    } catch {
+      return payload;
+    }
+    if (!body?.error) return payload;
+    const protobuf = isProtobuf(request);
+    reply.header('content-type', protobuf ? 'application/x-protobuf' : 'application/json; charset=utf-8');
+    return statusResponse(reply.statusCode, body, protobuf);
+  });
+
+  /** Validates and stores the batches of one request in one transaction, ids derived from its bytes. */
+  const store = (signal: Signal, request: FastifyRequest, batches: TelemetryBatch[], now: number): void => {
+    const digest = createHash('sha256').update(request.body as Buffer).digest('hex');
+    const bounds = app.ingestTimeBounds(now);
+    const chunks: TelemetryBatch[] = [];
+    batches.forEach((b, i) => {
+      for (let j = 0; j < b.events.length; j += MAX_EVENTS) {
+        const chunk = { ...b, batch_id: `otlp-${signal}-${digest}-${i}-${j / MAX_EVENTS}`, events: b.events.slice(j, j + MAX_EVENTS) };
+        chunks.push(validateBatch(chunk, bounds));
+      }
+    });
+    if (chunks.length === 0) return;
+    const events = chunks.reduce((n, c) => n + c.events.length, 0);
+    app.ingestWrite(now, () => app.tracing.span('db.insert_batch', { 'breakerbox.events': events, 'breakerbox.otlp': signal }, () => app.telemetry.insertBatches(chunks, now)));
+  };
+
+  const answer = (reply: FastifyReply, request: FastifyRequest, signal: Signal, rejected: number, message: string) => {
+    const protobuf = isProtobuf(request);
+    reply.type(protobuf ? 'application/x-protobuf' : 'application/json; charset=utf-8');
+    return exportResponse(signal, protobuf, rejected, message);
+  };
+
+  const route = { bodyLimit: limit, onRequest: app.ingestGuard };
+
+  app.post('/v1/metrics', route, async (request, reply) => {
+    const now = Date.now();
+    const resources = decode(request, decodeMetricsProtobuf, decodeMetricsJson);
+    const deltas = series.stage();
+    const mapped = metricsToWindows(resources, deltas, app.ingestTimeBounds(now));
+    store('metrics', request, mapped.batches, now);
+    deltas.commit(); // only once stored: a request that failed leaves the series where they were
+    return answer(reply, request, 'metrics', mapped.rejected.count, mapped.rejected.message());
+  });
+
+  app.post('/v1/logs', route, async (request, reply) => {
+    const now = Date.now();
+    const resources = decode(request, decodeLogsProtobuf, decodeLogsJson);
+    const mapped = logsToEvents(resources, app.ingestTimeBounds(now), now);
+    store('logs', request, mapped.batches, now);
+    return answer(reply, request, 'logs', mapped.rejected.count, mapped.rejected.message());
+  });
+}
+
+/** OTLP/HTTP receivers (docs/otlp.md); needs the ingest plugin's guard and time bounds. */
+export const otlpPlugin = fp(
+  async (app) => {
+    await app.register(otlpRoutes);
+  },
+  { name: 'otlp', dependencies: ['ingest'] },
+);

@@ -1,0 +1,43 @@
+import { Type } from '@sinclair/typebox';
+import { BreakerboxError } from '../errors.ts';
+import type { TimeRange } from '../verdicts/window.ts';
+
+/** `limit` and `cursor` query parameters of a paged list. */
+export const PageParams = {
+  limit: Type.Optional(Type.String({ pattern: '^[0-9]{1,6}$', description: 'entries per page (default api.default_limit)' })),
+  cursor: Type.Optional(Type.String({ maxLength: 200, description: 'next_cursor of the previous page' })),
+};
+
+/** Where a page starts, and the window it is pinned to (a cursor keeps the first page's window). */
+export interface PageRequest {
+  limit: number;
+  offset: number;
+  range: TimeRange | null;
+}
+
+const invalid = (name: string, message: string): never => {
+  throw new BreakerboxError('BB_ERR_QUERY_INVALID', message, { path: `/querystring/${name}` });
+};
+
+/** Reads `limit` (1..max, default) and an opaque `cursor` from a query. */
+export function pageRequest(query: { limit?: string; cursor?: string }, options: { defaultLimit: number; maxLimit: number }): PageRequest {
+  const limit = query.limit === undefined || query.limit === '' ? options.defaultLimit : Number(query.limit);
+  if (!Number.isInteger(limit) || limit < 1 || limit > options.maxLimit) invalid('limit', `limit must be 1..${options.maxLimit}`);
+  if (query.cursor === undefined || query.cursor === '') return { limit, offset: 0, range: null };
+  const parts = Buffer.from(query.cursor, 'base64url').toString('utf8').split('.');
+  const [from, to, offset] = parts.map(Number);
+  if (parts.length !== 3 || ![from, to, offset].every((n) => Number.isSafeInteger(n) && n! >= 0) || from! >= to!) {
+    invalid('cursor', 'cursor is not a next_cursor this API gave');
+  }
+  return { limit, offset: offset!, range: { from: from!, to: to! } };
+}
+
+/**
+ * One page of an ordered list, and the cursor of the next (null on the last page). The
+ * cursor pins the window, so paging through a "last 15 minutes" list reads one window.
+ */
+export function page<T>(all: T[], request: PageRequest, range: TimeRange): { items: T[]; next_cursor: string | null; total: number } {
+  const end = request.offset + request.limit;
+  const next = end < all.length ? Buffer.from(`${range.from}.${range.to}.${end}`).toString('base64url') : null;
+  return { items: all.slice(request.offset, end), next_cursor: next, total: all.length };
+}

@@ -1,0 +1,25 @@
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const DIR = fileURLToPath(new URL('../../integrations/prometheus/', import.meta.url));
+
+function promtool(...args: string[]) {
+  const run = spawnSync('promtool', args, { cwd: DIR, encoding: 'utf8' });
+  if (run.error) throw new Error('promtool is not installed (Debian package "prometheus")');
+  return { status: run.status, output: `${run.stdout}${run.stderr}` };
+}
+
+describe('integrations/prometheus/rules.yml', () => {
+  it('passes promtool check rules', () => {
+    const run = promtool('check', 'rules', 'rules.yml');
+    expect(run.output).toContain('SUCCESS');
+    expect(run.status).toBe(0);
+  });
+
+  it('passes its unit tests (promtool test rules rules.test.yml)', () => {
+    const run = promtool('test', 'rules', 'rules.test.yml');
+    expect(run.output).not.toContain('FAILED');
+    expect(run.status).toBe(0);
+  });
+});

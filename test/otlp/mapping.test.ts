@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import { classifyErrorType } from '../../server/otlp/error-type.ts';
+import { keyFrom, sourceFrom } from '../../server/otlp/key-mapping.ts';
+import { stateFrom } from '../../server/otlp/logs-to-events.ts';
+
+describe('error.type → the taxonomy', () => {
+  it.each([
+    ['429', 'rate_limit'], ['503', 'server'], ['529', 'server'], ['401', 'auth'], ['404', 'bad_request'], ['408', 'timeout'],
+    ['timeout', 'timeout'], ['quota', 'quota'],
+    ['insufficient_quota', 'quota'], ['context_length_exceeded', 'context_length'], ['overloaded_error', 'server'], ['rate_limit_exceeded', 'rate_limit'],
+    ['openai.RateLimitError', 'rate_limit'], ['openai.APITimeoutError', 'timeout'], ['openai.APIConnectionError', 'network'],
+    ['anthropic.InternalServerError', 'server'], ['openai.AuthenticationError', 'auth'], ['openai.NotFoundError', 'bad_request'],
+    ['litellm.ContextWindowExceededError', 'context_length'], ['litellm.ContentPolicyViolationError', 'policy'],
+    ['httpx.ConnectError', 'network'], ['httpx.ReadTimeout', 'timeout'], ['java.net.SocketTimeoutException', 'timeout'],
+    ['_OTHER', 'bad_request'], ['KeyError', 'bad_request'],
+  ])('%s → %s', (value, cls) => {
+    expect(classifyErrorType(value)).toBe(cls);
+  });
+});
+
+describe('GenAI attributes → the key the SDK reports', () => {
+  it('names the provider from a known server.address, as the SDK names a host', () => {
+    expect(keyFrom({ 'gen_ai.provider.name': 'openai', 'server.address': 'api.together.xyz', 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': 'meta-llama/Llama-3.3-70B-Instruct-Turbo' }))
+      .toEqual({ provider: 'together', endpoint: 'chat', model: 'meta-llama/Llama-3.3-70B-Instruct-Turbo' });
+  });
+
+  it('maps Anthropic chat to its messages endpoint, and the older gen_ai.system', () => {
+    expect(keyFrom({ 'gen_ai.system': 'anthropic', 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': 'claude-3-5-haiku-latest' }))
+      .toEqual({ provider: 'anthropic', endpoint: 'messages', model: 'claude-3-5-haiku-latest' });
+    expect(keyFrom({ 'gen_ai.provider.name': 'azure.ai.openai', 'gen_ai.operation.name': 'embeddings', 'gen_ai.request.model': 'text-embedding-3-small', 'breakerbox.region': 'eu-west' }))
+      .toEqual({ provider: 'azure-openai', endpoint: 'embeddings', model: 'text-embedding-3-small', region: 'eu-west' });
+    expect(keyFrom({ 'gen_ai.provider.name': 'openai', 'gen_ai.operation.name': 'text_completion', 'gen_ai.request.model': 'gpt-3.5-turbo-instruct' })).toMatchObject({ endpoint: 'completions' });
+  });
+
+  it('says what is missing', () => {
+    expect(keyFrom({ 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': 'm' })).toBe('no provider');
+    expect(keyFrom({ 'gen_ai.provider.name': 'openai', 'gen_ai.request.model': 'm' })).toBe('no operation');
+    expect(keyFrom({ 'gen_ai.provider.name': 'openai', 'gen_ai.operation.name': 'chat' })).toBe('no model');
+  });
+
+  it('takes the source from service.name and the best instance attribute there is', () => {
+    expect(sourceFrom({ 'service.name': 'drafts', 'service.instance.id': 'pod-7', 'telemetry.sdk.language': 'python', 'telemetry.sdk.version': '1.39.0' }))
+      .toEqual({ service: 'drafts', instance: 'pod-7', sdk: 'otel-python/1.39.0' });
+    expect(sourceFrom({ 'service.name': 'drafts', 'host.name': 'vm-3', 'process.pid': 4242 })).toMatchObject({ instance: 'vm-3:4242' });
+    expect(sourceFrom({})).toMatchObject({ service: 'unknown_service', instance: 'default' });
+  });
+});
+
+describe('breaker states as resilience libraries spell them', () => {
+  it.each([['CLOSED', 'closed'], ['half-open', 'half_open'], ['HALF_OPEN', 'half_open'], ['Open', 'open'], ['FORCED_OPEN', 'forced_open'], ['isolated', 'forced_open']])(
+    '%s → %s',
+    (value, state) => expect(stateFrom(value)).toBe(state),
+  );
+  it('knows no others', () => expect(stateFrom('DISABLED')).toBeUndefined());
+});
