@@ -4,7 +4,7 @@
  * not decided; and once they answer, each location is judged on its probes since the
  * degradation began, not on the minutes before it.
  */
-import type { FreshProbes, OnDemandCounts, SuspicionRow } from '../storage/suspicion-store.ts';
+import type { FreshProbes, OnDemandCounts, SuspicionRow, SuspicionStore } from '../storage/suspicion-store.ts';
 import type { VerdictThresholds } from './figures.ts';
 import type { Decision } from './rules.ts';
 import type { ProbeFigures } from './types.ts';
@@ -18,6 +18,11 @@ export interface PendingProbesSource {
   onDemand(from: number, to: number, now: number): Map<string, OnDemandCounts>;
   /** How long a verdict waits for the requested probes (ms). */
   pendingMaxMs: number;
+}
+
+/** The source over the suspicion store, for the engine of the main thread and of the read worker alike. */
+export function pendingProbesSource(store: SuspicionStore, pendingMaxMs: number): PendingProbesSource {
+  return { latestPerKey: store.latestPerKey, probesSince: store.probesSince, onDemand: store.onDemand, pendingMaxMs };
 }
 
 /** What the hold rests on, for the evidence and the summary. */
