@@ -172,3 +172,24 @@ describe('the first page of such a key (group_wait)', () => {
     expect((await verdictAt(START)).hint).not.toBe('probes_pending');
   });
 });
+
+describe('probe_failing on a burst', () => {
+  it('counts failed probes asked for right after an ok scheduled one in the same minute', async () => {
+    const clock = manualClock(START);
+    c = await collector({ clock });
+    await c.send({ service: 'ticket-drafts', instance: 'pod-1' }, [transition(KEY, START - 16 * MIN, null, 'closed', 'created'), ...windows(KEY, START - 15 * MIN, START, { calls: 10 })]);
+    for (const location of LOCATIONS) {
+      // The last scheduled probe (ok) at START − 55 s, then three failed ones in the same minute.
+      const burst: TelemetryEvent[] = [50_000, 47_000, 44_000].map((dt) => ({
+        type: 'probe', ts: START - dt, key: KEY, location, outcome: 'error', error_class: 'server', status: 503, trigger: 'suspicion', latency_ms: { total: 80 },
+      }));
+      await c.send({ service: 'probe', instance: location }, [...probes(KEY, location, START - 15 * MIN, START, 'ok'), ...burst]);
+    }
+    c.app.alerts.evaluate(START);
+    const { alerts } = await c.get('/api/alerts?state=firing');
+    expect(alerts.filter((a: any) => a.rule === 'probe_failing').map((a: any) => [a.location, a.value]).sort()).toEqual([
+      ['eu-west', 3],
+      ['us-east', 3],
+    ]);
+  });
+});
