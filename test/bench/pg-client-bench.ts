@@ -124,6 +124,13 @@ async function postgresMethods(url: string): Promise<Method[]> {
       close: async () => undefined,
     },
     {
+      name: 'postgres UNNEST, JSON as TEXT',
+      async write(rows) {
+        await sql.begin((tx) => tx.unsafe(unnestTextSql, columnsOf(rows) as never[], { prepare: true }));
+      },
+      close: async () => undefined,
+    },
+    {
       name: 'postgres COPY',
       async write(rows) {
         await sql.begin(async (tx) => {

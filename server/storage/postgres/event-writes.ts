@@ -29,7 +29,8 @@ const TABLES: Record<Kind, { table: string; columns: [string, string][] }> = {
   probe: {
     table: 'probe_events',
     columns: [['key_id', 'bigint'], ['source_id', 'bigint'], ['location', 'text'], ['ts', 'bigint'], ['outcome', 'text'], ['error_class', 'text'],
-      ['status', 'bigint'], ['connect_ms', 'float8'], ['ttfb_ms', 'float8'], ['total_ms', 'float8'], ['cold', 'bigint'], ['cost_usd', 'float8']],
+      ['status', 'bigint'], ['connect_ms', 'float8'], ['ttfb_ms', 'float8'], ['total_ms', 'float8'], ['cold', 'bigint'], ['cost_usd', 'float8'],
+      ['trigger', 'text']],
   },
 };
 
@@ -79,7 +80,7 @@ export class EventColumns {
 
   probe(keyId: number, sourceId: number, e: ProbeEvent): void {
     this.push('probe', [keyId, sourceId, e.location, e.ts, e.outcome, e.error_class ?? null, e.status ?? null,
-      e.latency_ms.connect ?? null, e.latency_ms.ttfb ?? null, e.latency_ms.total, e.cold ? 1 : 0, e.cost_usd ?? null]);
+      e.latency_ms.connect ?? null, e.latency_ms.ttfb ?? null, e.latency_ms.total, e.cold ? 1 : 0, e.cost_usd ?? null, e.trigger ?? null]);
   }
 
   /** Writes what was gathered; call inside the transaction. */
