@@ -1,6 +1,6 @@
 -- PostgreSQL translation of migrations/001-initial.sql: the same tables, columns and meaning.
--- BIGINT for ms times and counts, DOUBLE PRECISION for money, JSON as TEXT as in SQLite (inserting
--- JSONB measured 2-4x slower, docs/storage.md); "end" is quoted, a reserved word here.
+-- BIGINT for ms times and counts, DOUBLE PRECISION for money, JSON as TEXT as in SQLite (JSONB is
+-- slower to insert, docs/storage.md); "end" is quoted, a reserved word here.
 -- Core schema: tokens, normalised keys and sources, raw telemetry, per-minute rollups.
 -- Times are integer milliseconds since the Unix epoch (UTC).
 

@@ -1,6 +1,6 @@
 -- PostgreSQL translation of migrations/002-verdicts-alerts.sql: the same tables, columns and meaning.
--- BIGINT for ms times and counts, DOUBLE PRECISION for money, JSON as TEXT as in SQLite (inserting
--- JSONB measured 2-4x slower, docs/storage.md); "end" is quoted, a reserved word here.
+-- BIGINT for ms times and counts, DOUBLE PRECISION for money, JSON as TEXT as in SQLite (JSONB is
+-- slower to insert, docs/storage.md); "end" is quoted, a reserved word here.
 -- Verdicts and alerts: hourly aggregates of the per-minute rollups (so a 24 h or 7 d
 -- window reads 24 or 168 rows per key instead of 1,440 or 10,080), alert state, silences
 -- and notification deliveries. Times are integer milliseconds since the Unix epoch (UTC).

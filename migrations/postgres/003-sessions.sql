@@ -1,6 +1,6 @@
 -- PostgreSQL translation of migrations/003-sessions.sql: the same tables, columns and meaning.
--- BIGINT for ms times and counts, DOUBLE PRECISION for money, JSON as TEXT as in SQLite (inserting
--- JSONB measured 2-4x slower, docs/storage.md); "end" is quoted, a reserved word here.
+-- BIGINT for ms times and counts, DOUBLE PRECISION for money, JSON as TEXT as in SQLite (JSONB is
+-- slower to insert, docs/storage.md); "end" is quoted, a reserved word here.
 -- Dashboard sign-in sessions. The cookie carries a random id; only its sha256 is stored,
 -- so a copy of the database cannot be replayed as a cookie. A session lives only while its
 -- token does (joined on every request) and until expires_at.

@@ -1,6 +1,6 @@
 -- PostgreSQL translation of migrations/005-instance-minutes.sql: the same tables, columns and meaning.
--- BIGINT for ms times and counts, DOUBLE PRECISION for money, JSON as TEXT as in SQLite (inserting
--- JSONB measured 2-4x slower, docs/storage.md); "end" is quoted, a reserved word here.
+-- BIGINT for ms times and counts, DOUBLE PRECISION for money, JSON as TEXT as in SQLite (JSONB is
+-- slower to insert, docs/storage.md); "end" is quoted, a reserved word here.
 -- Per-instance figures per key and minute, maintained at ingest, so the `local` hint and the
 -- key detail read minutes instead of raw windows. With them, raw windows no longer need an
 -- index by key: at ingest that index cost a page write per distinct key per batch, more

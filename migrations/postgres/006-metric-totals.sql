@@ -1,6 +1,6 @@
 -- PostgreSQL translation of migrations/006-metric-totals.sql: the same tables, columns and meaning.
--- BIGINT for ms times and counts, DOUBLE PRECISION for money, JSON as TEXT as in SQLite (inserting
--- JSONB measured 2-4x slower, docs/storage.md); "end" is quoted, a reserved word here.
+-- BIGINT for ms times and counts, DOUBLE PRECISION for money, JSON as TEXT as in SQLite (JSONB is
+-- slower to insert, docs/storage.md); "end" is quoted, a reserved word here.
 -- All-time counters for /metrics, maintained at ingest in the batch's transaction next to the
 -- per-minute rollups (same columns). Retention never prunes them, so the exported counters
 -- only grow: across collector restarts and past the rollup retention. Rows start from what

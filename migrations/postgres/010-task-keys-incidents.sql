@@ -1,6 +1,6 @@
 -- PostgreSQL translation of migrations/010-task-keys-incidents.sql: the same tables, columns and meaning.
--- BIGINT for ms times and counts, DOUBLE PRECISION for money, JSON as TEXT as in SQLite (inserting
--- JSONB measured 2-4x slower, docs/storage.md); "end" is quoted, a reserved word here.
+-- BIGINT for ms times and counts, DOUBLE PRECISION for money, JSON as TEXT as in SQLite (JSONB is
+-- slower to insert, docs/storage.md); "end" is quoted, a reserved word here.
 -- Fallback attribution: `tasks` events may carry their primary key (protocol v1, optional
 -- field). Per minute, per primary key and service, the fallback figures of those tasks, so
 -- `fallback_failing` fires for the key whose chain failed, not every open key of the service.

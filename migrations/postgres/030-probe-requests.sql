@@ -1,6 +1,6 @@
 -- PostgreSQL translation of migrations/030-probe-requests.sql: the same tables, columns and meaning.
--- BIGINT for ms times and counts, DOUBLE PRECISION for money, JSON as TEXT as in SQLite (inserting
--- JSONB measured 2-4x slower, docs/storage.md); "end" is quoted, a reserved word here.
+-- BIGINT for ms times and counts, DOUBLE PRECISION for money, JSON as TEXT as in SQLite (JSONB is
+-- slower to insert, docs/storage.md); "end" is quoted, a reserved word here.
 -- Probe on suspicion (docs/alerts.md): a key's client side starting to degrade opens a
 -- suspicion; the collector queues immediate probe requests for every prober location
 -- covering the key, which probers collect through GET /v1/probe-requests.

@@ -46,7 +46,7 @@ const SQL = Object.fromEntries(
  * The raw events of one transaction, gathered column by column so each table is written
  * by one `INSERT … SELECT FROM UNNEST` (one array per column) instead of a statement per
  * event: the fastest bulk form measured (docs/storage.md), and one prepared statement.
- * JSON fields are stored as text, as on SQLite: JSONB's parse at insert cost 2-4x the rate.
+ * JSON fields are stored as text, as on SQLite: JSONB parses every value at insert (docs/storage.md).
  */
 export class EventColumns {
   private readonly columns = Object.fromEntries(
