@@ -180,6 +180,9 @@ const StorageSection = Type.Object(
   {
     check_interval_ms: Type.Integer({ minimum: 100, default: 2000, description: 'how often the database file is checked (deleted, replaced, unwritable)' }),
     retry_after_s: Type.Integer({ minimum: 1, maximum: 3600, default: 5, description: 'Retry-After of a 503 while the database is faulty' }),
+    pool_max: Type.Integer({ minimum: 2, maximum: 1000, default: 10, description: 'PostgreSQL: connections this collector holds at most' }),
+    leader_renew_ms: Type.Integer({ minimum: 100, maximum: 60_000, default: 2000, description: 'PostgreSQL: how often the leader confirms its lease and followers try to take it (docs/storage.md)' }),
+    leader_hold_ms: Type.Integer({ minimum: 500, maximum: 60_000, default: 8000, description: 'PostgreSQL: how long after its last confirmed renewal a leader still acts as one; keep it under 11 s, when the server drops a vanished leader' }),
   },
   { default: {}, additionalProperties: false },
 );
@@ -193,7 +196,7 @@ export const ConfigSchema = Type.Object(
   {
     port: Type.Integer({ minimum: 0, maximum: 65535, default: 7070, description: 'TCP port (0 = any free port)' }),
     host: Type.String({ minLength: 1, default: '127.0.0.1', description: 'interface to listen on' }),
-    db: Type.String({ minLength: 1, default: './data/breakerbox.db', description: 'SQLite file (folder created)' }),
+    db: Type.String({ minLength: 1, default: './data/breakerbox.db', description: 'SQLite file (folder created), or a postgres:// URL (docs/storage.md)' }),
     admin_token: Type.Optional(Type.String({ minLength: 16, description: 'ensures an admin token with this secret' })),
     log_level: Type.Union(
       ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),

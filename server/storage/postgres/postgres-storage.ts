@@ -1,4 +1,5 @@
 import type { ServerClock } from '../../clock.ts';
+import type { Config } from '../../config/schema.ts';
 import type { LeaderLease } from '../parts/lease.ts';
 import type { StorageFault } from '../parts/health.ts';
 import type { Storage } from '../storage.ts';
@@ -26,6 +27,17 @@ export interface PostgresStorageOptions {
   poolMax?: number;
   lease?: LeaderLeaseOptions;
   onFault?(fault: StorageFault | null, previous: StorageFault | null): void;
+}
+
+/** The engine's options from the configuration (`db` is the URL). */
+export function postgresStorageOptions(config: Config, clock: ServerClock): PostgresStorageOptions {
+  return {
+    url: config.db,
+    clock,
+    retryAfterS: config.storage.retry_after_s,
+    poolMax: config.storage.pool_max,
+    lease: { renewMs: config.storage.leader_renew_ms, holdMs: config.storage.leader_hold_ms },
+  };
 }
 
 /**
