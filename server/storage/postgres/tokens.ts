@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { RIGHTS, type Principal, type Right, type TokenInfo, type TokensPart } from '../parts/tokens.ts';
+import { RIGHTS, expandRights, type Principal, type Right, type TokenInfo, type TokensPart } from '../parts/tokens.ts';
 import { generateSecret } from '../token-store.ts';
 import type { PgPool } from './pool.ts';
 
@@ -14,7 +14,6 @@ interface TokenRow {
 
 const hashSecret = (secret: string): Buffer => createHash('sha256').update(secret, 'utf8').digest();
 const normaliseRights = (rights: readonly Right[]): Right[] => RIGHTS.filter((r) => rights.includes(r));
-const expandRights = (rights: readonly Right[]): ReadonlySet<Right> => new Set(rights.includes('admin') ? RIGHTS : rights);
 const toInfo = (row: TokenRow): TokenInfo => ({
   id: row.id, name: row.name, rights: row.rights.split(',').filter(Boolean) as Right[], createdAt: row.created_at, revokedAt: row.revoked_at,
 });
