@@ -3,16 +3,20 @@ import type { Config } from '../../config/schema.ts';
 import type { LeaderLease } from '../parts/lease.ts';
 import type { StorageFault } from '../parts/health.ts';
 import type { Storage } from '../storage.ts';
+import { createPostgresAlerts } from './alerts.ts';
+import { createPostgresEventReads } from './event-reads.ts';
 import { createPostgresHealth } from './health.ts';
 import { createLeaderLease, type LeaderLeaseOptions } from './leader-lease.ts';
 import { applyPostgresMigrations } from './migrations.ts';
 import { createPool, type PgPool } from './pool.ts';
+import { createPostgresNotifications } from './notifications.ts';
 import { createPostgresSessions } from './sessions.ts';
+import { createPostgresSilences } from './silences.ts';
 import { createPostgresTelemetry } from './telemetry.ts';
 import { createPostgresTokens } from './tokens.ts';
 
 /** The parts of the storage interface the PostgreSQL engine implements so far, its pool and its leader lease. */
-export type PostgresStorage = Pick<Storage, 'engine' | 'telemetry' | 'tokens' | 'sessions' | 'health' | 'close'> & {
+export type PostgresStorage = Pick<Storage, 'engine' | 'telemetry' | 'events' | 'alerts' | 'silences' | 'notifications' | 'tokens' | 'sessions' | 'health' | 'close'> & {
   readonly pool: PgPool;
   readonly lease: LeaderLease;
 };
@@ -59,6 +63,10 @@ export async function createPostgresStorage(options: PostgresStorageOptions): Pr
     pool,
     lease,
     telemetry: createPostgresTelemetry(pool),
+    events: createPostgresEventReads(pool),
+    alerts: createPostgresAlerts(pool),
+    silences: createPostgresSilences(pool),
+    notifications: createPostgresNotifications(pool),
     tokens: createPostgresTokens(pool, { now: () => options.clock.now() }),
     sessions: createPostgresSessions(pool),
     health: createPostgresHealth(pool, { retryAfterS: options.retryAfterS, onFault: options.onFault }),

@@ -1,0 +1,84 @@
+import type { BreakerStateName } from '@breakerbox/protocol';
+import type { EventsPart, ProbeEventRow, TransitionListed, TransitionRow } from '../parts/events.ts';
+import { keyFromRow } from '../telemetry-store.ts';
+import type { PgPool } from './pool.ts';
+
+type KeyLabels = { provider: string; endpoint: string; model: string; region: string };
+
+const SQL = {
+  // The latest transition per key × source before a time: DISTINCT ON where SQLite relies on MAX() picking the row.
+  beforeAll: `SELECT DISTINCT ON (key_id, source_id) key_id, source_id, ts, to_state FROM transition_events
+    WHERE ts < $1 ORDER BY key_id, source_id, ts DESC, id DESC`,
+  beforeKey: `SELECT DISTINCT ON (key_id, source_id) key_id, source_id, ts, to_state FROM transition_events
+    WHERE key_id = $1 AND ts < $2 ORDER BY key_id, source_id, ts DESC, id DESC`,
+  withinAll: 'SELECT key_id, source_id, ts, to_state FROM transition_events WHERE ts >= $1 AND ts < $2 ORDER BY key_id, source_id, ts, id',
+  withinKey: 'SELECT key_id, source_id, ts, to_state FROM transition_events WHERE key_id = $1 AND ts >= $2 AND ts < $3 ORDER BY key_id, source_id, ts, id',
+  lastReport: 'SELECT MAX(minute) AS m FROM key_minute_sources WHERE key_id = $1 AND source_id = $2 AND minute < $3',
+  keyTransitions: `SELECT t.ts, v.name AS service, s.instance, t.from_state AS "from", t.to_state AS "to", t.reason FROM transition_events t
+    JOIN sources s ON s.id = t.source_id JOIN services v ON v.id = s.service_id
+    WHERE t.key_id = $1 AND t.ts >= $2 AND t.ts < $3 ORDER BY t.ts DESC, t.id DESC LIMIT $4`,
+  opens: `SELECT t.key_id, s.instance, COUNT(*)::int AS opens, k.provider, k.endpoint, k.model, k.region
+    FROM transition_events t JOIN sources s ON s.id = t.source_id JOIN keys k ON k.id = t.key_id
+    WHERE t.ts >= $1 AND t.ts <= $2 AND t.to_state IN ('open', 'forced_open')
+    GROUP BY t.key_id, t.source_id, s.instance, k.provider, k.endpoint, k.model, k.region`,
+  latestConfig: `SELECT c.ts, c.settings, c.fallbacks, c.warnings, s.instance, v.name AS service FROM config_events c
+    JOIN sources s ON s.id = c.source_id JOIN services v ON v.id = s.service_id WHERE c.key_id = $1 ORDER BY c.ts DESC, c.id DESC LIMIT 1`,
+  hasFallbacks: 'SELECT DISTINCT ON (key_id) key_id, fallbacks FROM config_events ORDER BY key_id, ts DESC, id DESC',
+  probes: `SELECT key_id, location, ts, outcome, error_class, status, connect_ms, ttfb_ms, total_ms, cold FROM probe_events
+    WHERE ts >= $1 AND ts < $2 ORDER BY key_id, location COLLATE "C", ts DESC, id DESC`,
+  lastWarm: `SELECT p.outcome, p.error_class, p.status, k.provider, k.endpoint, k.model, k.region FROM probe_events p
+    JOIN keys k ON k.id = p.key_id WHERE p.key_id = $1 AND p.location = $2 AND p.ts <= $3 AND p.cold = 0 ORDER BY p.ts DESC, p.id DESC LIMIT 1`,
+  failureClasses: `SELECT location, COUNT(*)::int AS failed, SUM(CASE WHEN error_class IN ('network', 'timeout') THEN 1 ELSE 0 END)::int AS network
+    FROM probe_events WHERE ts >= $1 AND ts < $2 AND outcome <> 'ok' AND cold = 0 GROUP BY location`,
+};
+
+type TRow = { key_id: number; source_id: number; ts: number; to_state: BreakerStateName };
+const transitionRow = (r: TRow): TransitionRow => ({ keyId: r.key_id, sourceId: r.source_id, ts: r.ts, toState: r.to_state });
+
+/** Reads of the raw events on PostgreSQL; the same answers as the SQLite engine's. */
+export function createPostgresEventReads(pool: PgPool): EventsPart {
+  const q = async <R extends object>(name: string, text: string, values: unknown[]) => (await pool.query<R>({ name, text, values })).rows;
+  return {
+    async stateBefore(before, keyId) {
+      const rows = keyId === undefined ? await q<TRow>('ev_before_all', SQL.beforeAll, [before]) : await q<TRow>('ev_before_key', SQL.beforeKey, [keyId, before]);
+      return rows.map(transitionRow);
+    },
+    async transitionsIn(from, to, keyId) {
+      const rows = keyId === undefined ? await q<TRow>('ev_within_all', SQL.withinAll, [from, to]) : await q<TRow>('ev_within_key', SQL.withinKey, [keyId, from, to]);
+      return rows.map(transitionRow);
+    },
+    async lastReportMinute(keyId, sourceId, before) {
+      return (await q<{ m: number | null }>('ev_last_report', SQL.lastReport, [keyId, sourceId, before]))[0]?.m ?? null;
+    },
+    async keyTransitions(keyId, from, to, limit) {
+      return q<TransitionListed>('ev_key_transitions', SQL.keyTransitions, [keyId, from, to, limit]);
+    },
+    async opensPerInstance(from, to) {
+      return (await q<KeyLabels & { key_id: number; instance: string; opens: number }>('ev_opens', SQL.opens, [from, to])).map((r) => ({
+        keyId: r.key_id, key: keyFromRow(r), instance: r.instance, opens: r.opens,
+      }));
+    },
+    async latestConfig(keyId) {
+      const row = (await q<{ ts: number; settings: string; fallbacks: string; warnings: string; instance: string; service: string }>('ev_latest_config', SQL.latestConfig, [keyId]))[0];
+      if (!row) return null;
+      return { ts: row.ts, service: row.service, instance: row.instance, settings: JSON.parse(row.settings), fallbacks: JSON.parse(row.fallbacks), warnings: JSON.parse(row.warnings) };
+    },
+    async hasFallbacks() {
+      return new Map((await q<{ key_id: number; fallbacks: string }>('ev_has_fallbacks', SQL.hasFallbacks, [])).map((r) => [r.key_id, r.fallbacks !== '[]']));
+    },
+    async probeEvents(from, to) {
+      return (await q<{ key_id: number; location: string; ts: number; outcome: ProbeEventRow['outcome']; error_class: string | null; status: number | null;
+        connect_ms: number | null; ttfb_ms: number | null; total_ms: number; cold: number }>('ev_probes', SQL.probes, [from, to])).map((r) => ({
+        keyId: r.key_id, location: r.location, ts: r.ts, outcome: r.outcome, errorClass: r.error_class, status: r.status,
+        connectMs: r.connect_ms, ttfbMs: r.ttfb_ms, totalMs: r.total_ms, cold: r.cold === 1,
+      }));
+    },
+    async lastWarmProbe(keyId, location, at) {
+      const r = (await q<KeyLabels & { outcome: string; error_class: string | null; status: number | null }>('ev_last_warm', SQL.lastWarm, [keyId, location, at]))[0];
+      return r ? { key: keyFromRow(r), outcome: r.outcome, errorClass: r.error_class, status: r.status } : null;
+    },
+    async probeFailureClasses(from, to) {
+      return new Map((await q<{ location: string; failed: number; network: number }>('ev_failure_classes', SQL.failureClasses, [from, to])).map((r) => [r.location, { failed: r.failed, network: r.network }]));
+    },
+  };
+}
