@@ -18,9 +18,9 @@ export type * from './parts/notifications.ts';
 export type * from './parts/retention.ts';
 export type * from './parts/rollups.ts';
 export type * from './parts/sessions.ts';
-export type * from './parts/silences.ts';
+export * from './parts/silences.ts';
 export type * from './parts/telemetry.ts';
-export type * from './parts/tokens.ts';
+export * from './parts/tokens.ts';
 
 /** The engines behind the interface. */
 export type StorageEngine = 'sqlite' | 'postgres';
@@ -34,6 +34,8 @@ export type StorageEngine = 'sqlite' | 'postgres';
  */
 export interface Storage {
   readonly engine: StorageEngine;
+  /** What opening the storage did to its schema: migrations applied now (by name) and already applied before. */
+  readonly migrations: { applied: string[]; alreadyApplied: number };
   /** Ingest writes, and the keys, sources and services that reported. */
   readonly telemetry: TelemetryPart;
   /** Sums over the per-minute and hourly rollups; the hourly aggregation. */

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildApp } from '../../server/app.ts';
 import { loadConfig } from '../../server/config/load.ts';
+import { sqlOf } from '../support/sql.ts';
 
 /** Starts a collector; `close` stops it and removes its files. */
 export async function startCollector() {
@@ -15,7 +16,7 @@ export async function startCollector() {
   const config = loadConfig({ env: { BREAKERBOX_DB: dbPath, BREAKERBOX_PORT: '0', BREAKERBOX_LOG_LEVEL: 'silent' } });
   const app = await buildApp({ config, logger: false });
   await app.ready();
-  const ingestToken = app.tokens.create('prober', ['ingest']).secret;
+  const ingestToken = (await app.storage.tokens.create('prober', ['ingest'])).secret;
   const url = await app.listen({ port: 0, host: '127.0.0.1' });
   let closed = false;
   return {
@@ -24,7 +25,7 @@ export async function startCollector() {
     ingestToken,
     /** Rows of a query on the collector's database. */
     rows<T = Record<string, unknown>>(sql: string, ...params: unknown[]): T[] {
-      return app.db.prepare(sql).all(...params) as T[];
+      return sqlOf(app).prepare(sql).all(...params) as T[];
     },
     /** Stops the collector (checkpointing SQLite into its file). */
     async stop() {

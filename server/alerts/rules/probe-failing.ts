@@ -2,7 +2,6 @@ import { fingerprint } from '../fingerprint.ts';
 import type { Condition } from '../types.ts';
 import type { Rule, RulesConfig } from './context.ts';
 import { locationHealth } from './prober-unhealthy.ts';
-import { keyFromRow } from '../../storage/telemetry-store.ts';
 
 /**
  * Probe failing, per key and location: fires after `consecutive` failed (error or slow)
@@ -11,16 +10,11 @@ import { keyFromRow } from '../../storage/telemetry-store.ts';
  * probe rollups, newest minute first; a minute with both outcomes ends a run (the order
  * inside a minute is not kept), which is exact for probes up to one a minute.
  */
-export const probeFailingRule: Rule<RulesConfig['probe_failing']> = (ctx, cfg) => {
+export const probeFailingRule: Rule<RulesConfig['probe_failing']> = async (ctx, cfg) => {
   const from = ctx.now - cfg.lookback_s * 1000;
-  const rows = ctx.db
-    .prepare('SELECT key_id, location, minute, probes, ok FROM probe_minutes WHERE minute >= ? AND minute <= ? AND probes > 0')
-    .raw()
-    .all(from - (from % 60_000), ctx.now) as [number, string, number, number, number][];
-  const last = ctx.db.prepare(`SELECT p.outcome, p.error_class, p.status, k.provider, k.endpoint, k.model, k.region FROM probe_events p
-    JOIN keys k ON k.id = p.key_id WHERE p.key_id = ? AND p.location = ? AND p.ts <= ? AND p.cold = 0 ORDER BY p.ts DESC, p.id DESC LIMIT 1`);
+  const rows = await ctx.storage.rollups.probeOutcomes(from - (from % 60_000), ctx.now);
   const groups = new Map<string, { keyId: number; location: string; minutes: [number, number, number][] }>();
-  for (const [keyId, location, minute, probes, ok] of rows) {
+  for (const { keyId, location, minute, probes, ok } of rows) {
     const id = `${keyId}\u0000${location}`;
     let g = groups.get(id);
     if (!g) groups.set(id, (g = { keyId, location, minutes: [] }));
@@ -28,7 +22,7 @@ export const probeFailingRule: Rule<RulesConfig['probe_failing']> = (ctx, cfg) =
   }
 
   // An unhealthy prober location is one alert of its own (prober_unhealthy), not one per key.
-  const unhealthy = new Set([...locationHealth(ctx).values()].filter((h) => h.status === 'unhealthy').map((h) => h.location));
+  const unhealthy = new Set([...(await locationHealth(ctx)).values()].filter((h) => h.status === 'unhealthy').map((h) => h.location));
   const out: Condition[] = [];
   for (const { keyId, location, minutes } of groups.values()) {
     if (unhealthy.has(location)) continue;
@@ -42,13 +36,11 @@ export const probeFailingRule: Rule<RulesConfig['probe_failing']> = (ctx, cfg) =
     }
     // Only targets that are not clear need a condition; an alert left without one resolves.
     if (okRun >= cfg.resolve_consecutive) continue;
-    const head = last.get(keyId, location, ctx.now) as
-      | { outcome: string; error_class: string | null; status: number | null; provider: string; endpoint: string; model: string; region: string }
-      | undefined;
+    const head = await ctx.storage.events.lastWarmProbe(keyId, location, ctx.now);
     if (!head) continue;
-    const key = keyFromRow(head);
-    const detail = head.outcome === 'ok' ? 'ok' : `${head.outcome}${head.error_class ? ` ${head.error_class}` : ''}${head.status ? ` ${head.status}` : ''}`;
-    const misconfigured = head.error_class === 'auth' || head.error_class === 'bad_request';
+    const { key } = head;
+    const detail = head.outcome === 'ok' ? 'ok' : `${head.outcome}${head.errorClass ? ` ${head.errorClass}` : ''}${head.status ? ` ${head.status}` : ''}`;
+    const misconfigured = head.errorClass === 'auth' || head.errorClass === 'bad_request';
     out.push({
       fingerprint: fingerprint('probe_failing', key, location),
       rule: 'probe_failing',

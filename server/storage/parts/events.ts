@@ -1,4 +1,4 @@
-import type { BreakerStateName } from '@breakerbox/protocol';
+import type { BreakerKey, BreakerStateName } from '@breakerbox/protocol';
 
 /** A transition of one key × source, as stored. */
 export interface TransitionRow {
@@ -53,7 +53,7 @@ export interface EventsPart {
   /** One key's transitions in `[from, to)` with service and instance names, newest first, at most `limit`. */
   keyTransitions(keyId: number, from: number, to: number, limit: number): Promise<TransitionListed[]>;
   /** Transitions into open (or forced open) per key × source in `[from, to]`, with the instance name and key. */
-  opensPerInstance(from: number, to: number): Promise<{ keyId: number; instance: string; opens: number; provider: string; endpoint: string; model: string; region: string }[]>;
+  opensPerInstance(from: number, to: number): Promise<{ keyId: number; key: BreakerKey; instance: string; opens: number }[]>;
   /** The latest config event of a key, or null. */
   latestConfig(keyId: number): Promise<ConfigRecord | null>;
   /** Per key, whether its latest config event lists fallbacks (keys without a config event absent). */
@@ -61,7 +61,7 @@ export interface EventsPart {
   /** Probe events in `[from, to)`, ordered by key, location, then newest first. */
   probeEvents(from: number, to: number): Promise<ProbeEventRow[]>;
   /** The latest warm probe of a key from a location at or before `at`, with the key's labels; null when none. */
-  lastWarmProbe(keyId: number, location: string, at: number): Promise<{ outcome: string; errorClass: string | null; status: number | null; provider: string; endpoint: string; model: string; region: string } | null>;
+  lastWarmProbe(keyId: number, location: string, at: number): Promise<{ key: BreakerKey; outcome: string; errorClass: string | null; status: number | null } | null>;
   /** Failed warm probes per location in `[from, to)`, and how many of them were network or timeout. */
   probeFailureClasses(from: number, to: number): Promise<Map<string, { failed: number; network: number }>>;
 }

@@ -38,3 +38,18 @@ export interface TokensPart {
    */
   verify(secret: string): Promise<Principal | null>;
 }
+
+/** Parses `ingest,read` into rights, naming the first unknown one. */
+export function parseRights(text: string): Right[] {
+  const parts = text.split(',').map((s) => s.trim()).filter(Boolean);
+  if (parts.length === 0) throw new Error('--rights needs at least one of ingest, read, admin');
+  for (const p of parts) {
+    if (!RIGHTS.includes(p as Right)) throw new Error(`--rights: unknown right "${p}" (allowed: ingest, read, admin)`);
+  }
+  return parts as Right[];
+}
+
+/** The rights a token holds in effect: `admin` implies the others. */
+export function expandRights(rights: readonly Right[]): ReadonlySet<Right> {
+  return new Set(rights.includes('admin') ? RIGHTS : rights);
+}
