@@ -2,6 +2,7 @@ import fp from 'fastify-plugin';
 import { Type } from '@sinclair/typebox';
 import { BreakerboxError } from '../errors.ts';
 import { createVerdictEngine, type VerdictEngine } from '../verdicts/verdict-engine.ts';
+import { pendingProbesSource } from '../verdicts/pending-probes.ts';
 import { parseStep, parseWindow, type TimeRange, type WindowQuery } from '../verdicts/window.ts';
 import { PageParams, page, pageRequest } from '../query/pagination.ts';
 import { inThreadReads, startReadWorker, type FleetReads } from '../query/read-worker.ts';
@@ -43,7 +44,11 @@ const CostQuery = Type.Object({ ...WindowParams, step: Type.Optional(Millis), op
  */
 export const verdictsPlugin = fp(
   async (app) => {
-    const engine = createVerdictEngine(app.storage, app.config.verdicts);
+    const s = app.config.suspicion;
+    // Probe on suspicion: verdicts wait for the probes asked for (docs/alerts.md).
+    const pendingMaxMs = s.enabled ? s.pending_max_s * 1000 : null;
+    const pending = pendingMaxMs === null ? undefined : pendingProbesSource(app.storage.suspicions, pendingMaxMs);
+    const engine = createVerdictEngine(app.storage, app.config.verdicts, pending);
     const maxSpanMs = app.config.retention.rollup_days * DAY;
     app.decorate('verdicts', engine);
     const here = inThreadReads(engine);
@@ -51,6 +56,7 @@ export const verdictsPlugin = fp(
       ? startReadWorker({
           path: app.config.db,
           thresholds: app.config.verdicts,
+          pendingMaxMs,
           fallback: here,
           onError: (err) => app.log.warn({ err }, 'the read worker failed; /api/verdicts and /api/keys are computed on the main thread'),
         })
@@ -97,5 +103,5 @@ export const verdictsPlugin = fp(
     });
 
   },
-  { name: 'breakerbox-verdicts' },
+  { name: 'breakerbox-verdicts', dependencies: ['breakerbox-suspicion'] },
 );

@@ -6,6 +6,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { systemClock } from '../clock.ts';
 import { createSqliteStorage } from '../storage/sqlite/sqlite-storage.ts';
+import { pendingProbesSource } from '../verdicts/pending-probes.ts';
 import { createVerdictEngine } from '../verdicts/verdict-engine.ts';
 import type { ReadRequest, ReadReply, ReadWorkerData } from './read-worker.ts';
 
@@ -18,7 +19,8 @@ const storage = createSqliteStorage({
   retryAfterS: 1,
   retention: { rawDays: 1, rollupDays: 1, batchIdHours: 24, alertHistoryDays: 1, silenceDays: 1 },
 });
-const engine = createVerdictEngine(storage, data.thresholds);
+const pending = data.pendingMaxMs === null ? undefined : pendingProbesSource(storage.suspicions, data.pendingMaxMs);
+const engine = createVerdictEngine(storage, data.thresholds, pending);
 
 parentPort!.on('message', (message: ReadRequest | 'stop') => {
   if (message === 'stop') {

@@ -7,6 +7,7 @@ import { groupIncidents, type Incident } from './incidents.ts';
 import { keyDetail, type KeyDetail } from './key-detail.ts';
 import { createOpenShareReader } from './open-share.ts';
 import { probesView, type ProbesView } from './probes-view.ts';
+import type { PendingProbesSource } from './pending-probes.ts';
 import { VERDICTS, type KeyState, type VerdictEntry } from './types.ts';
 import type { TimeRange } from './window.ts';
 
@@ -63,12 +64,13 @@ export function toVerdictEntry(a: KeyAnalysis): VerdictEntry {
   };
 }
 
-/** Creates the engine; `thresholds` is the resolved `verdicts` config section. */
-export function createVerdictEngine(storage: Pick<Storage, 'telemetry' | 'rollups' | 'events'>, thresholds: VerdictThresholds): VerdictEngine {
+/** Creates the engine; `thresholds` is the resolved `verdicts` config section, `pending` the probe-on-suspicion source (absent: verdicts never wait). */
+export function createVerdictEngine(storage: Pick<Storage, 'telemetry' | 'rollups' | 'events'>, thresholds: VerdictThresholds, pending?: PendingProbesSource): VerdictEngine {
   const deps = {
     storage,
     openShare: createOpenShareReader(storage.events, { idleAfterMs: thresholds.open_idle_after_s * 1000 }),
     thresholds,
+    ...(pending ? { pending } : {}),
   };
 
   return {

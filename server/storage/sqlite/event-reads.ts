@@ -28,6 +28,7 @@ export function createEventReads(db: Db): SyncPart<EventsPart> {
       WHERE ts >= ? AND ts < ? ORDER BY key_id, location, ts DESC, id DESC`).raw(),
     lastWarm: db.prepare(`SELECT p.outcome, p.error_class AS errorClass, p.status, k.provider, k.endpoint, k.model, k.region FROM probe_events p
       JOIN keys k ON k.id = p.key_id WHERE p.key_id = ? AND p.location = ? AND p.ts <= ? AND p.cold = 0 ORDER BY p.ts DESC, p.id DESC LIMIT 1`),
+    warmOutcomes: db.prepare('SELECT outcome FROM probe_events WHERE key_id = ? AND location = ? AND ts >= ? AND ts < ? AND ts <= ? AND cold = 0 ORDER BY ts DESC, id DESC').pluck(),
     failureClasses: db.prepare(`SELECT location, COUNT(*), SUM(CASE WHEN error_class IN ('network', 'timeout') THEN 1 ELSE 0 END) FROM probe_events
       WHERE ts >= ? AND ts < ? AND outcome <> 'ok' AND cold = 0 GROUP BY location`).raw(),
   };
@@ -62,6 +63,7 @@ export function createEventReads(db: Db): SyncPart<EventsPart> {
       const r = s.lastWarm.get(keyId, location, at) as (KeyLabels & { outcome: string; errorClass: string | null; status: number | null }) | undefined;
       return r ? { key: keyFromRow(r), outcome: r.outcome, errorClass: r.errorClass, status: r.status } : null;
     },
+    warmOutcomes: (keyId, location, from, to, at) => s.warmOutcomes.all(keyId, location, from, to, at) as string[],
     probeFailureClasses: (from, to) =>
       new Map((s.failureClasses.all(from, to) as [string, number, number][]).map(([location, failed, network]) => [location, { failed, network }])),
   };

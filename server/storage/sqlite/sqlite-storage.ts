@@ -15,6 +15,7 @@ import { createAlertStore } from './alert-store.ts';
 import { createSilenceStore } from './silence-store.ts';
 import { createNotificationStore } from './notification-store.ts';
 import { createSessionStore } from './session-store.ts';
+import { createSuspicionStore } from './suspicion-store.ts';
 import { createTokenStore } from './token-store.ts';
 import { createMetricsReads } from './metrics-reads.ts';
 import { createPruner } from './retention.ts';
@@ -111,6 +112,8 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
     alerts: writable(() => asyncPart(createAlertStore(db))),
     silences: writable(() => asyncPart(createSilenceStore(db))),
     notifications: writable(() => asyncPart(createNotificationStore(db))),
+    // Read-only too: the read worker's verdicts wait for asked probes as the main thread's do.
+    suspicions: asyncPart(createSuspicionStore(db)),
     sessions: writable(() => asyncPart(createSessionStore(db))),
     tokens: writable(() => asyncPart(createTokenStore(db))),
     metrics: asyncPart(createMetricsReads(db, path)),
