@@ -28,7 +28,7 @@ declare module 'fastify' {
      * 503 with `Retry-After` so the sender keeps its data, and is reported to the storage
      * health; a success clears it.
      */
-    ingestWrite<T>(now: number, write: () => T): T;
+    ingestWrite<T>(now: number, write: () => Promise<T>): Promise<T>;
   }
 }
 
@@ -42,14 +42,17 @@ const LIMIT_OF_CODE: Partial<Record<string, LimitName>> = {
   BB_ERR_INGEST_BAD_ENCODING: 'invalid',
 };
 
-/** The distinct keys of a batch, each with the path of its first event. */
-function batchKeys(batch: TelemetryBatch, isStored: (key: BatchKey['key']) => boolean): Map<string, BatchKey> {
+/** The distinct keys of a batch, each with the path of its first event; storage says in one call which are new. */
+async function batchKeys(batch: TelemetryBatch, storedIds: (keys: BatchKey['key'][]) => Promise<(number | undefined)[]>): Promise<Map<string, BatchKey>> {
   const keys = new Map<string, BatchKey>();
   batch.events.forEach((e, i) => {
     if (e.type === 'tasks') return;
     const id = keyId(e.key);
-    if (!keys.has(id)) keys.set(id, { key: e.key, path: `/events/${i}/key`, isNew: !isStored(e.key) });
+    if (!keys.has(id)) keys.set(id, { key: e.key, path: `/events/${i}/key`, isNew: true });
   });
+  const list = [...keys.values()];
+  const ids = await storedIds(list.map((k) => k.key));
+  list.forEach((k, i) => (k.isNew = ids[i] === undefined));
   return keys;
 }
 
@@ -110,11 +113,11 @@ async function ingestRoutes(app: FastifyInstance): Promise<void> {
       const admission = keyLimiter.admit(
         { id: principal.tokenId, name: principal.name },
         batch.source,
-        batchKeys(batch, (key) => app.telemetry.findKeyId(key) !== undefined),
+        await batchKeys(batch, (keys) => app.storage.telemetry.findKeyIds(keys)),
         now,
       );
-      const ack = app.ingestWrite(now, () =>
-        app.tracing.span('db.insert_batch', { 'breakerbox.events': batch.events.length }, () => app.telemetry.insertBatch(batch, now)),
+      const ack = await app.ingestWrite(now, () =>
+        app.tracing.span('db.insert_batch', { 'breakerbox.events': batch.events.length }, () => app.storage.telemetry.insertBatch(batch, now)),
       );
       admission.commit();
       app.collectorMetrics.ingestBatch(batch.events, ack.duplicate);
@@ -145,26 +148,26 @@ export const ingestPlugin = fp(
         });
       }
       // Refused before the body is read, so the sender keeps its batch and retries later.
-      const retryS = app.dbHealth.admit(Date.now());
+      const retryS = await app.storage.health.admit(Date.now());
       if (retryS > 0) {
         counters.hit('storage_unavailable');
         throw new BreakerboxError('BB_ERR_STORE_UNAVAILABLE', undefined, { headers: { 'retry-after': String(retryS) } });
       }
     };
     app.decorate('ingestGuard', [app.requireRight('ingest'), admit]);
-    app.decorate('ingestWrite', <T>(now: number, write: () => T): T => {
+    app.decorate('ingestWrite', async <T>(now: number, write: () => Promise<T>): Promise<T> => {
       let result: T;
       try {
-        result = write();
+        result = await write();
       } catch (err) {
-        if (!app.dbHealth.writeFailed(err, now)) throw err;
+        if (!(await app.storage.health.writeFailed(err, now))) throw err;
         counters.hit('storage_unavailable');
         throw new BreakerboxError('BB_ERR_STORE_UNAVAILABLE', undefined, {
           cause: err,
           headers: { 'retry-after': String(config.storage.retry_after_s) },
         });
       }
-      app.dbHealth.writeSucceeded();
+      await app.storage.health.writeSucceeded();
       return result;
     });
     app.decorate('ingestTimeBounds', (now: number): TimeBounds => ({

@@ -71,7 +71,7 @@ async function otlpRoutes(app: FastifyInstance): Promise<void> {
   });
 
   /** Validates and stores the batches of one request in one transaction, ids derived from its bytes. */
-  const store = (signal: Signal, request: FastifyRequest, batches: TelemetryBatch[], now: number): void => {
+  const store = async (signal: Signal, request: FastifyRequest, batches: TelemetryBatch[], now: number): Promise<void> => {
     const digest = createHash('sha256').update(request.body as Buffer).digest('hex');
     const bounds = app.ingestTimeBounds(now);
     const chunks: TelemetryBatch[] = [];
@@ -83,7 +83,7 @@ async function otlpRoutes(app: FastifyInstance): Promise<void> {
     });
     if (chunks.length === 0) return;
     const events = chunks.reduce((n, c) => n + c.events.length, 0);
-    app.ingestWrite(now, () => app.tracing.span('db.insert_batch', { 'breakerbox.events': events, 'breakerbox.otlp': signal }, () => app.telemetry.insertBatches(chunks, now)));
+    await app.ingestWrite(now, () => app.tracing.span('db.insert_batch', { 'breakerbox.events': events, 'breakerbox.otlp': signal }, () => app.storage.telemetry.insertBatches(chunks, now)));
   };
 
   const answer = (reply: FastifyReply, request: FastifyRequest, signal: Signal, rejected: number, message: string) => {
@@ -99,7 +99,7 @@ async function otlpRoutes(app: FastifyInstance): Promise<void> {
     const resources = decode(request, decodeMetricsProtobuf, decodeMetricsJson);
     const deltas = series.stage();
     const mapped = metricsToWindows(resources, deltas, app.ingestTimeBounds(now));
-    store('metrics', request, mapped.batches, now);
+    await store('metrics', request, mapped.batches, now);
     deltas.commit(); // only once stored: a request that failed leaves the series where they were
     return answer(reply, request, 'metrics', mapped.rejected.count, mapped.rejected.message());
   });
@@ -108,7 +108,7 @@ async function otlpRoutes(app: FastifyInstance): Promise<void> {
     const now = Date.now();
     const resources = decode(request, decodeLogsProtobuf, decodeLogsJson);
     const mapped = logsToEvents(resources, app.ingestTimeBounds(now), now);
-    store('logs', request, mapped.batches, now);
+    await store('logs', request, mapped.batches, now);
     return answer(reply, request, 'logs', mapped.rejected.count, mapped.rejected.message());
   });
 }

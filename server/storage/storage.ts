@@ -7,6 +7,7 @@ import type { RetentionPart } from './parts/retention.ts';
 import type { RollupsPart } from './parts/rollups.ts';
 import type { SessionsPart } from './parts/sessions.ts';
 import type { SilencesPart } from './parts/silences.ts';
+import type { SuspicionsPart } from './parts/suspicions.ts';
 import type { TelemetryPart } from './parts/telemetry.ts';
 import type { TokensPart } from './parts/tokens.ts';
 
@@ -19,6 +20,7 @@ export type * from './parts/retention.ts';
 export type * from './parts/rollups.ts';
 export type * from './parts/sessions.ts';
 export * from './parts/silences.ts';
+export type * from './parts/suspicions.ts';
 export type * from './parts/telemetry.ts';
 export * from './parts/tokens.ts';
 
@@ -48,6 +50,8 @@ export interface Storage {
   readonly silences: SilencesPart;
   /** Notification state (the dedup keys) and delivery records. */
   readonly notifications: NotificationsPart;
+  /** Probe on suspicion: suspicions and the probe requests they queue. */
+  readonly suspicions: SuspicionsPart;
   /** Dashboard sessions. */
   readonly sessions: SessionsPart;
   /** API tokens. */

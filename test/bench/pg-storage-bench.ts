@@ -10,9 +10,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TelemetryBatch, WindowEvent } from '@breakerbox/protocol';
 import { systemClock } from '../../server/clock.ts';
-import { openDatabase } from '../../server/storage/database.ts';
-import { applyMigrations } from '../../server/storage/migrations.ts';
-import { createTelemetryStore } from '../../server/storage/telemetry-store.ts';
+import { openDatabase } from '../../server/storage/sqlite/database.ts';
+import { applyMigrations } from '../../server/storage/sqlite/migrations.ts';
+import { createTelemetryStore } from '../../server/storage/sqlite/telemetry-store.ts';
 import { createPostgresStorage } from '../../server/storage/postgres/postgres-storage.ts';
 import { startPostgresCluster } from '../support/postgres-cluster.ts';
 

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createPruner } from '../../server/storage/retention.ts';
+import { createPruner } from '../../server/storage/sqlite/retention.ts';
 import { batch, makeApp, oneOfEach, rowCounts } from './helpers.ts';
+import { sqlOf } from '../support/sql.ts';
 
 const DAY = 86_400_000;
 let t: Awaited<ReturnType<typeof makeApp>>;
@@ -20,8 +21,8 @@ describe('retention', () => {
         payload: JSON.stringify(batch(oneOfEach())),
       });
     }
-    const pruner = createPruner(t.app.db, { rawDays: 7, rollupDays: 90, batchIdHours: 48 }, { stepRows: 2 });
-    expect((await pruner.prune()).deleted.window_events).toBe(0);
+    const pruner = createPruner(sqlOf(t.app), { rawDays: 7, rollupDays: 90, batchIdHours: 48, alertHistoryDays: 30, silenceDays: 7 }, { stepRows: 2 });
+    expect((await pruner.prune(Date.now())).deleted.window_events).toBe(0);
 
     const { deleted } = await pruner.prune(Date.now() + 8 * DAY);
     expect(deleted).toMatchObject({ window_events: 5, transition_events: 5, task_events: 5, config_events: 5, probe_events: 5, key_minutes: 0, batches: 5 });

@@ -2,9 +2,9 @@ import { minuteOf, type TelemetryBatch, type TelemetryEvent } from '@breakerbox/
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { manualClock } from '../../server/clock.ts';
-import { openDatabase } from '../../server/storage/database.ts';
-import { applyMigrations } from '../../server/storage/migrations.ts';
-import { createTelemetryStore } from '../../server/storage/telemetry-store.ts';
+import { openDatabase } from '../../server/storage/sqlite/database.ts';
+import { applyMigrations } from '../../server/storage/sqlite/migrations.ts';
+import { createTelemetryStore } from '../../server/storage/sqlite/telemetry-store.ts';
 import { createPostgresStorage, type PostgresStorage } from '../../server/storage/postgres/postgres-storage.ts';
 import { KEY, batch, oneOfEach, tempDir, windowEvent } from '../server/helpers.ts';
 import { postgresAvailable, startPostgresCluster, type PostgresCluster } from '../support/postgres-cluster.ts';

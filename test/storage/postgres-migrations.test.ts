@@ -1,8 +1,8 @@
 import { cpSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../server/storage/database.ts';
-import { MIGRATIONS_DIR, applyMigrations } from '../../server/storage/migrations.ts';
+import { openDatabase } from '../../server/storage/sqlite/database.ts';
+import { MIGRATIONS_DIR, applyMigrations } from '../../server/storage/sqlite/migrations.ts';
 import { POSTGRES_MIGRATIONS_DIR, applyPostgresMigrations, postgresMigrationsUpToDate } from '../../server/storage/postgres/migrations.ts';
 import { createPool, type PgPool } from '../../server/storage/postgres/pool.ts';
 import { postgresAvailable, startPostgresCluster, type PostgresCluster } from '../support/postgres-cluster.ts';

@@ -137,6 +137,7 @@ describe.skipIf(!available)('PostgreSQL engine: raw event reads', () => {
     const probes = await pg!.events.probeEvents(t, t + 60_000);
     expect(probes.map((p) => [p.ts, p.outcome, p.cold])).toEqual([[t + 3000, 'ok', true], [t + 2000, 'error', false]]);
     expect(await pg!.events.lastWarmProbe(keyId, 'eu-west', t + 5000)).toEqual({ key: KEY, outcome: 'error', errorClass: 'timeout', status: null });
+    expect(await pg!.events.warmOutcomes(keyId, 'eu-west', t, t + 60_000, t + 5000)).toEqual(['error']);
     expect(await pg!.events.probeFailureClasses(t, t + 60_000)).toEqual(new Map([['eu-west', { failed: 1, network: 1 }]]));
   });
 });

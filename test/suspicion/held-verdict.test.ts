@@ -45,7 +45,7 @@ async function degrading(config: Record<string, unknown> = {}): Promise<{ c: Tes
     ]);
   }
   for (const location of LOCATIONS) await c.send({ service: 'probe', instance: location }, probes(KEY, location, from, START, 'ok'));
-  const opened = c.app.suspicion.evaluate(START).opened;
+  const opened = (await c.app.suspicion.evaluate(START)).opened;
   expect(opened.map((s) => [s.startedAt, s.locations])).toEqual([[START - 20_000, LOCATIONS]]);
   return { c, clock };
 }
@@ -110,7 +110,7 @@ describe('the first page of such a key (group_wait)', () => {
   };
   const pages = () => hook!.received.map((r) => r.body);
   const evaluate = async (at: number) => {
-    c!.app.alerts.evaluate(at);
+    await c!.app.alerts.evaluate(at);
     await c!.app.alerts.idle();
   };
 
@@ -166,7 +166,7 @@ describe('the first page of such a key (group_wait)', () => {
       ]);
     }
     for (const location of LOCATIONS) await c.send({ service: 'probe', instance: location }, probes(KEY, location, START - 15 * MIN, START, 'ok'));
-    expect(c.app.suspicion.evaluate(START).opened).toEqual([]);
+    expect((await c.app.suspicion.evaluate(START)).opened).toEqual([]);
     await evaluate(START);
     expect(pages()).toEqual([]);
     expect((await verdictAt(START)).hint).not.toBe('probes_pending');
@@ -185,7 +185,7 @@ describe('probe_failing on a burst', () => {
       }));
       await c.send({ service: 'probe', instance: location }, [...probes(KEY, location, START - 15 * MIN, START, 'ok'), ...burst]);
     }
-    c.app.alerts.evaluate(START);
+    await c.app.alerts.evaluate(START);
     const { alerts } = await c.get('/api/alerts?state=firing');
     expect(alerts.filter((a: any) => a.rule === 'probe_failing').map((a: any) => [a.location, a.value]).sort()).toEqual([
       ['eu-west', 3],

@@ -62,6 +62,8 @@ export interface EventsPart {
   probeEvents(from: number, to: number): Promise<ProbeEventRow[]>;
   /** The latest warm probe of a key from a location at or before `at`, with the key's labels; null when none. */
   lastWarmProbe(keyId: number, location: string, at: number): Promise<{ key: BreakerKey; outcome: string; errorClass: string | null; status: number | null } | null>;
+  /** Outcomes of one key × location's warm probes with ts in `[from, to)` and at or before `at`, newest first. */
+  warmOutcomes(keyId: number, location: string, from: number, to: number, at: number): Promise<string[]>;
   /** Failed warm probes per location in `[from, to)`, and how many of them were network or timeout. */
   probeFailureClasses(from: number, to: number): Promise<Map<string, { failed: number; network: number }>>;
 }

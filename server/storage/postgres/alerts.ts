@@ -1,7 +1,7 @@
 import type { AlertState, RuleName, Severity } from '../../alerts/types.ts';
 import type { Hint, Verdict } from '../../verdicts/types.ts';
 import type { AlertsPart, StoredAlert } from '../parts/alerts.ts';
-import { keyFromRow } from '../telemetry-store.ts';
+import { keyFromRow } from '../sqlite/telemetry-store.ts';
 import { inTransaction, type PgPool } from './pool.ts';
 
 type Row = {

@@ -1,6 +1,6 @@
 import type { BreakerStateName } from '@breakerbox/protocol';
 import type { EventsPart, ProbeEventRow, TransitionListed, TransitionRow } from '../parts/events.ts';
-import { keyFromRow } from '../telemetry-store.ts';
+import { keyFromRow } from '../sqlite/telemetry-store.ts';
 import type { PgPool } from './pool.ts';
 
 type KeyLabels = { provider: string; endpoint: string; model: string; region: string };
@@ -28,6 +28,8 @@ const SQL = {
     WHERE ts >= $1 AND ts < $2 ORDER BY key_id, location COLLATE "C", ts DESC, id DESC`,
   lastWarm: `SELECT p.outcome, p.error_class, p.status, k.provider, k.endpoint, k.model, k.region FROM probe_events p
     JOIN keys k ON k.id = p.key_id WHERE p.key_id = $1 AND p.location = $2 AND p.ts <= $3 AND p.cold = 0 ORDER BY p.ts DESC, p.id DESC LIMIT 1`,
+  warmOutcomes: `SELECT outcome FROM probe_events WHERE key_id = $1 AND location = $2 AND ts >= $3 AND ts < $4 AND ts <= $5 AND cold = 0
+    ORDER BY ts DESC, id DESC`,
   failureClasses: `SELECT location, COUNT(*)::int AS failed, SUM(CASE WHEN error_class IN ('network', 'timeout') THEN 1 ELSE 0 END)::int AS network
     FROM probe_events WHERE ts >= $1 AND ts < $2 AND outcome <> 'ok' AND cold = 0 GROUP BY location`,
 };
@@ -76,6 +78,9 @@ export function createPostgresEventReads(pool: PgPool): EventsPart {
     async lastWarmProbe(keyId, location, at) {
       const r = (await q<KeyLabels & { outcome: string; error_class: string | null; status: number | null }>('ev_last_warm', SQL.lastWarm, [keyId, location, at]))[0];
       return r ? { key: keyFromRow(r), outcome: r.outcome, errorClass: r.error_class, status: r.status } : null;
+    },
+    async warmOutcomes(keyId, location, from, to, at) {
+      return (await q<{ outcome: string }>('ev_warm_outcomes', SQL.warmOutcomes, [keyId, location, from, to, at])).map((r) => r.outcome);
     },
     async probeFailureClasses(from, to) {
       return new Map((await q<{ location: string; failed: number; network: number }>('ev_failure_classes', SQL.failureClasses, [from, to])).map((r) => [r.location, { failed: r.failed, network: r.network }]));

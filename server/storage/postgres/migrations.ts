@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { BreakerboxError } from '../../errors.ts';
-import { MIGRATIONS_DIR, readMigrations, type MigrationReport } from '../migrations.ts';
+import { MIGRATIONS_DIR, readMigrations, type MigrationReport } from '../sqlite/migrations.ts';
 import type { PgPool } from './pool.ts';
 
 /** Where the PostgreSQL translations of the numbered migrations live. */

@@ -1,7 +1,7 @@
 import type { BreakerKey, TelemetryAck, TelemetryBatch } from '@breakerbox/protocol';
 import type { KeyInfo, SourceInfo, TelemetryPart } from '../parts/telemetry.ts';
 import { RollupAccumulator } from '../rollups.ts';
-import { keyFromRow, regionColumn } from '../telemetry-store.ts';
+import { keyFromRow, regionColumn } from '../sqlite/telemetry-store.ts';
 import { EventColumns } from './event-writes.ts';
 import { inTransaction, type PgClient, type PgPool } from './pool.ts';
 import { writeRollups } from './rollup-writes.ts';

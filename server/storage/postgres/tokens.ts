@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { RIGHTS, expandRights, type Principal, type Right, type TokenInfo, type TokensPart } from '../parts/tokens.ts';
-import { generateSecret } from '../token-store.ts';
+import { generateSecret } from '../sqlite/token-store.ts';
 import type { PgPool } from './pool.ts';
 
 interface TokenRow {

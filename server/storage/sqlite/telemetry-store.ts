@@ -1,6 +1,6 @@
 import type { BreakerKey, TelemetryAck, TelemetryBatch } from '@breakerbox/protocol';
 import type { Db } from './database.ts';
-import { RollupAccumulator, prepareRollupStatements } from './rollups.ts';
+import { RollupAccumulator, prepareRollupStatements } from '../rollups.ts';
 
 /** A stored key with its id and the span it reported over. */
 export interface StoredKey {
