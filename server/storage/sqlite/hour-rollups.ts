@@ -31,6 +31,36 @@ export interface HourRollups {
 }
 
 const floorHour = (ms: number) => ms - (ms % HOUR);
+/** The end of the last hour that may be aggregated at `now`. */
+export const lastSealedEnd = (now: number): number => floorHour(now - SEAL_MS);
+
+/** The whole sealed hours inside the minutes `[first, end)`: `[hoursFrom, hoursTo)` (empty when shorter than an hour). */
+export function sealedHours(first: number, end: number, now: number): { hoursFrom: number; hoursTo: number } {
+  const stop = Math.floor((end - 1) / MINUTE) * MINUTE + MINUTE;
+  return { hoursFrom: Math.ceil(first / HOUR) * HOUR, hoursTo: Math.min(floorHour(stop), lastSealedEnd(now)) };
+}
+
+/**
+ * Splits the minutes `[first, end)` (`first` on a minute) into segments: the sealed hours
+ * not in `stale` from the hourly tables, everything else from the minutes. Both engines plan
+ * with it; each finds its stale hours (built version older than the data) its own way.
+ */
+export function spanSegments(first: number, end: number, now: number, stale: ReadonlySet<number>): Segment[] {
+  const stop = Math.floor((end - 1) / MINUTE) * MINUTE + MINUTE;
+  const { hoursFrom, hoursTo } = sealedHours(first, end, now);
+  if (hoursTo - hoursFrom < HOUR) return [{ table: 'minutes', from: first, to: stop }];
+  const segments: Segment[] = [];
+  const push = (table: Segment['table'], from: number, to: number) => {
+    if (to <= from) return;
+    const last = segments[segments.length - 1];
+    if (last && last.table === table && last.to === from) last.to = to;
+    else segments.push({ table, from, to });
+  };
+  push('minutes', first, hoursFrom);
+  for (let h = hoursFrom; h < hoursTo; h += HOUR) push(stale.has(h) ? 'minutes' : 'hours', h, h + HOUR);
+  push('minutes', hoursTo, stop);
+  return segments;
+}
 
 /** Creates the hourly aggregation over the collector's database handle. */
 export function createHourRollups(db: Db, clock: ServerClock = systemClock): HourRollups {
@@ -78,26 +108,10 @@ export function createHourRollups(db: Db, clock: ServerClock = systemClock): Hou
     return stale;
   };
 
-  const lastSealedEnd = (now: number) => floorHour(now - SEAL_MS);
-
   return {
     plan(first, end, now = clock.now()) {
-      const stop = Math.floor((end - 1) / MINUTE) * MINUTE + MINUTE;
-      const hoursFrom = Math.ceil(first / HOUR) * HOUR;
-      const hoursTo = Math.min(floorHour(stop), lastSealedEnd(now));
-      if (hoursTo - hoursFrom < HOUR) return [{ table: 'minutes', from: first, to: stop }];
-      const stale = staleHours(hoursFrom, hoursTo);
-      const segments: Segment[] = [];
-      const push = (table: Segment['table'], from: number, to: number) => {
-        if (to <= from) return;
-        const last = segments[segments.length - 1];
-        if (last && last.table === table && last.to === from) last.to = to;
-        else segments.push({ table, from, to });
-      };
-      push('minutes', first, hoursFrom);
-      for (let h = hoursFrom; h < hoursTo; h += HOUR) push(stale.has(h) ? 'minutes' : 'hours', h, h + HOUR);
-      push('minutes', hoursTo, stop);
-      return segments;
+      const { hoursFrom, hoursTo } = sealedHours(first, end, now);
+      return spanSegments(first, end, now, hoursTo - hoursFrom < HOUR ? new Set() : staleHours(hoursFrom, hoursTo));
     },
     build(hour, now = clock.now()) {
       buildTx.immediate(hour, now);
