@@ -76,7 +76,12 @@ export const alertsPlugin = fp(
     engine = createAlertEngine({
       storage, verdicts: app.verdicts, config: cfg, silences, dispatcher, log: app.log, clock: app.clock, verdictThresholds: app.config.verdicts,
     });
-    await storage.notifications.failAbandoned(app.clock.now());
+    // Deliveries left pending are failed by the collector that leads, when it starts leading:
+    // another collector's may be in flight until then.
+    if (storage.lease.isHeld()) await storage.notifications.failAbandoned(app.clock.now());
+    storage.lease.onChange((held) => {
+      if (held) storage.notifications.failAbandoned(app.clock.now()).catch((err) => app.log.error({ err }, 'marking abandoned deliveries failed'));
+    });
 
     const evaluate = async (now = app.clock.now()) => {
       const result = await engine!.evaluate(now);
@@ -91,7 +96,8 @@ export const alertsPlugin = fp(
     if (cfg.interval_s > 0) {
       app.addHook('onReady', async () => {
         timer = setInterval(() => {
-          if (running) return;
+          // Only the leader lease's holder evaluates and pages; the others take over when it dies.
+          if (running || !storage.lease.isHeld()) return;
           running = evaluate()
             .then((r) => {
               if (r.took_ms > 1000) app.log.warn({ took_ms: r.took_ms }, 'slow alert evaluation');

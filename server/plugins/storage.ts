@@ -43,7 +43,7 @@ export const storagePlugin = fp(
     const single = (name: 'retention' | 'rollup', job: () => Promise<unknown>, failure: string) => {
       let running: Promise<unknown> | null = null;
       const run = () => {
-        if (running || closed) return;
+        if (running || closed || !storage.lease.isHeld()) return;
         running = app.collectorMetrics
           .timeJob(name, job())
           .catch((err) => app.log.error({ err }, failure))
@@ -54,6 +54,9 @@ export const storagePlugin = fp(
       return { run, settled: () => running };
     };
     let closed = false;
+    // Pruning and hourly aggregation run on the lease holder only: once per fleet, not once per collector.
+    storage.lease.start();
+    storage.lease.onChange((held) => app.log.info({ leader: held }, held ? 'this collector holds the leader lease' : 'this collector no longer holds the leader lease'));
     const prune = single('retention', async () => {
       const { deleted } = await storage.retention.prune(app.clock.now());
       const total = Object.values(deleted).reduce((a, b) => a + b, 0);

@@ -52,7 +52,8 @@ export const verdictsPlugin = fp(
     const maxSpanMs = app.config.retention.rollup_days * DAY;
     app.decorate('verdicts', engine);
     const here = inThreadReads(engine);
-    const fleetReads = app.config.api.read_worker && app.config.db !== ':memory:'
+    // On PostgreSQL the heavy reads run on the database server; the worker's read-only connection is SQLite's.
+    const fleetReads = app.config.api.read_worker && app.storage.engine === 'sqlite' && app.config.db !== ':memory:'
       ? startReadWorker({
           path: app.config.db,
           thresholds: app.config.verdicts,

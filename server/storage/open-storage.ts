@@ -4,6 +4,8 @@ import type { Storage } from './storage.ts';
 import type { RetentionPolicy } from './parts/retention.ts';
 import type { StorageFault } from './parts/health.ts';
 import { createSqliteStorage } from './sqlite/sqlite-storage.ts';
+import { createPostgresStorage, postgresStorageOptions } from './postgres/postgres-storage.ts';
+import { storageEngineOf } from '../config/storage-engine.ts';
 
 /** What the engines report while they run. */
 export interface StorageEvents {
@@ -29,10 +31,14 @@ export function retentionPolicy(config: Config): RetentionPolicy {
 }
 
 /**
- * Opens the storage `config.db` names: a SQLite file path (or `:memory:`) for the embedded
- * engine. Migrations are applied before it resolves.
+ * Opens the storage `config.db` names: a `postgres://` URL for the shared PostgreSQL engine,
+ * else a SQLite file path (or `:memory:`) for the embedded one. Migrations are applied
+ * before it resolves.
  */
 export async function openStorage(config: Config, clock: ServerClock, events: StorageEvents = {}): Promise<Storage> {
+  if (storageEngineOf(config.db) === 'postgres') {
+    return createPostgresStorage({ ...postgresStorageOptions(config, clock, retentionPolicy(config)), onFault: events.onFault });
+  }
   return createSqliteStorage({
     path: config.db,
     clock,

@@ -10,6 +10,7 @@ import type { SilencesPart } from './parts/silences.ts';
 import type { SuspicionsPart } from './parts/suspicions.ts';
 import type { TelemetryPart } from './parts/telemetry.ts';
 import type { TokensPart } from './parts/tokens.ts';
+import type { LeaderLease } from './parts/lease.ts';
 
 export type * from './parts/alerts.ts';
 export type * from './parts/events.ts';
@@ -62,6 +63,11 @@ export interface Storage {
   readonly retention: RetentionPart;
   /** Fault watch and readiness. */
   readonly health: HealthPart;
+  /**
+   * Which collector runs the once-per-fleet jobs (alert evaluation and notifications, hourly
+   * aggregation, retention): always held on SQLite, an advisory lock on PostgreSQL.
+   */
+  readonly lease: LeaderLease;
   /** Waits for background work (checkpoints, a rescue copy) and closes every connection. */
   close(): Promise<void>;
 }

@@ -14,7 +14,7 @@ import { openDatabase } from '../../server/storage/sqlite/database.ts';
 import { applyMigrations } from '../../server/storage/sqlite/migrations.ts';
 import { createTelemetryStore } from '../../server/storage/sqlite/telemetry-store.ts';
 import { createPostgresStorage } from '../../server/storage/postgres/postgres-storage.ts';
-import { startPostgresCluster } from '../support/postgres-cluster.ts';
+import { RETENTION, startPostgresCluster } from '../support/postgres-cluster.ts';
 
 const BATCH = 1000;
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
@@ -57,8 +57,8 @@ try {
   const sqliteRate = await timed((b) => sqlite.insertBatch(b, Date.now()), 'pod-1');
   db.close();
 
-  const a = await createPostgresStorage({ url: cluster.url, clock: systemClock, retryAfterS: 1 });
-  const b = await createPostgresStorage({ url: cluster.url, clock: systemClock, retryAfterS: 1 });
+  const a = await createPostgresStorage({ url: cluster.url, clock: systemClock, retryAfterS: 1, retention: RETENTION });
+  const b = await createPostgresStorage({ url: cluster.url, clock: systemClock, retryAfterS: 1, retention: RETENTION });
   const one = await timed((x) => a.telemetry.insertBatch(x, Date.now()), 'pod-1');
   const [r1, r2] = await Promise.all([
     timed((x) => a.telemetry.insertBatch(x, Date.now()), 'pod-2'),

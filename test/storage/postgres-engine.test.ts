@@ -7,7 +7,7 @@ import { applyMigrations } from '../../server/storage/sqlite/migrations.ts';
 import { createTelemetryStore } from '../../server/storage/sqlite/telemetry-store.ts';
 import { createPostgresStorage, type PostgresStorage } from '../../server/storage/postgres/postgres-storage.ts';
 import { KEY, batch, oneOfEach, tempDir, windowEvent } from '../server/helpers.ts';
-import { postgresAvailable, startPostgresCluster, type PostgresCluster } from '../support/postgres-cluster.ts';
+import { RETENTION, postgresAvailable, startPostgresCluster, type PostgresCluster } from '../support/postgres-cluster.ts';
 
 const available = postgresAvailable();
 let cluster: PostgresCluster;
@@ -31,7 +31,7 @@ async function collectors(n: number): Promise<PostgresStorage[]> {
   const url = await cluster.createDatabase(`engine_${++counter}`);
   const out: PostgresStorage[] = [];
   for (let i = 0; i < n; i++) {
-    const s = await createPostgresStorage({ url, clock, retryAfterS: 1 });
+    const s = await createPostgresStorage({ url, clock, retryAfterS: 1, retention: RETENTION });
     opened.push(s);
     out.push(s);
   }

@@ -4,7 +4,7 @@ import { manualClock } from '../../server/clock.ts';
 import type { StoredAlert } from '../../server/storage/parts/alerts.ts';
 import { createPostgresStorage, type PostgresStorage } from '../../server/storage/postgres/postgres-storage.ts';
 import { KEY, batch, windowEvent } from '../server/helpers.ts';
-import { postgresAvailable, startPostgresCluster, type PostgresCluster } from '../support/postgres-cluster.ts';
+import { RETENTION, postgresAvailable, startPostgresCluster, type PostgresCluster } from '../support/postgres-cluster.ts';
 
 const available = postgresAvailable();
 let cluster: PostgresCluster;
@@ -23,7 +23,7 @@ const clock = manualClock(Date.now());
 async function collectors(n: number): Promise<PostgresStorage[]> {
   const url = await cluster.createDatabase(`parts_${++counter}`);
   const out: PostgresStorage[] = [];
-  for (let i = 0; i < n; i++) out.push(await createPostgresStorage({ url, clock, retryAfterS: 1 }));
+  for (let i = 0; i < n; i++) out.push(await createPostgresStorage({ url, clock, retryAfterS: 1, retention: RETENTION }));
   opened.push(...out);
   return out;
 }

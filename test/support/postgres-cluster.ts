@@ -8,6 +8,9 @@ import pg from 'pg';
 
 const run = promisify(execFile);
 
+/** A retention policy for storages opened in tests (the configuration's defaults). */
+export const RETENTION = { rawDays: 7, rollupDays: 90, batchIdHours: 48, alertHistoryDays: 30, silenceDays: 7 };
+
 /** A throwaway PostgreSQL cluster on a loopback port, for one test file. */
 export interface PostgresCluster {
   /** `postgres://` URL of the database made at start (`breakerbox`). */

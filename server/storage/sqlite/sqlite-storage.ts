@@ -20,6 +20,7 @@ import { createTokenStore } from './token-store.ts';
 import { createMetricsReads } from './metrics-reads.ts';
 import { createPruner } from './retention.ts';
 import { asyncPart } from './sync-part.ts';
+import { alwaysHeldLease } from '../parts/lease.ts';
 
 /** Options of the SQLite engine. */
 export interface SqliteStorageOptions {
@@ -118,6 +119,7 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
     tokens: writable(() => asyncPart(createTokenStore(db))),
     metrics: asyncPart(createMetricsReads(db, path)),
     retention: writable(() => createPruner(db, options.retention)),
+    lease: alwaysHeldLease(),
     health: {
       check: async (now) => dbHealth?.check(now) ?? null,
       admit: async (now) => dbHealth?.admit(now) ?? 0,
