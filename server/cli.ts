@@ -22,7 +22,8 @@ commands:
 
   --port    BREAKERBOX_PORT    TCP port (default 7070)
   --host    BREAKERBOX_HOST    interface (default 127.0.0.1)
-  --db      BREAKERBOX_DB      SQLite file (default ./data/breakerbox.db, folder created)
+  --db      BREAKERBOX_DB      SQLite file (default ./data/breakerbox.db, folder created),
+                               or a postgres:// URL for several collectors on one database
   --config  BREAKERBOX_CONFIG  YAML or JSON file with any other setting
             BREAKERBOX_ADMIN_TOKEN  ensure an admin token with this secret (automation)
             BREAKERBOX_ALERT_INTERVAL_S  alert evaluation period in seconds (default 15, 0 = off)

@@ -23,9 +23,15 @@ export async function startServer(
   await app.ready();
 
   if ((await app.storage.tokens.count()) === 0) {
-    const { secret } = await app.storage.tokens.create('admin', ['admin']);
-    print(`breakerbox: created the first admin token (shown once, save it now): ${secret}`);
-    print('breakerbox: use it as "Authorization: Bearer <token>", or make narrower ones with "breakerbox token create --name N --rights ingest"');
+    // Collectors starting together on one PostgreSQL: the one whose insert loses prints nothing (the other printed it).
+    const created = await app.storage.tokens.create('admin', ['admin']).catch((err: { code?: string }) => {
+      if (err.code === '23505') return null;
+      throw err;
+    });
+    if (created) {
+      print(`breakerbox: created the first admin token (shown once, save it now): ${created.secret}`);
+      print('breakerbox: use it as "Authorization: Bearer <token>", or make narrower ones with "breakerbox token create --name N --rights ingest"');
+    }
   }
 
   const address = await app.listen({ port: config.port, host: config.host });
