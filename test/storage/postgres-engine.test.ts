@@ -179,39 +179,3 @@ describe.skipIf(!available)('PostgreSQL engine: ingest', () => {
     expect(totals).toEqual([{ calls: 140 }]);
   });
 });
-
-describe.skipIf(!available)('PostgreSQL engine: tokens and sessions', () => {
-  it('creates, verifies, lists and revokes tokens, shared by every collector', async () => {
-    const [a, b] = await collectors(2);
-    const { secret, token } = await a!.tokens.create('ingest-1', ['ingest']);
-    expect(token).toMatchObject({ name: 'ingest-1', rights: ['ingest'], revokedAt: null });
-    const principal = await b!.tokens.verify(secret);
-    expect(principal?.name).toBe('ingest-1');
-    expect([...principal!.rights]).toEqual(['ingest']);
-    expect(await b!.tokens.verify(`${secret}x`)).toBeNull();
-    await a!.tokens.ensure('admin', 'bbx_admin_secret', ['admin']);
-    await b!.tokens.ensure('admin', 'bbx_admin_secret', ['admin']);
-    expect((await a!.tokens.list()).map((t) => t.name)).toEqual(['admin', 'ingest-1']);
-    expect(await a!.tokens.count()).toBe(2);
-    expect([...(await a!.tokens.verify('bbx_admin_secret'))!.rights]).toEqual(['ingest', 'read', 'admin']);
-    await expect(a!.tokens.create('ingest-1', ['read'])).rejects.toThrow();
-    expect(await a!.tokens.revoke('ingest-1')).toBe(true);
-    expect(await a!.tokens.revoke('ingest-1')).toBe(false);
-    expect(await a!.tokens.verify(secret)).toBeNull();
-  });
-
-  it('keeps a session opened through one collector valid on another until it expires or its token changes', async () => {
-    const [a, b] = await collectors(2);
-    const { token } = await a!.tokens.create('reader', ['read']);
-    expect(await a!.sessions.create({ idHash: 'h1', tokenId: token.id, createdAt: 100, expiresAt: 1_000 })).toBe(true);
-    expect(await b!.sessions.lookup('h1', 500)).toEqual({ tokenId: token.id, name: 'reader', rights: ['read'], expiresAt: 1_000 });
-    expect(await b!.sessions.lookup('h1', 1_000)).toBeNull();
-    await a!.tokens.ensure('reader', 'bbx_rotated', ['read']);
-    expect(await b!.sessions.lookup('h1', 500)).toBeNull();
-    expect(await a!.sessions.create({ idHash: 'h2', tokenId: token.id, createdAt: 100, expiresAt: 1_000 })).toBe(true);
-    await b!.sessions.remove('h2');
-    expect(await a!.sessions.lookup('h2', 500)).toBeNull();
-    await a!.tokens.revoke('reader');
-    expect(await a!.sessions.create({ idHash: 'h3', tokenId: token.id, createdAt: 100, expiresAt: 1_000 })).toBe(false);
-  });
-});
