@@ -68,6 +68,10 @@ const HOUR_MS = 3_600_000;
 interface TargetState {
   busy: boolean;
   lastProbeAt: number | undefined;
+  /** The probe running now, if any. */
+  current: Promise<FireResult> | undefined;
+  /** The last on-demand probe queued for this target: a burst runs one after another. */
+  onDemandTail: Promise<unknown>;
 }
 
 /** Runs the probes of one config. */
@@ -108,7 +112,7 @@ export class Prober {
     for (const t of opts.config.targets) {
       if (t.apiKeyEnv && !this.apiKeys.has(t.apiKeyEnv)) missing.push(`target "${t.name}" (targets[${t.index}]): api_key_env: environment variable ${t.apiKeyEnv} is not set`);
       this.targets.set(t.name, t);
-      this.states.set(t.name, { busy: false, lastProbeAt: undefined });
+      this.states.set(t.name, { busy: false, lastProbeAt: undefined, current: undefined, onDemandTail: Promise.resolve() });
     }
     if (missing.length > 0) throw new ProbeError(PROBE_ERROR_CODES.ENV, `${missing.length} API key(s) missing from the environment`, missing);
   }
@@ -146,7 +150,9 @@ export class Prober {
   /**
    * Runs the targets probing `key` now because the collector asked (probe on suspicion):
    * marked `trigger: 'suspicion'`, counted in the daily cost cap like any probe, and at most
-   * `on_demand.max_per_hour` per hour for this location.
+   * `on_demand.max_per_hour` per hour for this location. A request for a target whose probe
+   * is running waits for it (requests of one poll, a burst, a scheduled probe) instead of
+   * being skipped as an overlap.
    */
   fireOnDemand(key: BreakerKey): Promise<FireResult[]> {
     const same = (a: BreakerKey) => a.provider === key.provider && a.endpoint === key.endpoint && a.model === key.model && (a.region ?? '') === (key.region ?? '');
@@ -166,9 +172,16 @@ export class Prober {
           return { kind: 'skipped', reason: 'on_demand_budget' } as const;
         }
         this.onDemandTimes.push(now);
-        return this.fire(t.name, now, 'suspicion');
+        const state = this.states.get(t.name)!;
+        const queued = state.onDemandTail.then(() => this.whenIdle(state)).then(() => this.fire(t.name, this.now(), 'suspicion'));
+        state.onDemandTail = queued.catch(() => undefined);
+        return queued;
       }),
     );
+  }
+
+  private async whenIdle(state: TargetState): Promise<void> {
+    while (state.current && !this.stopping) await state.current.catch(() => undefined);
   }
 
   /** Fires one target now (the scheduler calls this; tests may too). */
@@ -190,8 +203,10 @@ export class Prober {
     state.busy = true;
     const run = this.run(target, state, scheduledAt, trigger).finally(() => {
       state.busy = false;
+      state.current = undefined;
       this.inFlight.delete(run);
     });
+    state.current = run;
     this.inFlight.add(run);
     return run;
   }

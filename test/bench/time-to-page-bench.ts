@@ -13,7 +13,7 @@
  * Warm-up: until each location has 3 scheduled probes of the primary stored and its verdict
  * is `healthy` (about 2–3 min instead of the issue's 200 s); the incident starts as the
  * third (or a later) scheduled probe lands — right after a scheduled probe, the worst phase
- * for probes on the schedule alone. Each incident is watched for up to 170 s.
+ * for probes on the schedule alone. Each incident is watched for up to 160 s.
  *
  * Run: `npm run bench -- time-to-page` (about 6 min).
  */
@@ -22,7 +22,7 @@ import { join } from 'node:path';
 import { LOCATIONS, startStack, type Page, type Stack } from './time-to-page-stack.ts';
 
 type Incident = 'outage' | 'self';
-const WATCH_MS = 170_000;
+const WATCH_MS = 160_000;
 const WARMUP_MAX_MS = 240_000;
 const RIGHT: Record<Incident, string> = { outage: 'provider_outage', self: 'self_inflicted' };
 

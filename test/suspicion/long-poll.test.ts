@@ -81,7 +81,8 @@ describe('GET /v1/probe-requests', () => {
     expect([none.status, none.body.error.code]).toEqual([401, 'BB_ERR_AUTH_MISSING']);
     const board = await poll(url, read, 'location=eu-west&wait_s=0');
     expect([board.status, board.body.error.code]).toEqual([403, 'BB_ERR_AUTH_FORBIDDEN']);
-    expect((await poll(url, ingest, 'location=eu%20west&wait_s=0')).status).toBe(400);
+    const bad = await poll(url, ingest, 'location=eu%20west&wait_s=0');
+    expect([bad.status, bad.body.error.code, bad.body.error.path]).toEqual([400, 'BB_ERR_QUERY_INVALID', '/querystring/location']);
     // The refused polls took nothing: the request is still there for the prober.
     expect((await poll(url, ingest, 'location=eu-west&wait_s=0')).body.requests).toHaveLength(1);
   });

@@ -94,31 +94,27 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
   const checkpointer = readonly || path === ':memory:' ? null : startCheckpointer(db, path, { onError: options.onCheckpointError });
 
   const hours = createHourRollups(db, clock);
-  const reader = createRollupReader(db, hours);
-  const sync = {
-    rollups: { ...reader, buildHour: (hour: number, now: number) => hours.build(hour, now), warmHours: (spanMs: number, now: number) => hours.warm(spanMs, now) },
-  };
-  const writable = <T>(make: () => T): T => (readonly ? (new Proxy({}, { get: () => () => { throw new Error('this storage was opened read-only'); } }) as T) : make());
+  // On a read-only connection every part is still there: its writes fail with SQLITE_READONLY.
 
   const storage: Storage = {
     engine: 'sqlite',
     migrations: report ?? { applied: [], alreadyApplied: 0 },
     telemetry: asyncPart(createTelemetryPart(db, { writable: !readonly })),
     rollups: {
-      ...asyncPart<Omit<Storage['rollups'], 'warmHours'>>({ ...reader, buildHour: sync.rollups.buildHour }),
-      // Already async: it yields between hours.
+      ...asyncPart<Omit<Storage['rollups'], 'warmHours'>>({ ...createRollupReader(db, hours), buildHour: (hour, now) => hours.build(hour, now) }),
+      // Already async: it yields to the event loop between hours.
       warmHours: (spanMs, now) => hours.warm(spanMs, now),
     },
     events: asyncPart(createEventReads(db)),
-    alerts: writable(() => asyncPart(createAlertStore(db))),
-    silences: writable(() => asyncPart(createSilenceStore(db))),
-    notifications: writable(() => asyncPart(createNotificationStore(db))),
+    alerts: asyncPart(createAlertStore(db)),
+    silences: asyncPart(createSilenceStore(db)),
+    notifications: asyncPart(createNotificationStore(db)),
     // Read-only too: the read worker's verdicts wait for asked probes as the main thread's do.
     suspicions: asyncPart(createSuspicionStore(db)),
-    sessions: writable(() => asyncPart(createSessionStore(db))),
-    tokens: writable(() => asyncPart(createTokenStore(db))),
+    sessions: asyncPart(createSessionStore(db)),
+    tokens: asyncPart(createTokenStore(db)),
     metrics: asyncPart(createMetricsReads(db, path)),
-    retention: writable(() => createPruner(db, options.retention)),
+    retention: createPruner(db, options.retention),
     lease: alwaysHeldLease(),
     health: {
       check: async (now) => dbHealth?.check(now) ?? null,
