@@ -165,7 +165,7 @@ export async function analyse(deps: AnalyseDeps, range: TimeRange, options: { ke
       decided.verdict === 'insufficient_data' && decided.hint === 'no_probes' && Object.keys(probes).length > 0 ? { ...decided, hint: 'probes_set_aside' } : decided;
     const decision = suspicion && fresh
       ? holdForProbes(named, suspicion, fresh, Object.keys(usable), to, deps.pending!.pendingMaxMs, t)
-      : deps.pending && clients.degraded ? holdOpen(deps.pending, id, named, states, Object.keys(usable), to, t) : named;
+      : deps.pending && clients.degraded ? await holdOpen(deps.pending, id, named, states, Object.keys(usable), to, t) : named;
     const state = keyState(instances, states);
     const joined = joinedIds.map((other) => keys.get(other)!.key);
     const context = { stateText: state.open + state.half_open > 0 ? state.text : null, joined, near, health, aliases: t.provider_aliases, key: info.key };
@@ -289,9 +289,9 @@ async function fleetParts(
 }
 
 /** Not asked yet: a breaker open now, since its earliest open instance's last change, waits for probes newer than that. */
-function holdOpen(pending: PendingProbesSource, keyId: number, d: Decision, states: Map<number, InstanceState>, usable: string[], to: number, t: VerdictThresholds): Decision {
+async function holdOpen(pending: PendingProbesSource, keyId: number, d: Decision, states: Map<number, InstanceState>, usable: string[], to: number, t: VerdictThresholds): Promise<Decision> {
   let openSince = Infinity;
   for (const st of states.values()) if (isOpenState(st.state)) openSince = Math.min(openSince, st.since);
   if (openSince === Infinity) return d;
-  return holdBeforeAsking(d, openSince, pending.probesSince(keyId, openSince, to), usable, to, pending.pendingMaxMs, t);
+  return holdBeforeAsking(d, openSince, await pending.probesSince(keyId, openSince, to), usable, to, pending.pendingMaxMs, t);
 }
