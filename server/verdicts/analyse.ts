@@ -8,7 +8,7 @@ import type { InstanceSums, KeyInfo, ProbeMinute, SourceInfo, Storage } from '..
 import { clientFigures, isClientDegraded, probeFigures, share, type VerdictThresholds } from './figures.ts';
 import { isOpenState, type InstanceState, type OpenShareReader, type OpenTime } from './open-share.ts';
 import { decide, type Decision } from './rules.ts';
-import { freshenProbes, holdForProbes, type PendingProbesSource } from './pending-probes.ts';
+import { freshenProbes, holdBeforeAsking, holdForProbes, type PendingProbesSource } from './pending-probes.ts';
 import type { Alternative, ClientFigures, KeyState, PartHealth, ProbeFigures } from './types.ts';
 import { floorMinute, type TimeRange } from './window.ts';
 
@@ -163,7 +163,9 @@ export async function analyse(deps: AnalyseDeps, range: TimeRange, options: { ke
     const decided = await decideWithFleet(clients, usable, () => fleetParts(deps, id, range, services, instances, openPerSource), t);
     const named: Decision =
       decided.verdict === 'insufficient_data' && decided.hint === 'no_probes' && Object.keys(probes).length > 0 ? { ...decided, hint: 'probes_set_aside' } : decided;
-    const decision = suspicion && fresh ? holdForProbes(named, suspicion, fresh, Object.keys(usable), to, deps.pending!.pendingMaxMs, t) : named;
+    const decision = suspicion && fresh
+      ? holdForProbes(named, suspicion, fresh, Object.keys(usable), to, deps.pending!.pendingMaxMs, t)
+      : deps.pending && clients.degraded ? await holdOpen(deps.pending, id, named, states, Object.keys(usable), to, t) : named;
     const state = keyState(instances, states);
     const joined = joinedIds.map((other) => keys.get(other)!.key);
     const context = { stateText: state.open + state.half_open > 0 ? state.text : null, joined, near, health, aliases: t.provider_aliases, key: info.key };
@@ -284,4 +286,12 @@ async function fleetParts(
     );
     return { name: s.instance, calls, degraded };
   });
+}
+
+/** Not asked yet: a breaker open now, since its earliest open instance's last change, waits for probes newer than that. */
+async function holdOpen(pending: PendingProbesSource, keyId: number, d: Decision, states: Map<number, InstanceState>, usable: string[], to: number, t: VerdictThresholds): Promise<Decision> {
+  let openSince = Infinity;
+  for (const st of states.values()) if (isOpenState(st.state)) openSince = Math.min(openSince, st.since);
+  if (openSince === Infinity) return d;
+  return holdBeforeAsking(d, openSince, await pending.probesSince(keyId, openSince, to), usable, to, pending.pendingMaxMs, t);
 }
