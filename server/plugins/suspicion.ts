@@ -67,7 +67,8 @@ export const suspicionPlugin = fp(
       app.addHook('onReady', async () => {
         timer = setInterval(() => {
           // A pass still running when the next is due is not overlapped: that tick is skipped.
-          if (running) return;
+          // Only the leader lease's holder opens suspicions, so a fleet asks each probe once.
+          if (running || !app.storage.lease.isHeld()) return;
           running = evaluate()
             .then((r) => {
               for (const s of r.opened) app.log.info({ key_id: s.keyId, reason: s.reason, locations: s.locations }, 'probe on suspicion: probes requested');
