@@ -65,6 +65,8 @@ describe('OTLP ingest under the per-token and per-source key caps', () => {
     });
     expect(rowCounts(t.app).keys).toBe(3);
     expect(t.app.ingestLimits.snapshot().live_keys_per_token).toBe(1);
+    const page = (await t.app.inject({ url: '/metrics', headers: { authorization: `Bearer ${t.tokens.read}` } })).body;
+    expect(page).toMatch(/^breakerbox_ingest_limit_refusals_total\{limit="live_keys_per_token"\} 1$/m);
     // The keys already live keep coming through in full.
     expect((await post('/v1/metrics', metricsBody([0, 1, 2]))).json()).toEqual({});
   });
