@@ -3,7 +3,8 @@
  * polling. 250 instances each push one batch every 10 s (one `window` per key for 400
  * shared keys, a `tasks` event, now and then a breaker `transition`), staggered so about
  * 25 batches a second arrive: 10,000 events/s. Two dashboards poll the board
- * (`/api/keys`, `/api/verdicts`, `/api/alerts?state=firing`) every 10 s like the real one.
+ * (`/api/keys`, `/api/verdicts`, `/api/alerts?state=firing`) like the real one: each 10 s
+ * after its previous answer.
  *
  * Prints RSS every 10 s, split by where it is (V8 heaps, malloc, other, files: see
  * rss-breakdown.ts) with the WAL file's size, so growth can be placed, and ingest /
@@ -97,6 +98,11 @@ const walMb = () => {
   }
 };
 
+/** CPU seconds the process has used (user + system; Linux clock ticks are 1/100 s). */
+const cpuSeconds = (pid: number): number => {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+};
 const rssMb = (pid: number): number => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
 const pct = (values: number[], q: number) => {
   if (values.length === 0) return NaN;
@@ -120,7 +126,7 @@ async function main() {
   console.log(`soak: ${SECONDS} s, ${INSTANCES} instances x ${KEYS} keys every ${INTERVAL_S} s = ${Math.round((INSTANCES * (KEYS + 1)) / INTERVAL_S).toLocaleString('en-US')} events/s, 2 dashboards polling every 10 s`);
   const server = await startSoakServer();
   const ingest = new Pool(server.url, { connections: 8 });
-  const dashboard = new Pool(server.url, { connections: 2 });
+  const dashboard = new Pool(server.url, { connections: 6 });
   const scrape = new Pool(server.url, { connections: 1 });
   const minutes: { ingest: number[]; board: number[] }[] = [];
   const bucket = (t0: number) => (minutes[Math.floor((performance.now() - t0) / 60_000)] ??= { ingest: [], board: [] });
@@ -149,13 +155,18 @@ async function main() {
   if (SNAPSHOTS) {
     for (const at of [60, SECONDS - 15]) setTimeout(() => process.kill(server.pid, 'SIGUSR2'), at * 1000).unref();
   }
-  const poll = setInterval(() => {
-    for (let d = 0; d < 2; d++) {
-      for (const path of ['/api/keys?window=15m', '/api/verdicts?window=15m', '/api/alerts?state=firing']) {
-        track(timed(dashboard, path).then((ms) => void bucket(t0).board.push(ms), () => void failures++));
-      }
+  // Like the dashboard's usePoll: each view polls its path, then waits 10 s after the answer,
+  // so a slow answer delays the next poll instead of piling requests up behind it.
+  for (let d = 0; d < 2; d++) {
+    for (const path of ['/api/keys?window=15m', '/api/verdicts?window=15m', '/api/alerts?state=firing']) {
+      track((async () => {
+        while (performance.now() < end) {
+          await timed(dashboard, path).then((ms) => void bucket(t0).board.push(ms), () => void failures++);
+          await new Promise((r) => setTimeout(r, Math.min(10_000, Math.max(0, end - performance.now()))));
+        }
+      })());
     }
-  }, 10_000);
+  }
 
   // Each tick sends the batches due in it, so the instances stay staggered over the interval.
   const tickMs = 100;
@@ -189,10 +200,10 @@ async function main() {
     const wait = tickMs - (performance.now() - tick);
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
   }
-  clearInterval(poll);
   clearInterval(sampler);
   await Promise.all(inflight);
   const finalRss = rssMb(server.pid);
+  const cpu = cpuSeconds(server.pid);
   await ingest.close();
   await dashboard.close();
   await scrape.close();
@@ -210,6 +221,7 @@ async function main() {
   const peak = Math.max(...rss.map((r) => r.mb));
   console.log(`\n  RSS first ${rss[0]?.mb.toFixed(0)} MB, peak ${peak.toFixed(0)} MB, final ${finalRss.toFixed(0)} MB; last third of the run ${growth >= 0 ? '+' : ''}${f1(growth)} MB`);
   console.log(`  RSS ${Math.abs(growth) < 0.05 * finalRss ? 'levelled off' : 'still moving'} (level = last third within 5% of final)`);
+  console.log(`  server CPU ${cpu.toFixed(0)} s (${(cpu / (sent / 1e6)).toFixed(1)} s per million events stored)`);
   console.log(`  events stored ${sent.toLocaleString('en-US')} (${Math.round(sent / SECONDS).toLocaleString('en-US')}/s of ${Math.round((INSTANCES * (KEYS + 1)) / INTERVAL_S).toLocaleString('en-US')}/s offered), turns an instance was still waiting for its last batch ${behind}, failed requests ${failures}`);
 }
 
