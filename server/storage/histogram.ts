@@ -5,9 +5,10 @@ export const ROLLUP_BOUNDS: readonly number[] = DEFAULT_LATENCY_BOUNDS_MS;
 
 const mappings = new Map<string, Int8Array>();
 
-// A pure memo (bounds -> mapping): the last bounds seen, then every signature seen.
-let lastBounds: readonly number[] = [];
-let lastMapping: Int8Array | null = null;
+// A pure memo (bounds -> mapping): the few bounds seen last (a window's latency and TTFT
+// histograms alternate), then every signature seen.
+const RECENT = 4;
+const recent: { bounds: readonly number[]; mapping: Int8Array }[] = [];
 
 function sameBounds(a: readonly number[], b: readonly number[]): boolean {
   if (a.length !== b.length) return false;
@@ -22,10 +23,11 @@ function sameBounds(a: readonly number[], b: readonly number[]): boolean {
  */
 function mappingFor(bounds: readonly number[]): Int8Array {
   // Nearly every window of a batch carries the same bounds: compare numbers before building a key string.
-  if (lastMapping && sameBounds(bounds, lastBounds)) return lastMapping;
-  lastMapping = mappingForSignature(bounds);
-  lastBounds = bounds.slice();
-  return lastMapping;
+  for (const seen of recent) if (sameBounds(bounds, seen.bounds)) return seen.mapping;
+  const mapping = mappingForSignature(bounds);
+  if (recent.length === RECENT) recent.pop();
+  recent.unshift({ bounds: bounds.slice(), mapping });
+  return mapping;
 }
 
 function mappingForSignature(bounds: readonly number[]): Int8Array {
