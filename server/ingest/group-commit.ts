@@ -1,18 +1,5 @@
 import type { TelemetryAck, TelemetryBatch } from '@breakerbox/protocol';
 
-/** How long and how much a group may gather before it is written. */
-export interface GroupCommitLimits {
-  /** Most batches written in one transaction. */
-  maxBatches: number;
-  /** Most events written in one transaction (a group closes once it holds this many). */
-  maxEvents: number;
-  /** Longest a queued batch waits for bodies still streaming in, in ms. */
-  maxWaitMs: number;
-}
-
-/** Defaults: a handful of 1,000-event batches, never more than a few ms of waiting. */
-export const GROUP_COMMIT_LIMITS: GroupCommitLimits = { maxBatches: 8, maxEvents: 20_000, maxWaitMs: 5 };
-
 /**
  * Writes a group of batches in one transaction and returns one ack per batch, in order;
  * throws when the transaction rolled back (none of them is stored then).
@@ -26,10 +13,6 @@ export interface GroupCommit {
    * committed (durably: the ack guarantee is unchanged), rejects with the write's error.
    */
   write(batch: TelemetryBatch, now: number): Promise<TelemetryAck>;
-  /** A request body started streaming in: a group waits for it (up to `maxWaitMs`). */
-  bodyStarted(): void;
-  /** That body is complete (parsed) or refused. */
-  bodyEnded(): void;
 }
 
 interface Queued {
@@ -39,23 +22,23 @@ interface Queued {
   reject(err: unknown): void;
 }
 
+/** Most batches written in one transaction, so one group's write stays short. */
+export const MAX_GROUP_BATCHES = 8;
+
 /**
- * Creates the group commit. Each transaction's cost is mostly per rollup row and per
- * commit, not per batch: batches that arrive together share one commit and upsert each
- * (key, minute) row once. A queued batch is written as soon as no other ingest body is
- * still arriving (so one sender alone waits for nothing), or when the group is full, or
- * after `maxWaitMs`. If a group fails, its batches are retried one by one, so one batch's
- * fault is answered to its sender alone; `isFinal` errors (the storage is down) are not
- * retried, since each retry would only meet them again.
+ * Creates the group commit. A transaction's cost is mostly per rollup row and per commit,
+ * not per batch, so the batches whose bodies completed in the same turn of the event loop
+ * (many senders at once, or a backlog behind a long write) share one commit and upsert
+ * each (key, minute) row once. Nothing waits for more to arrive: the write runs right
+ * after the I/O phase that queued the first batch, so a lone sender sees no delay.
+ * If a group fails, its batches are retried one by one, so one batch's fault is answered
+ * to its sender alone; `isFinal` errors (the storage is down) are not retried, since each
+ * retry would only meet them again.
  */
-export function createGroupCommit(write: GroupWrite, options: { limits?: GroupCommitLimits; isFinal?: (err: unknown) => boolean } = {}): GroupCommit {
-  const limits = options.limits ?? GROUP_COMMIT_LIMITS;
+export function createGroupCommit(write: GroupWrite, options: { isFinal?: (err: unknown) => boolean } = {}): GroupCommit {
   const isFinal = options.isFinal ?? (() => false);
-  let queue: Queued[] = [];
-  let events = 0;
-  let receiving = 0;
+  const queue: Queued[] = [];
   let scheduled = false;
-  let timer: NodeJS.Timeout | undefined;
 
   const settle = (group: Queued[]) => {
     const now = Math.max(...group.map((q) => q.now));
@@ -73,45 +56,21 @@ export function createGroupCommit(write: GroupWrite, options: { limits?: GroupCo
     group.forEach((q, i) => q.resolve(acks[i]!));
   };
 
+  // After the current I/O phase: the handlers of every body completed in it have queued by then.
   const flush = () => {
-    if (timer) clearTimeout(timer);
-    timer = undefined;
-    const group = queue;
-    queue = [];
-    events = 0;
-    if (group.length > 0) settle(group);
-  };
-
-  const full = () => queue.length >= limits.maxBatches || events >= limits.maxEvents;
-
-  // Runs after the current I/O phase: handlers of bodies completed in it have queued by then.
-  const check = () => {
     scheduled = false;
-    if (queue.length === 0) return;
-    if (receiving === 0 || full()) return flush();
-    timer ??= setTimeout(flush, limits.maxWaitMs);
-  };
-
-  const schedule = () => {
-    if (scheduled) return;
-    scheduled = true;
-    setImmediate(check);
+    while (queue.length > 0) settle(queue.splice(0, MAX_GROUP_BATCHES));
   };
 
   return {
     write(batch, now) {
       return new Promise<TelemetryAck>((resolve, reject) => {
         queue.push({ batch, now, resolve, reject });
-        events += batch.events.length;
-        schedule();
+        if (!scheduled) {
+          scheduled = true;
+          setImmediate(flush);
+        }
       });
-    },
-    bodyStarted() {
-      receiving++;
-    },
-    bodyEnded() {
-      receiving--;
-      if (receiving === 0 && queue.length > 0) schedule();
     },
   };
 }

@@ -96,7 +96,6 @@ async function ingestRoutes(app: FastifyInstance): Promise<void> {
   // Scoped to this plugin: only JSON is accepted here (text/plain answers 415, not 400).
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', async (request: FastifyRequest, payload: IncomingMessage) => {
-    groups.bodyStarted();
     try {
       const raw = await readBody(payload, {
         limit,
@@ -108,8 +107,6 @@ async function ingestRoutes(app: FastifyInstance): Promise<void> {
     } catch (err) {
       count(err);
       throw err;
-    } finally {
-      groups.bodyEnded();
     }
   });
 

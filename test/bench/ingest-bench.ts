@@ -5,12 +5,13 @@
  *  - HTTP ingest: batches of 1,000 `window` events from 2 concurrent clients against the
  *    real `breakerbox server` process (raw rows + rollups + idempotency record per batch);
  *  - their ratio (raw and HTTP alternate in slices, so machine load hits both alike; the
- *    per-slice ratios are printed too); p50/p99 request latency at a steady 10,000 events/s;
+ *    per-slice ratios are printed too), and the same per CPU second of the writer (bench
+ *    process for raw, server process for HTTP), which load on a shared machine moves less; p50/p99 request latency at a steady 10,000 events/s;
  *    the server's peak RSS.
  * Targets on a 2-core machine: >= 100,000 events/s, >= 0.5 of raw (issue 13), p99 < 50 ms, RSS < 250 MB.
  * BENCH_SECONDS (per side), BENCH_ROUNDS, BENCH_STEADY_SECONDS, BENCH_CPU_PROF=<dir> tune it.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Pool } from 'undici';
@@ -18,6 +19,16 @@ import { openDatabase } from '../../server/storage/database.ts';
 import { applyMigrations } from '../../server/storage/migrations.ts';
 import type { TelemetryBatch, WindowEvent } from '@breakerbox/protocol';
 import { peakRssMb, startServer } from './bench-server.ts';
+
+/** CPU seconds (user + system, all threads) a process has used so far, from /proc (Linux, USER_HZ = 100). */
+const cpuSecondsOf = (pid: number): number => {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+};
+const ownCpuSeconds = (): number => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1e6;
+};
 
 const BATCH = 1000;
 const THROUGHPUT_SECONDS = Number(process.env.BENCH_SECONDS ?? 12);
@@ -55,12 +66,19 @@ function windows(n: number, seed: number): WindowEvent[] {
 const pct = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 
+/** Events done in a slice, its wall time and the CPU time the writer spent on them. */
+interface Slice {
+  events: number;
+  seconds: number;
+  cpu: number;
+}
+
 /**
  * The physical limit: raw inserts of the same rows, one transaction per 1,000, on a file
  * opened and migrated like the collector's. Runs in slices between the HTTP slices, so both
  * rates see the same machine load (this benchmark shares 2 cores with everything else).
  */
-function createRawInserter(): { run(ms: number): { events: number; seconds: number }; close(): void } {
+function createRawInserter(): { run(ms: number): Slice; close(): void } {
   const db = openDatabase(join(dir, 'raw.db'));
   applyMigrations(db);
   const insert = db.prepare(`INSERT INTO window_events (key_id, source_id, start, end, calls, ok, slow, errors, rejected,
@@ -79,11 +97,12 @@ function createRawInserter(): { run(ms: number): { events: number; seconds: numb
     run(ms) {
       let done = 0;
       const started = performance.now();
+      const cpu = ownCpuSeconds();
       while (performance.now() - started < ms) {
         tx(batches[n++ % batches.length]!);
         done++;
       }
-      return { events: done * BATCH, seconds: (performance.now() - started) / 1000 };
+      return { events: done * BATCH, seconds: (performance.now() - started) / 1000, cpu: ownCpuSeconds() - cpu };
     },
     close: () => db.close(),
   };
@@ -128,6 +147,7 @@ async function main() {
     let sent = 0;
     const deadline = performance.now() + ms;
     const started = performance.now();
+    const cpu = cpuSecondsOf(server.pid);
     const client = async (name: string) => {
       let i = 0;
       let next = fresh(i, name);
@@ -139,12 +159,12 @@ async function main() {
       }
     };
     await Promise.all([client('pod-1'), client('pod-2')]);
-    return { events: sent, seconds: (performance.now() - started) / 1000 };
+    return { events: sent, seconds: (performance.now() - started) / 1000, cpu: cpuSecondsOf(server.pid) - cpu };
   };
 
   console.log(`raw better-sqlite3 inserts (1 transaction per ${BATCH} rows) and HTTP ingest (2 concurrent clients, ${BATCH}-event batches),`);
   console.log(`  alternating in ${ROUNDS} slices of ${THROUGHPUT_SECONDS / ROUNDS} s each ...`);
-  const sum = { raw: { events: 0, seconds: 0 }, http: { events: 0, seconds: 0 } };
+  const sum = { raw: { events: 0, seconds: 0, cpu: 0 }, http: { events: 0, seconds: 0, cpu: 0 } };
   const ratios: number[] = [];
   for (let round = 0; round < ROUNDS; round++) {
     const r = raw.run((THROUGHPUT_SECONDS / ROUNDS) * 1000);
@@ -152,6 +172,7 @@ async function main() {
     for (const [into, from] of [[sum.raw, r], [sum.http, h]] as const) {
       into.events += from.events;
       into.seconds += from.seconds;
+      into.cpu += from.cpu;
     }
     ratios.push(h.events / h.seconds / (r.events / r.seconds));
     console.log(`  slice ${round + 1}: raw ${fmt(r.events / r.seconds)} events/s, HTTP ${fmt(h.events / h.seconds)} events/s, ratio ${ratios.at(-1)!.toFixed(2)}`);
@@ -159,6 +180,9 @@ async function main() {
   raw.close();
   const rawRate = sum.raw.events / sum.raw.seconds;
   const http = sum.http.events / sum.http.seconds;
+  // Per CPU second rather than per wall second: what each event costs the writer, whatever else runs on the machine.
+  const rawPerCpu = sum.raw.events / sum.raw.cpu;
+  const httpPerCpu = sum.http.events / sum.http.cpu;
 
   console.log(`steady 10,000 events/s (${BATCH}-event batch every 100 ms) for ${STEADY_SECONDS} s ...`);
   const latencies: number[] = [];
@@ -184,6 +208,7 @@ async function main() {
   console.log(`  HTTP ingest               ${fmt(http).padStart(10)} events/s   [>= 100,000] ${http >= 100_000 ? 'met' : 'MISSED'}`);
   console.log(`  ratio HTTP / raw          ${ratio.toFixed(2).padStart(10)}            [>= 0.50] ${ratio >= 0.5 ? 'met' : 'MISSED'}`);
   console.log(`  ratio, median of slices   ${medianRatio.toFixed(2).padStart(10)}`);
+  console.log(`  per CPU second: raw ${fmt(rawPerCpu)}, HTTP server ${fmt(httpPerCpu)} events, ratio ${(httpPerCpu / rawPerCpu).toFixed(2)}`);
   console.log(`  latency @10k ev/s p50     ${pct(latencies, 0.5).toFixed(1).padStart(10)} ms`);
   console.log(`  latency @10k ev/s p99     ${pct(latencies, 0.99).toFixed(1).padStart(10)} ms         [< 50] ${pct(latencies, 0.99) < 50 ? 'met' : 'MISSED'}`);
   console.log(`  server peak RSS           ${rss.toFixed(0).padStart(10)} MB         [< 250] ${rss < 250 ? 'met' : 'MISSED'}`);
