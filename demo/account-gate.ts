@@ -13,12 +13,27 @@ import { DEMO_ERROR_CODES, DemoError } from './errors.ts';
 export interface AccountGate {
   /** `http://127.0.0.1:<port>`: use it wherever the provider's URL is wanted. */
   url: string;
-  /** From now on, requests with this API key get the quota answer. */
-  exhaust(apiKey: string): void;
+  /**
+   * From now on, requests with this API key get the quota answer: the billing quota
+   * (`insufficient_quota`, default) or the account's rate-limit quota (OpenAI `429
+   * rate_limit_exceeded`, which the SDK's breaker counts and retries).
+   */
+  exhaust(apiKey: string, answer?: QuotaAnswer): void;
   restore(apiKey: string): void;
   close(): Promise<void>;
 }
 
+/** Which quota an exhausted account hits. */
+export type QuotaAnswer = 'quota' | 'rate_limit';
+
+const OPENAI_RATE_LIMIT = JSON.stringify({
+  error: {
+    message: 'Rate limit reached for requests per min (RPM) in organization org-demo: Limit 60, Used 60, Requested 1.',
+    type: 'requests',
+    param: null,
+    code: 'rate_limit_exceeded',
+  },
+});
 const OPENAI_QUOTA = JSON.stringify({
   error: {
     message: 'You exceeded your current quota, please check your plan and billing details.',
@@ -41,22 +56,23 @@ function apiKeyOf(req: IncomingMessage): string | undefined {
 /** Starts a gate on an ephemeral loopback port in front of `upstreamUrl`. */
 export async function startAccountGate(upstreamUrl: string): Promise<AccountGate> {
   const upstream = new URL(upstreamUrl);
-  const exhausted = new Set<string>();
+  const exhausted = new Map<string, QuotaAnswer>();
   const sockets = new Set<Socket>();
   const agent = new Agent({ keepAlive: true, maxSockets: 256 });
 
-  const quota = (req: IncomingMessage, res: ServerResponse) => {
+  const quota = (req: IncomingMessage, res: ServerResponse, answer: QuotaAnswer) => {
     const anthropic = (req.url ?? '').startsWith('/v1/messages');
-    const body = anthropic ? ANTHROPIC_QUOTA : OPENAI_QUOTA;
+    const body = anthropic ? ANTHROPIC_QUOTA : answer === 'rate_limit' ? OPENAI_RATE_LIMIT : OPENAI_QUOTA;
     res.writeHead(anthropic ? 400 : 429, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) });
     res.end(body);
   };
 
   const server = createServer((req, res) => {
     const key = apiKeyOf(req);
-    if (key !== undefined && exhausted.has(key)) {
+    const answer = key === undefined ? undefined : exhausted.get(key);
+    if (answer !== undefined) {
       req.resume();
-      req.on('end', () => quota(req, res));
+      req.on('end', () => quota(req, res, answer));
       return;
     }
     const out = request(
@@ -89,7 +105,7 @@ export async function startAccountGate(upstreamUrl: string): Promise<AccountGate
 
   return {
     url: `http://127.0.0.1:${port}`,
-    exhaust: (apiKey) => void exhausted.add(apiKey),
+    exhaust: (apiKey, answer = 'quota') => void exhausted.set(apiKey, answer),
     restore: (apiKey) => void exhausted.delete(apiKey),
     async close() {
       for (const s of sockets) s.destroy();

@@ -63,7 +63,7 @@ export const PHASES: Phase[] = [
   {
     id: 'outage',
     title: 'openai gpt-4o answers 503 to everyone, the probers included',
-    lookAt: 'gpt-4o turns provider_outage (clients and probes agree); breakers open on the ticket-drafts instances and draft-reply is served by claude-sonnet-4 (failover level 2); the open_share alert fires, and probe_failing once a whole minute of probes has failed',
+    lookAt: 'gpt-4o turns provider_outage (clients and probes agree); breakers open on the ticket-drafts instances and draft-reply is served by claude-sonnet-4 (failover level 2); the open_share alert fires, and probe_failing after three failed probes in a row',
     durationS: { normal: 180, fast: 50 },
     start: (p) => {
       p.outage('gpt-4o');

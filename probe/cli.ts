@@ -16,6 +16,7 @@ import { createLogger, type LogLevel } from './logger.ts';
 import { buildPlan, formatPlan } from './plan.ts';
 import { Prober } from './prober.ts';
 import { PushClient } from './push-client.ts';
+import { ProbeRequestClient } from './request-client.ts';
 import { createRedactor } from './redact.ts';
 
 /** What the CLI touches of the outside world; tests pass their own. */
@@ -135,6 +136,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
   const log = createLogger({ write: io.stderr, redact, format: logFormat, level: logLevel as LogLevel });
 
   let push: PushClient | undefined;
+  let collectorUrl: string | undefined;
   let sink: (event: ProbeEvent) => void;
   if (flags.print) {
     sink = (event) => io.stdout(JSON.stringify(event));
@@ -143,6 +145,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
     if (!url) usageError('no collector: give --collector, set BREAKERBOX_URL or collector.url (or use --print)');
     if (!/^https?:\/\/[^\s@/]+/.test(url)) usageError('the collector URL must be an http(s) URL without credentials');
     if (!token) usageError(`no ingest token: set the environment variable ${config.collector.tokenEnv}`);
+    collectorUrl = url;
     const p = new PushClient({ url, token, location: config.location, logger: log, ...pushOptions(config) });
     push = p;
     sink = (event) => p.push(event);
@@ -159,8 +162,21 @@ async function run(argv: string[], io: CliIo): Promise<number> {
     });
   });
   prober.start();
+  // Probe on suspicion: the collector's requests run beside the schedule, never in its way.
+  const requests = collectorUrl && token && config.onDemand.enabled
+    ? new ProbeRequestClient({
+        url: collectorUrl, token, location: config.location, logger: log,
+        onRequests: (list) => {
+          for (const r of list) {
+            prober.fireOnDemand(r.key).catch((err: unknown) => log.error('on-demand probe failed unexpectedly', { error: err instanceof Error ? err.message : String(err) }));
+          }
+        },
+      })
+    : undefined;
+  requests?.start();
   const signal = await stopped;
   log.info('stopping: finishing in-flight probes, then flushing', { signal, in_flight: prober.active });
+  await requests?.stop();
   await prober.stop();
   const lost = push ? await push.close(shutdownMs) : 0;
   log.info('stopped', { probes: prober.stats.probes, skipped_overlap: prober.stats.skippedOverlap, lost_events: lost });

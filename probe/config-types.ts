@@ -59,6 +59,14 @@ export interface CollectorConfig {
   gzip: boolean;
 }
 
+/** Probes the collector may ask for (probe on suspicion). */
+export interface OnDemandConfig {
+  /** Poll the collector for requests and run them. */
+  enabled: boolean;
+  /** At most this many on-demand probes per hour from this location (each also counts in the daily cap). */
+  maxPerHour: number;
+}
+
 /** The whole validated file. */
 export interface ProberConfig {
   /** The prober's location (flag wins over the file). */
@@ -67,5 +75,6 @@ export interface ProberConfig {
   maxConcurrent: number;
   dailyCostCapUsd: number | undefined;
   collector: CollectorConfig;
+  onDemand: OnDemandConfig;
   targets: TargetConfig[];
 }

@@ -4,7 +4,7 @@
  * shows everything to fix.
  */
 import { FieldReader, isRecord, show } from './config-fields.ts';
-import type { CollectorConfig, ProberConfig, TargetConfig } from './config-types.ts';
+import type { CollectorConfig, OnDemandConfig, ProberConfig, TargetConfig } from './config-types.ts';
 import { LOCATION_RE, readTarget, readTimeouts, type TargetDefaults } from './config-target.ts';
 import { cronProblem, intervalToCron } from './schedule-spec.ts';
 
@@ -14,9 +14,10 @@ export const BUILTIN_DEFAULTS = {
   maxConcurrent: 32,
   timezone: 'UTC',
   collector: { tokenEnv: 'BREAKERBOX_TOKEN', batchSize: 500, flushIntervalMs: 5_000, bufferCap: 10_000, gzip: true },
+  onDemand: { enabled: true, maxPerHour: 60 },
 } as const;
 
-const TOP_FIELDS = ['location', 'timezone', 'max_concurrent', 'daily_cost_cap_usd', 'collector', 'defaults', 'targets'];
+const TOP_FIELDS = ['location', 'timezone', 'max_concurrent', 'daily_cost_cap_usd', 'collector', 'on_demand', 'defaults', 'targets'];
 
 /** The result of validation: a config when there is no problem. */
 export interface ValidationResult {
@@ -50,6 +51,13 @@ function readCollector(r: FieldReader | undefined): CollectorConfig {
     bufferCap,
     gzip: r.boolean('gzip') ?? d.gzip,
   };
+}
+
+function readOnDemand(r: FieldReader | undefined): OnDemandConfig {
+  const d = BUILTIN_DEFAULTS.onDemand;
+  if (!r) return { ...d };
+  r.rejectUnknown(['enabled', 'max_per_hour']);
+  return { enabled: r.boolean('enabled') ?? d.enabled, maxPerHour: r.number('max_per_hour', { integer: true, min: 1, max: 100_000 }) ?? d.maxPerHour };
 }
 
 function readDefaults(r: FieldReader | undefined): TargetDefaults {
@@ -115,6 +123,7 @@ export function validateConfig(raw: unknown, opts: { location?: string | undefin
   const maxConcurrent = r.number('max_concurrent', { integer: true, min: 1, max: 10_000 }) ?? BUILTIN_DEFAULTS.maxConcurrent;
   const dailyCostCapUsd = r.number('daily_cost_cap_usd', { min: 0 });
   const collector = readCollector(r.object('collector'));
+  const onDemand = readOnDemand(r.object('on_demand'));
   const defaults = readDefaults(r.object('defaults'));
 
   const targets: TargetConfig[] = [];
@@ -129,7 +138,7 @@ export function validateConfig(raw: unknown, opts: { location?: string | undefin
   }
   checkUnique(targets, report);
   if (problems.length > 0 || location === undefined) return { config: undefined, problems };
-  return { config: { location, timezone, maxConcurrent, dailyCostCapUsd, collector, targets }, problems };
+  return { config: { location, timezone, maxConcurrent, dailyCostCapUsd, collector, onDemand, targets }, problems };
 }
 
 /** Two targets with one name, or one key probed twice from one location, would mix their results. */

@@ -10,3 +10,5 @@ export { loadConfig, parseConfigText } from './config-load.ts';
 export { buildPlan, formatPlan, estimateDailyCost } from './plan.ts';
 export type { Plan, PlanRow } from './plan.ts';
 export type { ProberConfig, TargetConfig } from './config-types.ts';
+export { ProbeRequestClient } from './request-client.ts';
+export type { ProbeRequest, ProbeRequestClientOptions } from './request-client.ts';

@@ -28,6 +28,16 @@ export interface Plan {
   rows: PlanRow[];
   totalCostPerDay: number;
   unpriced: number;
+  /** Probe on suspicion: the most on-demand probes per hour and their worst-case daily cost (the dearest target's probe each time). */
+  onDemand: { enabled: boolean; maxPerHour: number; maxCostPerDay: number | undefined };
+}
+
+/** USD of one probe of a target (no warm-up), or undefined without a price. */
+function perProbeCost(t: TargetConfig): number | undefined {
+  const adapter = adapterFor(t.kind);
+  if (!t.price || !adapter) return undefined;
+  const tokens = adapter.estimateTokens(t.request);
+  return (tokens.inputTokens * t.price.inputPerMtok + tokens.outputTokens * t.price.outputPerMtok) / 1e6;
 }
 
 function keyText(t: TargetConfig): string {
@@ -64,10 +74,13 @@ export function buildPlan(config: ProberConfig): Plan {
     runsPerDay: t.schedule.runsPerDay,
     costPerDay: estimateDailyCost(t),
   }));
+  const prices = config.targets.map(perProbeCost).filter((c): c is number => c !== undefined);
+  const od = config.onDemand;
   return {
     rows,
     totalCostPerDay: rows.reduce((sum, r) => sum + (r.costPerDay ?? 0), 0),
     unpriced: rows.filter((r) => r.costPerDay === undefined).length,
+    onDemand: { enabled: od.enabled, maxPerHour: od.maxPerHour, maxCostPerDay: prices.length ? Math.max(...prices) * od.maxPerHour * 24 : undefined },
   };
 }
 
@@ -97,6 +110,13 @@ export function formatPlan(config: ProberConfig, plan: Plan, warnings: readonly 
     '',
     `estimated daily cost: at most ${usd(plan.totalCostPerDay)}${plan.unpriced ? ` (${plan.unpriced} target(s) without a price not counted)` : ''}`,
   ];
+  const od = plan.onDemand;
+  out.push(
+    od.enabled
+      ? `on-demand probes (probe on suspicion, asked by the collector): at most ${od.maxPerHour} per hour from this location` +
+          `${od.maxCostPerDay !== undefined ? `, at most ${usd(od.maxCostPerDay)} per day if every one is used` : ''}; counted in the daily cost cap`
+      : 'on-demand probes (probe on suspicion): off',
+  );
   if (cap !== undefined && plan.totalCostPerDay > cap) {
     out.push(`note: the estimate exceeds the daily cap; probing would pause each day once ${usd(cap)} is spent`);
   }

@@ -4,7 +4,7 @@
  * pauses on the daily cost cap, sends an optional warm-up after an idle period, and
  * hands one protocol-v1 `probe` event per probe to its sink.
  */
-import type { ErrorClass, ProbeEvent } from '@breakerbox/protocol';
+import type { BreakerKey, ErrorClass, ProbeEvent } from '@breakerbox/protocol';
 import { adapterFor } from './adapters/index.ts';
 import type { Usage } from './adapters/types.ts';
 import type { ProberConfig, TargetConfig } from './config-types.ts';
@@ -21,7 +21,10 @@ export const MISCONFIGURED_CLASSES: ReadonlySet<ErrorClass> = new Set<ErrorClass
 /** What happened to one firing of a target. */
 export type FireResult =
   | { kind: 'probed'; event: ProbeEvent; warmup: ProbeEvent | undefined; startedAt: number }
-  | { kind: 'skipped'; reason: 'overlap' | 'cost_cap' | 'stopped' };
+  | { kind: 'skipped'; reason: 'overlap' | 'cost_cap' | 'stopped' | 'on_demand_budget' };
+
+/** Why a probe runs: its schedule, or the collector asked (probe on suspicion). */
+export type ProbeTrigger = 'schedule' | 'suspicion';
 
 /** Observes each probe as it starts (benchmarks measure lateness with it). */
 export type StartHook = (target: TargetConfig, scheduledAt: number, startedAt: number) => void;
@@ -52,18 +55,33 @@ export interface ProberStats {
   slow: number;
   error: number;
   misconfigured: number;
+  /** Probes run because the collector asked (probe on suspicion). */
+  onDemand: number;
+  /** Requests refused: the location's on-demand budget for the hour was spent. */
+  skippedOnDemandBudget: number;
+  /** Requests for a key this location does not probe. */
+  unknownRequests: number;
 }
+
+const HOUR_MS = 3_600_000;
 
 interface TargetState {
   busy: boolean;
   lastProbeAt: number | undefined;
+  /** The probe running now, if any. */
+  current: Promise<FireResult> | undefined;
+  /** The last on-demand probe queued for this target: a burst runs one after another. */
+  onDemandTail: Promise<unknown>;
 }
 
 /** Runs the probes of one config. */
 export class Prober {
   readonly stats: ProberStats = {
     fired: 0, probes: 0, warmups: 0, skippedOverlap: 0, skippedCostCap: 0, ok: 0, slow: 0, error: 0, misconfigured: 0,
+    onDemand: 0, skippedOnDemandBudget: 0, unknownRequests: 0,
   };
+  /** Start times of the on-demand probes of the last hour (the per-location bound). */
+  private readonly onDemandTimes: number[] = [];
   readonly costCap: DailyCostCap;
   private readonly config: ProberConfig;
   private readonly apiKeys: ReadonlyMap<string, string>;
@@ -94,7 +112,7 @@ export class Prober {
     for (const t of opts.config.targets) {
       if (t.apiKeyEnv && !this.apiKeys.has(t.apiKeyEnv)) missing.push(`target "${t.name}" (targets[${t.index}]): api_key_env: environment variable ${t.apiKeyEnv} is not set`);
       this.targets.set(t.name, t);
-      this.states.set(t.name, { busy: false, lastProbeAt: undefined });
+      this.states.set(t.name, { busy: false, lastProbeAt: undefined, current: undefined, onDemandTail: Promise.resolve() });
     }
     if (missing.length > 0) throw new ProbeError(PROBE_ERROR_CODES.ENV, `${missing.length} API key(s) missing from the environment`, missing);
   }
@@ -129,8 +147,45 @@ export class Prober {
     await Promise.allSettled([...this.inFlight]);
   }
 
+  /**
+   * Runs the targets probing `key` now because the collector asked (probe on suspicion):
+   * marked `trigger: 'suspicion'`, counted in the daily cost cap like any probe, and at most
+   * `on_demand.max_per_hour` per hour for this location. A request for a target whose probe
+   * is running waits for it (requests of one poll, a burst, a scheduled probe) instead of
+   * being skipped as an overlap.
+   */
+  fireOnDemand(key: BreakerKey): Promise<FireResult[]> {
+    const same = (a: BreakerKey) => a.provider === key.provider && a.endpoint === key.endpoint && a.model === key.model && (a.region ?? '') === (key.region ?? '');
+    const targets = this.config.targets.filter((t) => same(t.key));
+    if (targets.length === 0) {
+      this.stats.unknownRequests++;
+      this.log.warn('the collector asked for a probe of a key this location does not probe', { key });
+      return Promise.resolve([]);
+    }
+    const now = this.now();
+    while (this.onDemandTimes.length > 0 && now - this.onDemandTimes[0]! >= HOUR_MS) this.onDemandTimes.shift();
+    return Promise.all(
+      targets.map((t) => {
+        if (!this.config.onDemand.enabled || this.onDemandTimes.length >= this.config.onDemand.maxPerHour) {
+          this.stats.skippedOnDemandBudget++;
+          this.log.warn('probe request refused: the on-demand budget of this location is spent for the hour', { target: t.name, max_per_hour: this.config.onDemand.maxPerHour });
+          return { kind: 'skipped', reason: 'on_demand_budget' } as const;
+        }
+        this.onDemandTimes.push(now);
+        const state = this.states.get(t.name)!;
+        const queued = state.onDemandTail.then(() => this.whenIdle(state)).then(() => this.fire(t.name, this.now(), 'suspicion'));
+        state.onDemandTail = queued.catch(() => undefined);
+        return queued;
+      }),
+    );
+  }
+
+  private async whenIdle(state: TargetState): Promise<void> {
+    while (state.current && !this.stopping) await state.current.catch(() => undefined);
+  }
+
   /** Fires one target now (the scheduler calls this; tests may too). */
-  fire(name: string, scheduledAt: number = this.now()): Promise<FireResult> {
+  fire(name: string, scheduledAt: number = this.now(), trigger: ProbeTrigger = 'schedule'): Promise<FireResult> {
     const target = this.targets.get(name);
     const state = this.states.get(name);
     if (!target || !state) return Promise.reject(new ProbeError(PROBE_ERROR_CODES.INVALID_OPTIONS, `no target named "${name}"`));
@@ -146,15 +201,17 @@ export class Prober {
       return Promise.resolve({ kind: 'skipped', reason: 'cost_cap' });
     }
     state.busy = true;
-    const run = this.run(target, state, scheduledAt).finally(() => {
+    const run = this.run(target, state, scheduledAt, trigger).finally(() => {
       state.busy = false;
+      state.current = undefined;
       this.inFlight.delete(run);
     });
+    state.current = run;
     this.inFlight.add(run);
     return run;
   }
 
-  private async run(target: TargetConfig, state: TargetState, scheduledAt: number): Promise<FireResult> {
+  private async run(target: TargetConfig, state: TargetState, scheduledAt: number, trigger: ProbeTrigger): Promise<FireResult> {
     await this.slots.acquire();
     try {
       // The cap may have been reached while this probe waited for a slot.
@@ -170,7 +227,7 @@ export class Prober {
         warmup = await this.probeOnce(target, true);
         this.stats.warmups++;
       }
-      const event = await this.probeOnce(target, false);
+      const event = await this.probeOnce(target, false, trigger);
       state.lastProbeAt = this.now();
       return { kind: 'probed', event, warmup, startedAt };
     } finally {
@@ -178,7 +235,7 @@ export class Prober {
     }
   }
 
-  private async probeOnce(target: TargetConfig, cold: boolean): Promise<ProbeEvent> {
+  private async probeOnce(target: TargetConfig, cold: boolean, trigger: ProbeTrigger = 'schedule'): Promise<ProbeEvent> {
     const adapter = adapterFor(target.kind);
     if (!adapter) throw new ProbeError(PROBE_ERROR_CODES.INVALID_OPTIONS, `unknown kind ${target.kind}`);
     const ts = this.now();
@@ -192,8 +249,10 @@ export class Prober {
     const cost = costOf(result.usage, target);
     if (cost !== undefined) this.costCap.record(cost);
     const event = toEvent(target, ts, result, cold, cost);
+    if (trigger === 'suspicion' && !cold) event.trigger = 'suspicion';
     if (!cold) {
       this.stats.probes++;
+      if (trigger === 'suspicion') this.stats.onDemand++;
       this.stats[event.outcome]++;
     }
     this.report(target, event, result);

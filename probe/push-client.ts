@@ -100,7 +100,8 @@ export class PushClient {
       this.lastDropLog = Date.now();
       this.log.warn('push buffer full: dropping the oldest probe events', { dropped_total: this.stats.dropped });
     }
-    if (this.sender.pending >= this.batchSize) this.sender.kick();
+    // A probe the collector asked for is waited on there: sent at once, not at the next flush.
+    if (this.sender.pending >= this.batchSize || event.trigger === 'suspicion') this.sender.kick();
   }
 
   /** Sends everything buffered, retrying until `timeoutMs` has passed. Returns what is left unsent. */

@@ -125,6 +125,7 @@ export const ProbeSchema = Type.Object({
   }),
   cold: Type.Optional(Type.Boolean()),
   cost_usd: Type.Optional(Money),
+  trigger: Type.Optional(Type.Union([Type.Literal('schedule'), Type.Literal('suspicion')])),
 });
 
 /** Each event type and its schema; a type not listed here is refused. */

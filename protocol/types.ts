@@ -121,6 +121,8 @@ export interface ProbeEvent {
   latency_ms: { connect?: number; ttfb?: number; total: number };
   cold?: boolean;
   cost_usd?: number;
+  /** Why the probe ran (optional; absent = on its schedule): `suspicion` = asked for by the collector. */
+  trigger?: 'schedule' | 'suspicion';
 }
 
 export type TelemetryEvent = TransitionEvent | WindowEvent | TasksEvent | ConfigEvent | ProbeEvent;

@@ -9,6 +9,7 @@ import { ingestPlugin } from './plugins/ingest.ts';
 import { otlpPlugin } from './plugins/otlp.ts';
 import { queryPlugin } from './plugins/query.ts';
 import { verdictsPlugin } from './plugins/verdicts.ts';
+import { suspicionPlugin } from './plugins/suspicion.ts';
 import { alertsPlugin } from './plugins/alerts.ts';
 import { collectorMetricsPlugin, metricsPlugin } from './plugins/metrics.ts';
 import { healthPlugin } from './plugins/health.ts';
@@ -83,6 +84,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(healthPlugin);
   await app.register(ingestPlugin);
   await app.register(otlpPlugin);
+  await app.register(suspicionPlugin);
   await app.register(verdictsPlugin);
   await app.register(queryPlugin);
   await app.register(alertsPlugin);

@@ -61,6 +61,8 @@ export const HINT_WORDS: Record<Hint, string> = {
   traffic_shape: 'our traffic shape (probes served, our requests fail)',
   probe_only: 'probes only (no client traffic)',
   probes_set_aside: 'probes set aside (unhealthy prober)',
+  probes_pending: 'probes requested, not answered yet',
+  probes_stale: 'no probe since the degradation began',
 };
 
 /** A share as a percentage ("34%", "0.4%"), or an en dash when undefined. */

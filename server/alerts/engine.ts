@@ -82,6 +82,7 @@ export function createAlertEngine(o: AlertEngineOptions): AlertEngine {
   const store = createAlertStore(o.db);
   const rulesCfg = o.config.rules;
   const groupIntervalMs = o.config.group_interval_s * 1000;
+  const groupWaitMs = o.config.group_wait_s * 1000;
   const storedOf = (a: AlertView): Pick<StoredAlert, 'rule' | 'keyId' | 'location' | 'fingerprint'> => ({ rule: a.rule, keyId: keyIds.get(a.id) ?? null, location: a.location, fingerprint: a.fingerprint });
   const keyIds = new Map<number, number | null>();
   let lastPrune = 0;
@@ -181,6 +182,12 @@ export function createAlertEngine(o: AlertEngineOptions): AlertEngine {
       const digest = digestOf(firing, g.incident);
       let event: NotificationEvent | null = null;
       if (firing.length > 0) {
+        // group_wait: a first page whose verdict waits for requested probes holds until they
+        // answer or `group_wait_s` has passed since the group fired, then pages with what is known.
+        if (!open && firing.some((a) => a.hint === 'probes_pending')) {
+          const firedAt = Math.min(...firing.map((a) => a.fired_at ?? now));
+          if (now - firedAt < groupWaitMs) continue;
+        }
         if (!open) event = 'firing';
         else if (st!.digest !== digest && now - (st!.last_sent_at ?? 0) >= groupIntervalMs) event = 'update';
         else if (now - (st!.last_sent_at ?? 0) >= n.repeatMs) event = 'repeat';

@@ -1,4 +1,4 @@
-import { list, pct } from '../verdicts/evidence.ts';
+import { clockTime, list, pct } from '../verdicts/evidence.ts';
 import type { KeyAnalysis } from '../verdicts/analyse.ts';
 import { probeSide } from '../verdicts/rules.ts';
 
@@ -46,7 +46,14 @@ export function verdictPhrase(a: KeyAnalysis | undefined): string {
         : `clients fine, probes failing from ${list(side.failing)}: provider degraded${hint}`;
     case 'healthy':
       return `clients and probes healthy now${hint}`;
-    default:
+    default: {
+      const p = d.pending;
+      if (d.hint === 'probes_pending' && p) {
+        const waiting = p.asked.filter((l) => !p.answered.includes(l));
+        return `probes asked of ${list(p.asked)} at ${clockTime(p.asked_at)}, ${list(waiting)} not answered yet: cause not decided (probes_pending)`;
+      }
+      if (d.hint === 'probes_stale' && p) return `no probe since the degradation began at ${clockTime(p.since)}: cause not decided (probes_stale)`;
       return `verdict: insufficient data${hint}`;
+    }
   }
 }

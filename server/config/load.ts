@@ -16,6 +16,7 @@ const ENV: Record<string, { path: string; type: 'int' | 'string' }> = {
   BREAKERBOX_ADMIN_TOKEN: { path: 'admin_token', type: 'string' },
   BREAKERBOX_LOG_LEVEL: { path: 'log_level', type: 'string' },
   BREAKERBOX_ALERT_INTERVAL_S: { path: 'alerts.interval_s', type: 'int' },
+  BREAKERBOX_SUSPICION_INTERVAL_S: { path: 'suspicion.interval_s', type: 'int' },
   OTEL_EXPORTER_OTLP_ENDPOINT: { path: 'otel.endpoint', type: 'string' },
 };
 

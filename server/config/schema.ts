@@ -47,12 +47,35 @@ const VerdictsSection = Type.Object(
   { default: {}, additionalProperties: false },
 );
 
+/** Probe on suspicion (docs/alerts.md, "Probe on suspicion"). */
+const SuspicionSection = Type.Object(
+  {
+    enabled: Type.Boolean({ default: true, description: 'ask the probers for immediate probes of a key whose client side starts to degrade' }),
+    interval_s: Type.Number({ minimum: 0, default: 2, description: 'how often the trigger looks (0 = only on demand)' }),
+    window_s: Type.Integer({ minimum: 10, default: 60, description: 'client windows this recent are read for provider-side errors' }),
+    min_calls: Type.Integer({ minimum: 1, default: 10, description: 'calls the failing windows must hold' }),
+    provider_error_share: Share(0.2, 'provider-side failed calls over calls at or above this: a failing window'),
+    min_failed_windows: Type.Integer({ minimum: 1, default: 2, description: 'consecutive failing windows of one instance (one failed window is a blip)' }),
+    min_open_s: Type.Number({ minimum: 0, default: 5, description: 'a breaker open this long without closing (half-open counts as open) triggers' }),
+    burst: Type.Integer({ minimum: 1, maximum: 10, default: 3, description: 'requests per location per suspicion (verdicts.min_probes decide a location)' }),
+    burst_gap_s: Type.Number({ minimum: 0, default: 3, description: 'the n-th request of a burst is due n gaps later' }),
+    cooldown_s: Type.Integer({ minimum: 10, default: 300, description: 'at most one suspicion (one burst) per key this often' }),
+    max_per_location_per_hour: Type.Integer({ minimum: 1, default: 60, description: 'requests queued for one location per hour, across keys' }),
+    request_ttl_s: Type.Integer({ minimum: 5, default: 60, description: 'a request no prober collected by then expires' }),
+    coverage_lookback_s: Type.Integer({ minimum: 60, default: 3600, description: 'a location covers a key when it probed it this recently' }),
+    pending_max_s: Type.Integer({ minimum: 0, default: 45, description: 'the verdict waits this long for the requested probes (insufficient_data / probes_pending), then decides with what is known' }),
+    long_poll_s: Type.Integer({ minimum: 1, maximum: 120, default: 25, description: 'GET /v1/probe-requests answers within this (the longest wait a prober may ask)' }),
+  },
+  { default: {}, additionalProperties: false },
+);
+
 /** Alert engine and its five rules (docs/alerts.md). */
 const AlertsSection = Type.Object(
   {
     interval_s: Type.Integer({ minimum: 0, default: 15, description: 'evaluation period (BREAKERBOX_ALERT_INTERVAL_S); 0 = never on a timer' }),
     repeat_interval_s: Type.Integer({ minimum: 60, default: 14_400, description: 'resend a firing alert this often' }),
     verdict_window_s: Type.Integer({ minimum: 60, default: 900, description: 'window of the verdict quoted in summaries' }),
+    group_wait_s: Type.Integer({ minimum: 0, default: 30, description: 'a new group whose verdict waits for requested probes (probes_pending) is paged at most this long after it fired, with what is known then (Alertmanager group_wait)' }),
     group_interval_s: Type.Integer({ minimum: 0, default: 300, description: 'a grouped notification is updated at most this often when its alerts change (Alertmanager group_interval)' }),
     external_url: Type.Optional(Type.String({ minLength: 1, description: 'base URL of this collector for links in notifications' })),
     history_days: Type.Number({ exclusiveMinimum: 0, default: 30, description: 'resolved alerts and deliveries kept this long' }),
@@ -219,6 +242,7 @@ export const ConfigSchema = Type.Object(
       { default: {}, additionalProperties: false },
     ),
     verdicts: VerdictsSection,
+    suspicion: SuspicionSection,
     alerts: AlertsSection,
     notifiers: Type.Array(NotifierSchema, { default: [], maxItems: 50, description: 'where alerts are sent (docs/alerts.md)' }),
     metrics: Type.Object(

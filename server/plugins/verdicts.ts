@@ -2,6 +2,7 @@ import fp from 'fastify-plugin';
 import { Type } from '@sinclair/typebox';
 import { BreakerboxError } from '../errors.ts';
 import { createVerdictEngine, type VerdictEngine } from '../verdicts/verdict-engine.ts';
+import { pendingProbesSource } from '../verdicts/pending-probes.ts';
 import { parseStep, parseWindow, type TimeRange, type WindowQuery } from '../verdicts/window.ts';
 import { PageParams, page, pageRequest } from '../query/pagination.ts';
 import { inThreadReads, startReadWorker, type FleetReads } from '../query/read-worker.ts';
@@ -47,7 +48,11 @@ const WARM_INTERVAL_MS = 60_000;
  */
 export const verdictsPlugin = fp(
   async (app) => {
-    const engine = createVerdictEngine(app.db, app.config.verdicts, app.clock);
+    const s = app.config.suspicion;
+    // Probe on suspicion: verdicts wait for the probes asked for (docs/alerts.md).
+    const pendingMaxMs = s.enabled ? s.pending_max_s * 1000 : null;
+    const pending = pendingMaxMs === null ? undefined : pendingProbesSource(app.suspicion.store, pendingMaxMs);
+    const engine = createVerdictEngine(app.db, app.config.verdicts, app.clock, pending);
     const maxSpanMs = app.config.retention.rollup_days * DAY;
     app.decorate('verdicts', engine);
     const here = inThreadReads(engine);
@@ -55,6 +60,7 @@ export const verdictsPlugin = fp(
       ? startReadWorker({
           path: app.config.db,
           thresholds: app.config.verdicts,
+          pendingMaxMs,
           fallback: here,
           onError: (err) => app.log.warn({ err }, 'the read worker failed; /api/verdicts and /api/keys are computed on the main thread'),
         })
@@ -119,5 +125,5 @@ export const verdictsPlugin = fp(
     });
 
   },
-  { name: 'breakerbox-verdicts' },
+  { name: 'breakerbox-verdicts', dependencies: ['breakerbox-suspicion'] },
 );

@@ -5,12 +5,15 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { openDatabase } from '../storage/database.ts';
+import { createSuspicionStore } from '../storage/suspicion-store.ts';
+import { pendingProbesSource } from '../verdicts/pending-probes.ts';
 import { createVerdictEngine } from '../verdicts/verdict-engine.ts';
 import type { ReadRequest, ReadReply, ReadWorkerData } from './read-worker.ts';
 
 const data = workerData as ReadWorkerData;
 const db = openDatabase(data.path, { readonly: true });
-const engine = createVerdictEngine(db, data.thresholds);
+const pending = data.pendingMaxMs === null ? undefined : pendingProbesSource(createSuspicionStore(db), data.pendingMaxMs);
+const engine = createVerdictEngine(db, data.thresholds, undefined, pending);
 
 parentPort!.on('message', (message: ReadRequest | 'stop') => {
   if (message === 'stop') {

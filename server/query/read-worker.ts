@@ -11,6 +11,8 @@ import type { TimeRange } from '../verdicts/window.ts';
 export interface ReadWorkerData {
   path: string;
   thresholds: VerdictThresholds;
+  /** `suspicion.pending_max_s` in ms, or null with probe on suspicion off: the worker's verdicts wait for asked probes as the main thread's do. */
+  pendingMaxMs: number | null;
 }
 
 /** A question to the worker. */
@@ -65,7 +67,7 @@ export function startReadWorker(options: ReadWorkerData & { fallback: FleetReads
   const spawn = (): Worker => {
     const ext = extname(fileURLToPath(import.meta.url));
     const file = new URL(`./read-worker-main${ext}`, import.meta.url);
-    const workerData = { path: options.path, thresholds: options.thresholds } satisfies ReadWorkerData;
+    const workerData = { path: options.path, thresholds: options.thresholds, pendingMaxMs: options.pendingMaxMs } satisfies ReadWorkerData;
     // As TypeScript (tests, benchmarks) the thread first registers the same loader tsx gives the main thread.
     const w = ext === '.ts'
       ? new Worker(

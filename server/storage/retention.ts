@@ -43,6 +43,8 @@ export function createPruner(db: Db, policy: RetentionPolicy, options: { stepRow
     { table: 'task_events', step: byRowid('task_events', 'end'), cutoff: raw },
     { table: 'config_events', step: byRowid('config_events', 'ts'), cutoff: raw },
     { table: 'probe_events', step: byRowid('probe_events', 'ts'), cutoff: raw },
+    { table: 'suspicions', step: byRowid('suspicions', 'triggered_at'), cutoff: raw },
+    { table: 'probe_requests', step: byRowid('probe_requests', 'created_at'), cutoff: raw },
     { table: 'key_minutes', step: byKey('key_minutes', 'minute, key_id, service_id'), cutoff: rollup },
     { table: 'key_minute_sources', step: byKey('key_minute_sources', 'minute, key_id, source_id'), cutoff: rollup },
     { table: 'task_minutes', step: byKey('task_minutes', 'minute, operation, service_id'), cutoff: rollup },

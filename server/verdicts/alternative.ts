@@ -74,7 +74,9 @@ export function alternativeOf(d: Decision, c: ClientFigures, probes: Record<stri
       return {
         verdict: 'healthy',
         why:
-          d.hint === 'low_volume'
+          d.hint === 'probes_pending' || d.hint === 'probes_stale'
+            ? `the probes from before the degradation alone would say ${d.pending!.held}, but they are older than it`
+            : d.hint === 'low_volume'
             ? `only ${c.calls} calls, fewer than the ${t.min_calls} needed to judge the clients`
             : d.hint === 'probe_misconfigured'
               ? 'every probe location fails with bad_request/auth: the probes say nothing about the provider'

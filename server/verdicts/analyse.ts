@@ -9,6 +9,7 @@ import type { KeyInfo, Lookups, SourceInfo, InstanceSums } from './lookups.ts';
 import { isOpenState, type InstanceState, type OpenShareReader, type OpenTime } from './open-share.ts';
 import type { ProbeMinute, RollupReader } from './rollup-reader.ts';
 import { decide, type Decision } from './rules.ts';
+import { freshenProbes, holdForProbes, type PendingProbesSource } from './pending-probes.ts';
 import type { Alternative, ClientFigures, KeyState, PartHealth, ProbeFigures } from './types.ts';
 import { floorMinute, type TimeRange } from './window.ts';
 
@@ -47,6 +48,8 @@ export interface AnalyseDeps {
   lookups: Lookups;
   instanceSums: (keyId: number, from: number, to: number) => Map<number, InstanceSums>;
   thresholds: VerdictThresholds;
+  /** Probe on suspicion: verdicts wait for requested probes (absent: they never wait). */
+  pending?: PendingProbesSource;
 }
 
 /** "open on 2 of 5" and its counts, from each counted instance's state. */
@@ -93,6 +96,7 @@ export function analyse(deps: AnalyseDeps, range: TimeRange, options: { keyId?: 
   const groups = joinGroups(keys, t.provider_aliases);
   const hasClients = (id: number) => byService.has(id) || reporting.has(id) || open.perKey.has(id) || open.opens.has(id);
   const probed = new Set(probeFiguresOf.all.keys());
+  const suspicions = deps.pending?.latestPerKey(from, to) ?? new Map();
 
   const ids = new Set<number>([...byService.keys(), ...probeFiguresOf.all.keys(), ...reporting.keys(), ...open.perKey.keys(), ...open.opens.keys()]);
   if (options.all) for (const id of keys.keys()) ids.add(id);
@@ -149,11 +153,19 @@ export function analyse(deps: AnalyseDeps, range: TimeRange, options: { keyId?: 
       else usable[location] = f;
     }
     const near = Object.keys(probes).length === 0 ? nearMatches(info.key, keys, probed) : [];
+    // A degradation the probers were asked about: its probe side is what they saw since it began.
+    const suspicion = clients.degraded ? suspicions.get(id) : undefined;
+    const fresh = suspicion ? deps.pending!.probesSince(id, suspicion.startedAt, to) : null;
+    if (fresh) {
+      freshenProbes(usable, fresh, t);
+      for (const location of Object.keys(usable)) probes[location] = usable[location]!;
+    }
 
     const openPerSource = openTime?.perSource ?? new Map<number, OpenTime>();
     const decided = decide(clients, usable, () => fleetParts(deps, id, range, services, instances, openPerSource), t);
-    const decision: Decision =
+    const named: Decision =
       decided.verdict === 'insufficient_data' && decided.hint === 'no_probes' && Object.keys(probes).length > 0 ? { ...decided, hint: 'probes_set_aside' } : decided;
+    const decision = suspicion && fresh ? holdForProbes(named, suspicion, fresh, Object.keys(usable), to, deps.pending!.pendingMaxMs, t) : named;
     const state = keyState(instances, states);
     const joined = joinedIds.map((other) => keys.get(other)!.key);
     const context = { stateText: state.open + state.half_open > 0 ? state.text : null, joined, near, health, aliases: t.provider_aliases, key: info.key };

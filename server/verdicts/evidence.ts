@@ -10,6 +10,9 @@ import type { Alternative, ClientFigures, ProbeFigures } from './types.ts';
 
 export { list, num, pct } from './text.ts';
 
+/** "12:04:05 UTC": when, in a page or the evidence. */
+export const clockTime = (ms: number): string => `${new Date(ms).toISOString().slice(11, 19)} UTC`;
+
 const plural = (n: number, word: string) => `${num(n)} ${word}${n === 1 ? '' : 's'}`;
 
 function classList(errors: Record<ErrorClass, number>, classes: readonly ErrorClass[]): string {
@@ -120,6 +123,15 @@ function hintSentence(d: Decision, c: ClientFigures, probes: Record<string, Prob
       return `hint probe_only: no client traffic seen in the window — the verdict rests on the probes alone (a fallback or a model not in use yet)`;
     case 'probes_set_aside':
       return 'hint probes_set_aside: the only probes of this key come from unhealthy prober locations, set aside — the probe side is unknown';
+    case 'probes_pending': {
+      const p = d.pending!;
+      const waiting = p.asked.filter((l) => !p.answered.includes(l));
+      return `hint probes_pending: the clients began to degrade at ${clockTime(p.since)}; probes asked of ${list(p.asked)} at ${clockTime(p.asked_at)}, ${waiting.length ? `not yet answered by ${list(waiting)}` : 'answered'} — the verdict waits for them until ${clockTime(p.until)} instead of resting on probes older than the degradation (they alone would say ${p.held})`;
+    }
+    case 'probes_stale': {
+      const p = d.pending!;
+      return `hint probes_stale: no probe since the clients began to degrade at ${clockTime(p.since)}${p.asked.length ? ` (asked ${list(p.asked)} at ${clockTime(p.asked_at)}, no answer)` : ' (every location\'s on-demand budget was spent)'} — the older probes do not speak for now; look at the client figures`;
+    }
     case 'probe_misconfigured':
       return `hint probe_misconfigured: probes from ${list(side.misconfigured)} fail with bad_request/auth — fix the probe, it says nothing about the provider`;
     case 'no_probes':

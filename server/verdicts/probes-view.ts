@@ -5,6 +5,7 @@ import { probeFigures } from './figures.ts';
 import type { AnalyseDeps } from './analyse.ts';
 import { proberHealth, type LocationHealth } from './prober-health.ts';
 import type { ProbeFigures } from './types.ts';
+import type { OnDemandCounts } from '../storage/suspicion-store.ts';
 import { floorMinute, type TimeRange } from './window.ts';
 
 /** One raw probe result. */
@@ -24,6 +25,8 @@ export interface ProbesView {
     last_ts: number | null;
     /** The location judged on its own: unhealthy means a prober problem, its probes set aside. */
     health: LocationHealth;
+    /** Probe on suspicion over the window: requests queued for it, handed out, served, still pending, expired (null when the trigger is off). */
+    on_demand: OnDemandCounts | null;
     targets: {
       key: BreakerKey;
       figures: ProbeFigures;
@@ -82,7 +85,7 @@ export function probesView(db: Db, deps: AnalyseDeps, range: TimeRange): ProbesV
     const info = keys.get(keyId);
     if (!info) continue;
     let loc = byLocation.get(location);
-    if (!loc) byLocation.set(location, (loc = { location, last_ts: null, health: healthyLocation(location), targets: [] }));
+    if (!loc) byLocation.set(location, (loc = { location, last_ts: null, health: healthyLocation(location), on_demand: null, targets: [] }));
     const r = results.get(id);
     const figures = probeFigures(sums.get(keyId)?.get(location) ?? newProbeSums(), recent.get(keyId)?.get(location) ?? [], t);
     const target = { key: info.key, figures, last: r?.last ?? null, recent: r?.recent ?? [] };
@@ -102,6 +105,13 @@ export function probesView(db: Db, deps: AnalyseDeps, range: TimeRange): ProbesV
   for (const loc of byLocation.values()) {
     loc.health = health.get(loc.location) ?? loc.health;
     if (loc.health.status === 'unhealthy') for (const target of loc.targets) target.figures = { ...target.figures, set_aside: true };
+  }
+  if (deps.pending) {
+    const counts = deps.pending.onDemand(range.from, range.to, range.to);
+    for (const location of counts.keys()) {
+      if (!byLocation.has(location)) byLocation.set(location, { location, last_ts: null, health: healthyLocation(location), on_demand: null, targets: [] });
+    }
+    for (const loc of byLocation.values()) loc.on_demand = counts.get(loc.location) ?? { requested: 0, delivered: 0, served: 0, pending: 0, expired: 0 };
   }
   const keyText = (k: BreakerKey) => `${k.provider}\u0000${k.endpoint}\u0000${k.model}\u0000${k.region ?? ''}`;
   const locations = [...byLocation.values()].sort((a, b) => a.location.localeCompare(b.location));

@@ -2,6 +2,7 @@ import type { VerdictThresholds } from './figures.ts';
 import type { ErrorClass } from '@breakerbox/protocol';
 import { CLIENT_CLASSES, PROVIDER_CLASSES } from '@breakerbox/protocol';
 import type { ClientFigures, Hint, PartHealth, ProbeFigures, ProbePower, Verdict } from './types.ts';
+import type { PendingInfo } from './pending-probes.ts';
 
 /** The probe side of a key, summed up over its locations. */
 export type ProbeSide = 'healthy' | 'failing' | 'partial' | 'missing' | 'misconfigured';
@@ -49,6 +50,8 @@ export interface Decision {
   power?: ProbePower;
   /** With `intermittent`: the ok locations' window probes and how many of them failed. */
   intermittent?: { probes: number; failed: number };
+  /** With `probes_pending` / `probes_stale`: the probes asked for since the degradation began. */
+  pending?: PendingInfo;
 }
 
 const CLIENT_FAULT = ['bad_request', 'auth', 'context_length', 'policy'] as const;

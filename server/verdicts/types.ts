@@ -24,7 +24,9 @@ export type Hint =
   | 'probes_inconclusive'
   | 'traffic_shape'
   | 'probe_only'
-  | 'probes_set_aside';
+  | 'probes_set_aside'
+  | 'probes_pending'
+  | 'probes_stale';
 
 /** p50/p95/p99 in ms, null without data. */
 export interface Percentiles {

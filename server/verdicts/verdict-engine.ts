@@ -10,6 +10,7 @@ import { keyDetail, type KeyDetail } from './key-detail.ts';
 import { createInstanceReader, createLookups } from './lookups.ts';
 import { createOpenShareReader } from './open-share.ts';
 import { probesView, type ProbesView } from './probes-view.ts';
+import type { PendingProbesSource } from './pending-probes.ts';
 import { createRollupReader } from './rollup-reader.ts';
 import { VERDICTS, type KeyState, type VerdictEntry } from './types.ts';
 import type { TimeRange } from './window.ts';
@@ -67,7 +68,7 @@ export function toVerdictEntry(a: KeyAnalysis): VerdictEntry {
 }
 
 /** Creates the engine; `thresholds` is the resolved `verdicts` config section. */
-export function createVerdictEngine(db: Db, thresholds: VerdictThresholds, clock: ServerClock = systemClock): VerdictEngine {
+export function createVerdictEngine(db: Db, thresholds: VerdictThresholds, clock: ServerClock = systemClock, pending?: PendingProbesSource): VerdictEngine {
   const hours = createHourRollups(db, clock);
   const reader = createRollupReader(db, hours);
   const deps = {
@@ -76,6 +77,7 @@ export function createVerdictEngine(db: Db, thresholds: VerdictThresholds, clock
     lookups: createLookups(db),
     instanceSums: createInstanceReader(db),
     thresholds,
+    ...(pending ? { pending } : {}),
   };
   const findKey = db.prepare('SELECT id FROM keys WHERE provider = ? AND endpoint = ? AND model = ? AND region = ?').pluck();
 

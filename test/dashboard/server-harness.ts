@@ -24,7 +24,7 @@ let batchSeq = 0;
 export async function startCollector(env: Record<string, string> = {}): Promise<TestCollector> {
   const dir = mkdtempSync(join(tmpdir(), 'bbx-dash-'));
   const config = loadConfig({
-    env: { BREAKERBOX_DB: join(dir, 'bbx.db'), BREAKERBOX_PORT: '0', BREAKERBOX_HOST: '127.0.0.1', BREAKERBOX_LOG_LEVEL: 'silent', ...env },
+    env: { BREAKERBOX_DB: join(dir, 'bbx.db'), BREAKERBOX_PORT: '0', BREAKERBOX_HOST: '127.0.0.1', BREAKERBOX_LOG_LEVEL: 'silent', BREAKERBOX_SUSPICION_INTERVAL_S: '0', ...env },
   });
   const server = await startServer(config, { handleSignals: false, print: () => {} });
   const tokens = {

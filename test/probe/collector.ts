@@ -7,12 +7,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildApp } from '../../server/app.ts';
 import { loadConfig } from '../../server/config/load.ts';
+import type { Config } from '../../server/config/schema.ts';
 
-/** Starts a collector; `close` stops it and removes its files. */
-export async function startCollector() {
+/** Starts a collector (`suspicion` overrides that section); `close` stops it and removes its files. */
+export async function startCollector(options: { suspicion?: Partial<Config['suspicion']> } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'bbx-probe-e2e-'));
   const dbPath = join(dir, 'bbx.db');
-  const config = loadConfig({ env: { BREAKERBOX_DB: dbPath, BREAKERBOX_PORT: '0', BREAKERBOX_LOG_LEVEL: 'silent' } });
+  const loaded = loadConfig({ env: { BREAKERBOX_DB: dbPath, BREAKERBOX_PORT: '0', BREAKERBOX_LOG_LEVEL: 'silent' } });
+  const config: Config = { ...loaded, suspicion: { ...loaded.suspicion, ...options.suspicion } };
   const app = await buildApp({ config, logger: false });
   await app.ready();
   const ingestToken = app.tokens.create('prober', ['ingest']).secret;

@@ -197,3 +197,19 @@ describe('cron scheduler', () => {
     expect(target.jitterOffsetMs).toBeLessThan(200);
   });
 });
+
+describe('on demand (probe on suspicion)', () => {
+  it('queues requests for a target whose probe is running instead of skipping them, one at a time, marked trigger suspicion', async () => {
+    const gate = gatedExchange();
+    const { prober, events } = makeProber({ targets: [rawTarget(BASE, 'a')] }, { exchange: gate.exchange });
+    const key = { provider: 'openai', endpoint: 'chat', model: 'a' };
+    const scheduled = prober.fire('a');
+    const asked = [prober.fireOnDemand(key), prober.fireOnDemand(key)];
+    for (let i = 0; i < 3; i++) await gate.releaseNext();
+    expect((await scheduled).kind).toBe('probed');
+    expect((await Promise.all(asked)).flat().map((r) => r.kind)).toEqual(['probed', 'probed']);
+    expect(events.map((e) => e.trigger ?? 'schedule')).toEqual(['schedule', 'suspicion', 'suspicion']);
+    expect(gate.state.maxRunning).toBe(1);
+    expect(prober.stats).toMatchObject({ skippedOverlap: 0, onDemand: 2, probes: 3 });
+  });
+});

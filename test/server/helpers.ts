@@ -16,7 +16,7 @@ export function tempDir(): { dir: string; cleanup(): void } {
 
 /** Config for a test collector on a temp database file. */
 export function testConfig(dbPath: string, env: Record<string, string> = {}): Config {
-  return loadConfig({ env: { BREAKERBOX_DB: dbPath, BREAKERBOX_PORT: '0', BREAKERBOX_LOG_LEVEL: 'silent', ...env } });
+  return loadConfig({ env: { BREAKERBOX_DB: dbPath, BREAKERBOX_PORT: '0', BREAKERBOX_LOG_LEVEL: 'silent', BREAKERBOX_SUSPICION_INTERVAL_S: '0', ...env } });
 }
 
 /** A collector app on a temp file with three tokens: ingest-only, read-only and admin. */

@@ -8,7 +8,7 @@ import { loadConfig } from '../../server/config/load.ts';
 import type { Config } from '../../server/config/schema.ts';
 import type { BreakerKey, ErrorClass, ProbeEvent, TelemetryEvent, TransitionEvent, WindowEvent } from '@breakerbox/protocol';
 
-/** A test collector on a temp file, with an admin token, no alert timer, and a fixed "now". */
+/** A test collector on a temp file, with an admin token, no alert or suspicion timer (tests run them), and a fixed "now". */
 export interface TestCollector {
   app: FastifyInstance;
   token: string;
@@ -29,7 +29,7 @@ export async function collector(options: { config?: Record<string, unknown>; env
   // Settings go through a real config file, so defaults and validation apply as in production.
   writeFileSync(join(dir, 'config.json'), JSON.stringify(options.config ?? {}));
   const config: Config = loadConfig({
-    env: { BREAKERBOX_DB: join(dir, 'bbx.db'), BREAKERBOX_CONFIG: join(dir, 'config.json'), BREAKERBOX_ALERT_INTERVAL_S: '0', BREAKERBOX_LOG_LEVEL: 'silent', ...options.env },
+    env: { BREAKERBOX_DB: join(dir, 'bbx.db'), BREAKERBOX_CONFIG: join(dir, 'config.json'), BREAKERBOX_ALERT_INTERVAL_S: '0', BREAKERBOX_SUSPICION_INTERVAL_S: '0', BREAKERBOX_LOG_LEVEL: 'silent', ...options.env },
   });
   const app = await buildApp({ config, logger: false, ...(options.clock ? { clock: options.clock } : {}) });
   await app.ready();

@@ -8,8 +8,9 @@ import { keyFromRow } from '../../storage/telemetry-store.ts';
  * Probe failing, per key and location: fires after `consecutive` failed (error or slow)
  * warm probes in a row, resolves after `resolve_consecutive` ok ones in a row (or when the
  * location stops probing the key within `lookback_s`). Runs are read from the per-minute
- * probe rollups, newest minute first; a minute with both outcomes ends a run (the order
- * inside a minute is not kept), which is exact for probes up to one a minute.
+ * probe rollups, newest minute first; where a minute holds both outcomes (the rollup keeps
+ * no order inside it) that minute's raw probes are read, newest first, to finish the run —
+ * so a burst of failed on-demand probes right after an ok scheduled one counts.
  */
 export const probeFailingRule: Rule<RulesConfig['probe_failing']> = (ctx, cfg) => {
   const from = ctx.now - cfg.lookback_s * 1000;
@@ -19,6 +20,7 @@ export const probeFailingRule: Rule<RulesConfig['probe_failing']> = (ctx, cfg) =
     .all(from - (from % 60_000), ctx.now) as [number, string, number, number, number][];
   const last = ctx.db.prepare(`SELECT p.outcome, p.error_class, p.status, k.provider, k.endpoint, k.model, k.region FROM probe_events p
     JOIN keys k ON k.id = p.key_id WHERE p.key_id = ? AND p.location = ? AND p.ts <= ? AND p.cold = 0 ORDER BY p.ts DESC, p.id DESC LIMIT 1`);
+  const inMinute = ctx.db.prepare('SELECT outcome FROM probe_events WHERE key_id = ? AND location = ? AND ts >= ? AND ts < ? AND ts <= ? AND cold = 0 ORDER BY ts DESC, id DESC').pluck();
   const groups = new Map<string, { keyId: number; location: string; minutes: [number, number, number][] }>();
   for (const [keyId, location, minute, probes, ok] of rows) {
     const id = `${keyId}\u0000${location}`;
@@ -35,10 +37,20 @@ export const probeFailingRule: Rule<RulesConfig['probe_failing']> = (ctx, cfg) =
     minutes.sort((a, b) => b[0] - a[0]);
     let failedRun = 0;
     let okRun = 0;
-    for (const [, probes, ok] of minutes) {
+    for (const [minute, probes, ok] of minutes) {
       if (ok === 0 && okRun === 0) failedRun += probes;
       else if (ok === probes && failedRun === 0) okRun += probes;
-      else break; // outcomes change here (or inside a minute, whose order is not kept): the run ends
+      else {
+        // Outcomes change here: in a mixed minute, its newest probes may still extend the run.
+        if (ok !== 0 && ok !== probes) {
+          for (const outcome of inMinute.all(keyId, location, minute, minute + 60_000, ctx.now) as string[]) {
+            if (outcome !== 'ok' && okRun === 0) failedRun++;
+            else if (outcome === 'ok' && failedRun === 0) okRun++;
+            else break;
+          }
+        }
+        break;
+      }
     }
     // Only targets that are not clear need a condition; an alert left without one resolves.
     if (okRun >= cfg.resolve_consecutive) continue;

@@ -1,0 +1,131 @@
+import fp from 'fastify-plugin';
+import { Type, type Static } from '@sinclair/typebox';
+import { BreakerKeySchema, ErrorReplySchema } from '@breakerbox/protocol';
+import { createSuspicionStore, type SuspicionStore } from '../storage/suspicion-store.ts';
+import { createSuspicionTrigger, type TriggerResult } from '../suspicion/trigger.ts';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Probe on suspicion: `evaluate(now)` runs one trigger pass (tests call it directly). */
+    suspicion: {
+      store: SuspicionStore;
+      evaluate(now?: number): TriggerResult;
+    };
+  }
+}
+
+/** Query of `GET /v1/probe-requests`. */
+export const ProbeRequestsQuery = Type.Object(
+  {
+    location: Type.String({ pattern: '^[A-Za-z0-9._-]{1,64}$', description: "the prober's location" }),
+    wait_s: Type.Optional(Type.Integer({ minimum: 0, maximum: 120, description: 'wait this long for a request (capped by suspicion.long_poll_s)' })),
+    max: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+  },
+  { additionalProperties: false },
+);
+
+/** Reply of `GET /v1/probe-requests`: probes to run now; an empty list when none came within the wait. */
+export const ProbeRequestsReply = Type.Object({
+  requests: Type.Array(
+    Type.Object({
+      id: Type.Integer(),
+      key: BreakerKeySchema,
+      requested_at: Type.Integer(),
+      suspicion_id: Type.Integer(),
+    }),
+  ),
+  /** Poll again after this long (ms); 0 = at once. */
+  retry_after_ms: Type.Integer({ minimum: 0 }),
+});
+export type ProbeRequestsReplyBody = Static<typeof ProbeRequestsReply>;
+
+/** How often a waiting long-poll re-reads the queue (a burst's later requests fall due in between). */
+const RECHECK_MS = 500;
+
+/**
+ * Probe on suspicion (docs/alerts.md): the trigger, run every `suspicion.interval_s`, and
+ * `GET /v1/probe-requests?location=…` — a long-poll with an ingest token through which
+ * probers learn of the immediate probes asked of them. Requests are stored (migration 030).
+ */
+export const suspicionPlugin = fp(
+  async (app) => {
+    const cfg = app.config.suspicion;
+    const store = createSuspicionStore(app.db);
+    const waiters = new Map<string, Set<() => void>>();
+    let closing = false;
+    const wake = (locations: string[]) => {
+      for (const l of locations) for (const w of waiters.get(l) ?? []) w();
+    };
+    const trigger = createSuspicionTrigger(store, cfg, wake);
+    const evaluate = (now = app.clock.now()): TriggerResult =>
+      cfg.enabled ? trigger.evaluate(now) : { degrading: 0, opened: [] };
+    app.decorate('suspicion', { store, evaluate });
+
+    let timer: NodeJS.Timeout | null = null;
+    if (cfg.enabled && cfg.interval_s > 0) {
+      app.addHook('onReady', async () => {
+        timer = setInterval(() => {
+          try {
+            const r = evaluate();
+            for (const s of r.opened) app.log.info({ key_id: s.keyId, reason: s.reason, locations: s.locations }, 'probe on suspicion: probes requested');
+          } catch (err) {
+            app.log.error({ err }, 'suspicion trigger failed');
+          }
+        }, cfg.interval_s * 1000);
+        timer.unref();
+      });
+    }
+    app.addHook('preClose', async () => {
+      closing = true;
+      for (const set of waiters.values()) for (const w of set) w();
+    });
+    app.addHook('onClose', async () => {
+      if (timer) clearInterval(timer);
+    });
+
+    const ingest = app.requireRight('ingest');
+    app.get(
+      '/v1/probe-requests',
+      {
+        onRequest: ingest,
+        schema: {
+          description: 'Long-poll: probes the collector asks of this location now (probe on suspicion).',
+          querystring: ProbeRequestsQuery,
+          response: { 200: ProbeRequestsReply, '4xx': ErrorReplySchema },
+        },
+      },
+      async (request, reply) => {
+        const q = request.query as Static<typeof ProbeRequestsQuery>;
+        const max = q.max ?? 20;
+        const waitMs = Math.min(q.wait_s ?? cfg.long_poll_s, cfg.long_poll_s) * 1000;
+        const deadline = performance.now() + waitMs;
+        let aborted = false;
+        // A prober that hung up is not waited for.
+        reply.raw.once('close', () => {
+          aborted = true;
+        });
+        for (;;) {
+          const requests = cfg.enabled ? store.take(q.location, app.clock.now(), max) : [];
+          const left = deadline - performance.now();
+          if (requests.length > 0 || left <= 0 || closing || aborted) {
+            // With nothing asked, a prober that is not waiting (wait_s=0) is told to come back later.
+            return { requests, retry_after_ms: requests.length > 0 || waitMs > 0 ? 0 : cfg.long_poll_s * 1000 };
+          }
+          await new Promise<void>((resolve) => {
+            let set = waiters.get(q.location);
+            if (!set) waiters.set(q.location, (set = new Set()));
+            const done = () => {
+              clearTimeout(t);
+              set!.delete(done);
+              if (set!.size === 0) waiters.delete(q.location);
+              resolve();
+            };
+            const t = setTimeout(done, Math.min(left, RECHECK_MS));
+            set.add(done);
+          });
+        }
+      },
+    );
+  },
+  { name: 'breakerbox-suspicion' },
+);

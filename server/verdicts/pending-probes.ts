@@ -1,0 +1,73 @@
+/**
+ * No guess presented as a verdict (docs/alerts.md, "Probe on suspicion"): while a key's
+ * client side is degrading and the probes asked for have not answered, the probe side is
+ * not decided; and once they answer, each location is judged on its probes since the
+ * degradation began, not on the minutes before it.
+ */
+import type { FreshProbes, OnDemandCounts, SuspicionRow, SuspicionStore } from '../storage/suspicion-store.ts';
+import type { VerdictThresholds } from './figures.ts';
+import type { Decision } from './rules.ts';
+import type { ProbeFigures } from './types.ts';
+
+/** What the verdict engine needs to hold a verdict for requested probes. */
+export interface PendingProbesSource {
+  /** The latest suspicion per key triggered in [from, to]. */
+  latestPerKey(from: number, to: number): Map<number, SuspicionRow>;
+  probesSince(keyId: number, since: number, to: number): Map<string, FreshProbes>;
+  /** Per location, the requests of [from, to] (for `/api/probes`). */
+  onDemand(from: number, to: number, now: number): Map<string, OnDemandCounts>;
+  /** How long a verdict waits for the requested probes (ms). */
+  pendingMaxMs: number;
+}
+
+/** The source over the suspicion store, for the engine of the main thread and of the read worker alike. */
+export function pendingProbesSource(store: SuspicionStore, pendingMaxMs: number): PendingProbesSource {
+  return { latestPerKey: store.latestPerKey, probesSince: store.probesSince, onDemand: store.onDemand, pendingMaxMs };
+}
+
+/** What the hold rests on, for the evidence and the summary. */
+export interface PendingInfo {
+  /** The degradation's start: probes older than this do not speak for the key now. */
+  since: number;
+  asked_at: number;
+  asked: string[];
+  /** Asked locations that have answered with enough probes since `since`. */
+  answered: string[];
+  /** Until when the verdict waits (asked_at + pending_max_s). */
+  until: number;
+  /** The verdict the older probes would have given. */
+  held: Decision['verdict'];
+}
+
+/**
+ * Judges each usable location that has at least `min_probes` warm probes since the
+ * degradation began on those probes alone (failing above `probe_failing_share`), so a
+ * burst of failed on-demand probes is not outvoted by the healthy minutes before it.
+ */
+export function freshenProbes(probes: Record<string, ProbeFigures>, fresh: Map<string, FreshProbes>, t: VerdictThresholds): void {
+  for (const [location, f] of Object.entries(probes)) {
+    const n = fresh.get(location);
+    if (f.set_aside || !n || n.probes < t.min_probes) continue;
+    const status: ProbeFigures['status'] = n.failed / n.probes > t.probe_failing_share ? 'failing' : 'ok';
+    probes[location] = { ...f, status, recent: { probes: n.probes, failed: n.failed } };
+  }
+}
+
+/**
+ * Holds a verdict that rests on the probe side while the requested probes are outstanding:
+ * `insufficient_data` / `probes_pending` until every asked location answered with
+ * `min_probes` probes since the degradation began, or `pending_max_s` passed; after that,
+ * with no probe at all since the degradation began, `insufficient_data` / `probes_stale` —
+ * never `self_inflicted` on probes older than the degradation. A provider outage the
+ * probes already show is not held.
+ */
+export function holdForProbes(d: Decision, s: SuspicionRow, fresh: Map<string, FreshProbes>, usable: string[], to: number, maxMs: number, t: VerdictThresholds): Decision {
+  if (d.verdict === 'provider_outage' || d.verdict === 'insufficient_data') return d;
+  const asked = s.locations.filter((l) => usable.includes(l));
+  const answered = asked.filter((l) => (fresh.get(l)?.probes ?? 0) >= t.min_probes);
+  const info: PendingInfo = { since: s.startedAt, asked_at: s.triggeredAt, asked, answered, until: s.triggeredAt + maxMs, held: d.verdict };
+  if (answered.length < asked.length && to < info.until) return { verdict: 'insufficient_data', hint: 'probes_pending', side: d.side, pending: info };
+  const anyFresh = usable.some((l) => (fresh.get(l)?.probes ?? 0) > 0);
+  if (!anyFresh) return { verdict: 'insufficient_data', hint: 'probes_stale', side: d.side, pending: info };
+  return d;
+}
