@@ -1,6 +1,7 @@
 import { keyId as keyCacheId, type BreakerKey, type TelemetryAck, type TelemetryBatch } from '@breakerbox/protocol';
 import type { Db } from './database.ts';
 import { RollupAccumulator, prepareRollupStatements } from './rollups.ts';
+import { histogramJson } from './histogram.ts';
 
 /** A stored key with its id and the span it reported over. */
 export interface StoredKey {
@@ -123,7 +124,7 @@ export function createTelemetryStore(db: Db): TelemetryStore {
           const k = keyId(e.key, e.end);
           s.window.run(k, sourceId, e.start, e.end, e.calls, e.ok, e.slow, JSON.stringify(e.errors), e.rejected,
             e.short_circuited, e.retries, e.cold_excluded, e.half_open.ok, e.half_open.failed,
-            JSON.stringify(e.latency_ms), e.ttft_ms ? JSON.stringify(e.ttft_ms) : null,
+            histogramJson(e.latency_ms), e.ttft_ms ? histogramJson(e.ttft_ms) : null,
             e.input_tokens, e.output_tokens, e.cost_usd);
           acc.addWindow(k, serviceId, sourceId, e);
           break;
