@@ -49,6 +49,7 @@ export function verdictPhrase(a: KeyAnalysis | undefined): string {
     default: {
       const p = d.pending;
       if (d.hint === 'probes_pending' && p) {
+        if (p.asked_at === null) return `breaker open since ${clockTime(p.since)}, after the last probes; probes about to be asked: cause not decided (probes_pending)`;
         const waiting = p.asked.filter((l) => !p.answered.includes(l));
         return `probes asked of ${list(p.asked)} at ${clockTime(p.asked_at)}, ${list(waiting)} not answered yet: cause not decided (probes_pending)`;
       }

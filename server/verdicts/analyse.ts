@@ -9,7 +9,7 @@ import type { KeyInfo, Lookups, SourceInfo, InstanceSums } from './lookups.ts';
 import { isOpenState, type InstanceState, type OpenShareReader, type OpenTime } from './open-share.ts';
 import type { ProbeMinute, RollupReader } from './rollup-reader.ts';
 import { decide, type Decision } from './rules.ts';
-import { freshenProbes, holdForProbes, type PendingProbesSource } from './pending-probes.ts';
+import { freshenProbes, holdBeforeAsking, holdForProbes, type PendingProbesSource } from './pending-probes.ts';
 import type { Alternative, ClientFigures, KeyState, PartHealth, ProbeFigures } from './types.ts';
 import { floorMinute, type TimeRange } from './window.ts';
 
@@ -165,7 +165,9 @@ export function analyse(deps: AnalyseDeps, range: TimeRange, options: { keyId?: 
     const decided = decide(clients, usable, () => fleetParts(deps, id, range, services, instances, openPerSource), t);
     const named: Decision =
       decided.verdict === 'insufficient_data' && decided.hint === 'no_probes' && Object.keys(probes).length > 0 ? { ...decided, hint: 'probes_set_aside' } : decided;
-    const decision = suspicion && fresh ? holdForProbes(named, suspicion, fresh, Object.keys(usable), to, deps.pending!.pendingMaxMs, t) : named;
+    const decision = suspicion && fresh
+      ? holdForProbes(named, suspicion, fresh, Object.keys(usable), to, deps.pending!.pendingMaxMs, t)
+      : deps.pending && clients.degraded ? holdOpen(deps.pending, id, named, states, Object.keys(usable), to, t) : named;
     const state = keyState(instances, states);
     const joined = joinedIds.map((other) => keys.get(other)!.key);
     const context = { stateText: state.open + state.half_open > 0 ? state.text : null, joined, near, health, aliases: t.provider_aliases, key: info.key };
@@ -278,4 +280,12 @@ function fleetParts(
     );
     return { name: s.instance, calls, degraded };
   });
+}
+
+/** Not asked yet: a breaker open now, since its earliest open instance's last change, waits for probes newer than that. */
+function holdOpen(pending: PendingProbesSource, keyId: number, d: Decision, states: Map<number, InstanceState>, usable: string[], to: number, t: VerdictThresholds): Decision {
+  let openSince = Infinity;
+  for (const st of states.values()) if (isOpenState(st.state)) openSince = Math.min(openSince, st.since);
+  if (openSince === Infinity) return d;
+  return holdBeforeAsking(d, openSince, pending.probesSince(keyId, openSince, to), usable, to, pending.pendingMaxMs, t);
 }

@@ -125,12 +125,15 @@ function hintSentence(d: Decision, c: ClientFigures, probes: Record<string, Prob
       return 'hint probes_set_aside: the only probes of this key come from unhealthy prober locations, set aside — the probe side is unknown';
     case 'probes_pending': {
       const p = d.pending!;
+      if (p.asked_at === null) {
+        return `hint probes_pending: a breaker has been open since ${clockTime(p.since)}, and no location has probed the key enough since to judge it — the verdict waits until ${clockTime(p.until)} for the probes the trigger asks for instead of resting on probes older than the degradation (they alone would say ${p.held})`;
+      }
       const waiting = p.asked.filter((l) => !p.answered.includes(l));
       return `hint probes_pending: the clients began to degrade at ${clockTime(p.since)}; probes asked of ${list(p.asked)} at ${clockTime(p.asked_at)}, ${waiting.length ? `not yet answered by ${list(waiting)}` : 'answered'} — the verdict waits for them until ${clockTime(p.until)} instead of resting on probes older than the degradation (they alone would say ${p.held})`;
     }
     case 'probes_stale': {
       const p = d.pending!;
-      return `hint probes_stale: no probe since the clients began to degrade at ${clockTime(p.since)}${p.asked.length ? ` (asked ${list(p.asked)} at ${clockTime(p.asked_at)}, no answer)` : ' (every location\'s on-demand budget was spent)'} — the older probes do not speak for now; look at the client figures`;
+      return `hint probes_stale: no probe since the clients began to degrade at ${clockTime(p.since)}${p.asked_at === null ? ' (the probers were not asked)' : p.asked.length ? ` (asked ${list(p.asked)} at ${clockTime(p.asked_at)}, no answer)` : ' (every location\'s on-demand budget was spent)'} — the older probes do not speak for now; look at the client figures`;
     }
     case 'probe_misconfigured':
       return `hint probe_misconfigured: probes from ${list(side.misconfigured)} fail with bad_request/auth — fix the probe, it says nothing about the provider`;

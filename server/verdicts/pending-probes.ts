@@ -29,11 +29,12 @@ export function pendingProbesSource(store: SuspicionStore, pendingMaxMs: number)
 export interface PendingInfo {
   /** The degradation's start: probes older than this do not speak for the key now. */
   since: number;
-  asked_at: number;
+  /** When the probers were asked; null while the trigger has not asked yet (a breaker open less than `min_open_s`). */
+  asked_at: number | null;
   asked: string[];
   /** Asked locations that have answered with enough probes since `since`. */
   answered: string[];
-  /** Until when the verdict waits (asked_at + pending_max_s). */
+  /** Until when the verdict waits (asked_at + pending_max_s; the degradation's start + pending_max_s before asking). */
   until: number;
   /** The verdict the older probes would have given. */
   held: Decision['verdict'];
@@ -67,6 +68,27 @@ export function holdForProbes(d: Decision, s: SuspicionRow, fresh: Map<string, F
   const answered = asked.filter((l) => (fresh.get(l)?.probes ?? 0) >= t.min_probes);
   const info: PendingInfo = { since: s.startedAt, asked_at: s.triggeredAt, asked, answered, until: s.triggeredAt + maxMs, held: d.verdict };
   if (answered.length < asked.length && to < info.until) return { verdict: 'insufficient_data', hint: 'probes_pending', side: d.side, pending: info };
+  return staleOr(d, fresh, usable, info);
+}
+
+/**
+ * Before the trigger has asked (a breaker opened less than `min_open_s` ago, or the trigger
+ * has not run since): a key whose breaker is open now and that no usable location has probed
+ * `min_probes` times since it opened waits as `probes_pending` too, for at most
+ * `pending_max_s` after the open — so an alert that fires on the open (open_share) never
+ * pages "self-inflicted" on the probes from before it. With probe on suspicion on, the
+ * trigger asks within seconds and `holdForProbes` takes over.
+ */
+export function holdBeforeAsking(d: Decision, openSince: number, fresh: Map<string, FreshProbes>, usable: string[], to: number, maxMs: number, t: VerdictThresholds): Decision {
+  if (d.verdict === 'provider_outage' || d.verdict === 'insufficient_data' || usable.length === 0) return d;
+  const answered = usable.filter((l) => (fresh.get(l)?.probes ?? 0) >= t.min_probes);
+  const info: PendingInfo = { since: openSince, asked_at: null, asked: [], answered, until: openSince + maxMs, held: d.verdict };
+  if (answered.length === 0 && to < info.until) return { verdict: 'insufficient_data', hint: 'probes_pending', side: d.side, pending: info };
+  return staleOr(d, fresh, usable, info);
+}
+
+/** After the wait: with no probe at all since the degradation began, `probes_stale`; else the decision. */
+function staleOr(d: Decision, fresh: Map<string, FreshProbes>, usable: string[], info: PendingInfo): Decision {
   const anyFresh = usable.some((l) => (fresh.get(l)?.probes ?? 0) > 0);
   if (!anyFresh) return { verdict: 'insufficient_data', hint: 'probes_stale', side: d.side, pending: info };
   return d;

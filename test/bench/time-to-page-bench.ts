@@ -81,7 +81,8 @@ async function runOne(incident: Incident, suspicion: boolean): Promise<RunResult
       if (rightPage && firstRightVerdict !== null) break;
     }
     const pages = stack.pages().filter((p) => p.at >= t0 && (p.event === 'firing' || p.event === 'update'));
-    const before = rightPage ? pages.filter((p) => p.at < rightPage.at || (p.at === rightPage.at && p !== rightPage && pages.indexOf(p) < pages.indexOf(rightPage))) : pages;
+    // Pages in the order they arrived: those before the first right one.
+    const before = rightPage ? pages.slice(0, pages.findIndex((p) => p.at === rightPage!.at && p.summary === rightPage!.summary)) : pages;
     const wrong = incident === 'outage' ? 'self' : 'provider';
     const first = pages[0];
     return {

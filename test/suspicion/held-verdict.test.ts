@@ -61,6 +61,8 @@ async function answer(outcome: 'ok' | 'error') {
   }
 }
 
+const pages = () => hook!.received.map((r) => r.body);
+
 async function verdictAt(to: number) {
   const { verdicts } = await c!.get(`/api/verdicts?from=${to - 15 * MIN}&to=${to}`);
   return verdicts.find((v: any) => v.key.model === KEY.model);
@@ -108,7 +110,6 @@ describe('the first page of such a key (group_wait)', () => {
       notifiers: [{ name: 'hook', type: 'webhook', url: `${hook.url}/hook`, min_severity: 'info', retries: 0 }],
     });
   };
-  const pages = () => hook!.received.map((r) => r.body);
   const evaluate = async (at: number) => {
     c!.app.alerts.evaluate(at);
     await c!.app.alerts.idle();
@@ -191,5 +192,50 @@ describe('probe_failing on a burst', () => {
       ['eu-west', 3],
       ['us-east', 3],
     ]);
+  });
+});
+
+describe('before the trigger has asked', () => {
+  it('holds a key whose breaker just opened after the last probes, so the alert firing on the open waits for the probes', async () => {
+    hook = await receiver();
+    const clock = manualClock(START);
+    c = await collector({
+      clock,
+      config: {
+        alerts: { rules: { open_share: { fire_share: 0.002, resolve_share: 0.001 } } },
+        notifiers: [{ name: 'hook', type: 'webhook', url: `${hook.url}/hook`, min_severity: 'info', retries: 0 }],
+      },
+    });
+    const from = START - 15 * MIN;
+    for (const pod of PODS) {
+      const failing = pod !== 'pod-3';
+      await c.send({ service: 'ticket-drafts', instance: pod }, [
+        transition(KEY, from - MIN, null, 'closed', 'created'),
+        ...windows(KEY, from, START - 10_000, { calls: 10 }),
+        ...windows(KEY, START - 10_000, START, failing ? { calls: 10, errors: { server: 8 } } : { calls: 10 }),
+        ...(failing ? [transition(KEY, START - 3_000, 'closed', 'open')] : []),
+      ]);
+    }
+    for (const location of LOCATIONS) await c.send({ service: 'probe', instance: location }, probes(KEY, location, from, START, 'ok'));
+    // Open for 3 s: below min_open_s, and one failing window: the trigger asks nothing yet.
+    expect(c.app.suspicion.evaluate(START).opened).toEqual([]);
+    const held = await verdictAt(START);
+    expect([held.verdict, held.hint]).toEqual(['insufficient_data', 'probes_pending']);
+    expect(held.evidence.join('\n')).toContain('a breaker has been open since 23:59:57 UTC');
+    c.app.alerts.evaluate(START);
+    await c.app.alerts.idle();
+    const { alerts } = await c.get('/api/alerts?state=firing');
+    expect(alerts.map((a: any) => [a.rule, a.hint])).toEqual([['open_share', 'probes_pending']]);
+    expect(alerts[0].summary).toContain('breaker open since 23:59:57 UTC, after the last probes; probes about to be asked');
+    expect(pages()).toEqual([]);
+
+    // The trigger asks once the breaker has been open 5 s; the burst fails: the first page names the outage.
+    clock.advance(2_000);
+    expect(c.app.suspicion.evaluate(START + 2_000).opened).toHaveLength(1);
+    clock.advance(10_000);
+    await answer('error');
+    c.app.alerts.evaluate(START + 12_000);
+    await c.app.alerts.idle();
+    expect(pages().map((p) => [p.event, p.group.incident?.verdict])).toEqual([['firing', 'provider_outage']]);
   });
 });
