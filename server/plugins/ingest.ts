@@ -6,15 +6,18 @@ import { BreakerboxError } from '../errors.ts';
 import { parseJsonBody } from '../ingest/decode-body.ts';
 import { createBodyBudget, readBody } from '../ingest/read-body.ts';
 import { createRateLimiter } from '../ingest/rate-limiter.ts';
-import { createKeyLimiter, type BatchKey } from '../ingest/key-limits.ts';
+import { batchKeys, createKeyLimiter, storedKeys, type KeyLimiter } from '../ingest/key-limits.ts';
 import { createLimitCounters, type LimitCounters, type LimitName } from '../ingest/limit-counters.ts';
 import { validateBatch, type TimeBounds } from '../ingest/validate-batch.ts';
+import { createGroupCommit } from '../ingest/group-commit.ts';
 import { AckSchema, BatchEnvelopeSchema, ErrorReplySchema } from '@breakerbox/protocol';
 
 declare module 'fastify' {
   interface FastifyInstance {
     /** How often each ingest limit refused a batch (read by `/metrics`). */
     ingestLimits: LimitCounters;
+    /** The per-token and per-source key caps, shared by protocol v1 and OTLP ingest. */
+    keyLimits: KeyLimiter;
     /**
      * The onRequest hooks of every ingest route (protocol v1 and OTLP): the `ingest` right,
      * the token's rate (one bucket per token shared by all of them), then the storage's
@@ -42,35 +45,42 @@ const LIMIT_OF_CODE: Partial<Record<string, LimitName>> = {
   BB_ERR_INGEST_BAD_ENCODING: 'invalid',
 };
 
-/** The distinct keys of a batch, each with the path of its first event; storage says in one call which are new. */
-async function batchKeys(batch: TelemetryBatch, storedIds: (keys: BatchKey['key'][]) => Promise<(number | undefined)[]>): Promise<Map<string, BatchKey>> {
-  const keys = new Map<string, BatchKey>();
-  batch.events.forEach((e, i) => {
-    if (e.type === 'tasks') return;
-    const id = keyId(e.key);
-    if (!keys.has(id)) keys.set(id, { key: e.key, path: `/events/${i}/key`, isNew: true });
-  });
-  const list = [...keys.values()];
-  const ids = await storedIds(list.map((k) => k.key));
-  list.forEach((k, i) => (k.isNew = ids[i] === undefined));
-  return keys;
-}
-
 /**
  * `POST /v1/telemetry` — protocol v1. Auth, rate limit and the storage check run before
  * the body is read; the body streams in under a size cap and a shared in-flight budget, is
  * validated as a whole, its keys are checked against the per-token and per-source caps,
- * then it is written in one transaction, so a batch is either stored entirely or not at all.
+ * then it is written in one transaction (with the batches that arrived alongside it, see
+ * `group-commit.ts`), so a batch is either stored entirely or not at all, and answered 200
+ * only once that transaction has committed.
  */
 async function ingestRoutes(app: FastifyInstance): Promise<void> {
   const { config } = app;
   const limit = config.ingest.body_limit_bytes;
   const counters = app.ingestLimits;
-  const keyLimiter = createKeyLimiter(config.ingest.keys, (name) => counters.hit(name));
   const budget = createBodyBudget(config.ingest.max_inflight_body_bytes);
   const count = (err: unknown) => {
     const name = LIMIT_OF_CODE[(err as BreakerboxError).code];
     if (name) counters.hit(name);
+  };
+  const groups = createGroupCommit(
+    (batches, now) => {
+      const events = batches.reduce((n, b) => n + b.events.length, 0);
+      return app.ingestWrite(now, () =>
+        app.tracing.span('db.insert_batch', { 'breakerbox.events': events, 'breakerbox.batches': batches.length }, () =>
+          app.storage.telemetry.insertBatches(batches, now),
+        ),
+      );
+    },
+    { isFinal: (err) => (err as BreakerboxError).code === 'BB_ERR_STORE_UNAVAILABLE' },
+  );
+  // Keys of batches admitted but not yet committed: not new to a batch queued beside them.
+  const queuedKeys = new Map<string, number>();
+  const holdKeys = (keys: Iterable<string>, by: 1 | -1) => {
+    for (const id of keys) {
+      const n = (queuedKeys.get(id) ?? 0) + by;
+      if (n > 0) queuedKeys.set(id, n);
+      else queuedKeys.delete(id);
+    }
   };
 
   // Scoped to this plugin: only JSON is accepted here (text/plain answers 415, not 400).
@@ -110,16 +120,18 @@ async function ingestRoutes(app: FastifyInstance): Promise<void> {
         throw err;
       }
       const principal = request.principal!;
-      const admission = keyLimiter.admit(
-        { id: principal.tokenId, name: principal.name },
-        batch.source,
-        await batchKeys(batch, (keys) => app.storage.telemetry.findKeyIds(keys)),
-        now,
-      );
-      const ack = await app.ingestWrite(now, () =>
-        app.tracing.span('db.insert_batch', { 'breakerbox.events': batch.events.length }, () => app.storage.telemetry.insertBatch(batch, now)),
-      );
+      const stored = await storedKeys([batch], (list) => app.storage.telemetry.findKeyIds(list));
+      const keys = batchKeys(batch, (key) => queuedKeys.has(keyId(key)) || stored(key));
+      const admission = app.keyLimits.admit({ id: principal.tokenId, name: principal.name }, [{ source: batch.source, keys }], now);
+      // Counted as soon as queued, so batches queued together are held to the caps as if written one by one.
       admission.commit();
+      holdKeys(keys.keys(), 1);
+      let ack;
+      try {
+        ack = await groups.write(batch, now);
+      } finally {
+        holdKeys(keys.keys(), -1);
+      }
       app.collectorMetrics.ingestBatch(batch.events, ack.duplicate);
       if (batch.dropped_events && !ack.duplicate) {
         request.log.warn({ service: batch.source.service, instance: batch.source.instance, dropped: batch.dropped_events },
@@ -138,6 +150,7 @@ export const ingestPlugin = fp(
     const { config } = app;
     const counters = createLimitCounters();
     app.decorate('ingestLimits', counters);
+    app.decorate('keyLimits', createKeyLimiter(config.ingest.keys, (name) => counters.hit(name)));
     const limiter = createRateLimiter({ perSecond: config.ingest.rate_limit.per_second, burst: config.ingest.rate_limit.burst });
     const admit: onRequestHookHandler = async (request) => {
       const waitMs = limiter.take(request.principal!.tokenId);

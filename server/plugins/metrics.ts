@@ -27,6 +27,7 @@ export const collectorMetricsPlugin = fp(
         fileSizes: () => app.storage.metrics.sizes(),
         // The alerts plugin registers later; at scrape time it is there.
         deliveries: () => (app.hasDecorator('alerts') ? app.alerts.dispatcher.counts() : []),
+        ingestRefusals: () => (app.hasDecorator('ingestLimits') ? app.ingestLimits.snapshot() : {}),
       }),
     );
   },
