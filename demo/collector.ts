@@ -74,8 +74,8 @@ export async function startCollector(options: CollectorOptions): Promise<DemoCol
   });
   // The first-start admin token message is not for demo users; the tokens below are.
   const server = await startServer(config, { handleSignals: false, print: () => undefined });
-  const read = server.app.tokens.create('demo-dashboard', ['read']);
-  const ingest = server.app.tokens.create('demo-ingest', ['ingest']);
+  const read = await server.app.storage.tokens.create('demo-dashboard', ['read']);
+  const ingest = await server.app.storage.tokens.create('demo-ingest', ['ingest']);
   return {
     url: server.url,
     readToken: read.secret,

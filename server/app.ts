@@ -3,7 +3,7 @@ import type { Config } from './config/schema.ts';
 import { systemClock, type ServerClock } from './clock.ts';
 import { errorsPlugin } from './plugins/errors.ts';
 import { tracingPlugin } from './plugins/tracing.ts';
-import { dbPlugin } from './plugins/db.ts';
+import { storagePlugin } from './plugins/storage.ts';
 import { authPlugin } from './plugins/auth.ts';
 import { ingestPlugin } from './plugins/ingest.ts';
 import { otlpPlugin } from './plugins/otlp.ts';
@@ -78,8 +78,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(errorsPlugin);
   await app.register(apiHeadersPlugin);
   await app.register(tracingPlugin);
-  await app.register(dbPlugin);
+  // The registry first: the storage's background jobs count into it (it reads storage sizes only at scrape time).
   await app.register(collectorMetricsPlugin);
+  await app.register(storagePlugin);
   await app.register(authPlugin);
   await app.register(healthPlugin);
   await app.register(ingestPlugin);

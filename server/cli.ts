@@ -2,9 +2,9 @@ import { parseArgs } from 'node:util';
 import { loadConfig, ConfigError } from './config/load.ts';
 import { BreakerboxError } from './errors.ts';
 import { startServer } from './main.ts';
-import { openDatabase } from './storage/database.ts';
-import { applyMigrations } from './storage/migrations.ts';
-import { createTokenStore, parseRights } from './storage/token-store.ts';
+import { systemClock } from './clock.ts';
+import { openStorage } from './storage/open-storage.ts';
+import { parseRights } from './storage/storage.ts';
 
 const USAGE: Record<string, string> = {
   main: `usage: breakerbox <command> [options]
@@ -53,9 +53,9 @@ export async function main(argv: string[], env: Record<string, string | undefine
       case 'server':
         return await serverCommand(rest, env);
       case 'migrate':
-        return migrateCommand(rest, env);
+        return await migrateCommand(rest, env);
       case 'token':
-        return tokenCommand(rest, env);
+        return await tokenCommand(rest, env);
       case undefined:
       case 'help':
       case '--help':
@@ -90,13 +90,13 @@ async function serverCommand(args: string[], env: Record<string, string | undefi
   return new Promise<number>(() => {});
 }
 
-function migrateCommand(args: string[], env: Record<string, string | undefined>): number {
+async function migrateCommand(args: string[], env: Record<string, string | undefined>): Promise<number> {
   const { values } = parseArgs({ args, options: COMMON });
   if (values.help) return help('migrate');
   const config = loadConfig({ env, flags: flagsOf(values) });
-  const db = openDatabase(config.db);
+  const storage = await openStorage(config, systemClock);
   try {
-    const report = applyMigrations(db);
+    const report = storage.migrations;
     console.log(
       report.applied.length
         ? `applied ${report.applied.length} migration(s): ${report.applied.join(', ')}`
@@ -104,11 +104,11 @@ function migrateCommand(args: string[], env: Record<string, string | undefined>)
     );
     return 0;
   } finally {
-    db.close();
+    await storage.close();
   }
 }
 
-function tokenCommand(args: string[], env: Record<string, string | undefined>): number {
+async function tokenCommand(args: string[], env: Record<string, string | undefined>): Promise<number> {
   const [sub, ...rest] = args;
   const { values, positionals } = parseArgs({
     args: rest,
@@ -117,23 +117,22 @@ function tokenCommand(args: string[], env: Record<string, string | undefined>): 
   });
   if (values.help || sub === undefined || sub === '--help' || sub === '-h') return help('token', sub === undefined ? 2 : 0);
   const config = loadConfig({ env, flags: flagsOf({ db: values.db, config: values.config }) });
-  const db = openDatabase(config.db);
+  const storage = await openStorage(config, systemClock);
   try {
-    applyMigrations(db);
-    const tokens = createTokenStore(db);
+    const { tokens } = storage;
     switch (sub) {
       case 'create': {
         if (!values.name) throw new ConfigError('token create: --name is required');
         if (!/^[\w.@-]{1,100}$/.test(values.name)) throw new ConfigError('token create: --name must be 1-100 of letters, digits, _ . @ -');
-        if (tokens.list().some((t) => t.name === values.name)) throw new ConfigError(`token create: a token named "${values.name}" already exists`);
+        if ((await tokens.list()).some((t) => t.name === values.name)) throw new ConfigError(`token create: a token named "${values.name}" already exists`);
         const rights = parseRights(values.rights ?? '');
-        const { secret } = tokens.create(values.name, rights);
+        const { secret } = await tokens.create(values.name, rights);
         console.log(secret);
         console.error(`token "${values.name}" created with rights ${rights.join(',')}; the secret above is shown only once`);
         return 0;
       }
       case 'list': {
-        const list = tokens.list();
+        const list = await tokens.list();
         if (list.length === 0) console.log('no tokens');
         for (const t of list) {
           const state = t.revokedAt ? `revoked ${new Date(t.revokedAt).toISOString()}` : 'active';
@@ -144,7 +143,7 @@ function tokenCommand(args: string[], env: Record<string, string | undefined>): 
       case 'revoke': {
         const name = positionals[0] ?? values.name;
         if (!name) throw new ConfigError('token revoke: give the token name, e.g. "breakerbox token revoke ci"');
-        if (!tokens.revoke(name)) {
+        if (!(await tokens.revoke(name))) {
           console.error(`breakerbox: no active token named "${name}"`);
           return 1;
         }
@@ -161,7 +160,7 @@ function tokenCommand(args: string[], env: Record<string, string | undefined>): 
     }
     throw err;
   } finally {
-    db.close();
+    await storage.close();
   }
 }
 

@@ -24,8 +24,8 @@ export async function startServer(
   const app = await buildApp({ config });
   await app.ready();
 
-  if (app.tokens.count() === 0) {
-    const { secret } = app.tokens.create('admin', ['admin']);
+  if ((await app.storage.tokens.count()) === 0) {
+    const { secret } = await app.storage.tokens.create('admin', ['admin']);
     print(`breakerbox: created the first admin token (shown once, save it now): ${secret}`);
     print('breakerbox: use it as "Authorization: Bearer <token>", or make narrower ones with "breakerbox token create --name N --rights ingest"');
   }

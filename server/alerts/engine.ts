@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config/schema.ts';
-import type { Db } from '../storage/database.ts';
+import type { AlertChange, NotificationsPart, Storage, StoredAlert } from '../storage/storage.ts';
 import type { KeyAnalysis } from '../verdicts/analyse.ts';
 import type { VerdictEngine } from '../verdicts/verdict-engine.ts';
 import type { Dispatcher } from '../notifiers/dispatcher.ts';
@@ -10,7 +10,6 @@ import type { ServerClock } from '../clock.ts';
 import type { VerdictThresholds } from '../verdicts/figures.ts';
 import { groupIncidents, type IncidentIndex } from '../verdicts/incidents.ts';
 import { byLead, digestOf, groupOf, ownTitle } from './grouping.ts';
-import { createAlertStore, type AlertStore, type StoredAlert } from './alert-store.ts';
 import type { RuleContext } from './rules/context.ts';
 import { costPerSuccessRule } from './rules/cost-per-success.ts';
 import { fallbackFailingRule } from './rules/fallback-failing.ts';
@@ -35,17 +34,17 @@ export interface EvaluationResult {
 
 /** The alert engine: rules → lifecycle → notifications. */
 export interface AlertEngine {
-  /** One evaluation pass at `now`; notifications are queued, never awaited. */
-  evaluate(now?: number): EvaluationResult;
-  list(options: { state?: AlertState; limit: number; fingerprint?: string }, now?: number): AlertView[];
-  store: AlertStore;
+  /** One evaluation pass at `now`; resolves once its changes are stored and its notifications queued (never sent). */
+  evaluate(now?: number): Promise<EvaluationResult>;
+  /** Alerts for the API, with their silences (see `AlertsPart.list` for order and limits). */
+  list(options: { state?: AlertState; limit: number; fingerprint?: string }, now?: number): Promise<AlertView[]>;
   /** Records a finished delivery (the dispatcher calls it). */
-  recordResult(job: NotificationJob, notifier: string, ok: boolean): void;
+  recordResult(job: NotificationJob, notifier: string, ok: boolean): Promise<void>;
 }
 
 /** Everything the engine works with. */
 export interface AlertEngineOptions {
-  db: Db;
+  storage: Pick<Storage, 'alerts' | 'notifications' | 'rollups' | 'events'>;
   verdicts: VerdictEngine;
   config: Config['alerts'];
   silences: SilenceStore;
@@ -79,27 +78,27 @@ function toView(a: StoredAlert, silences: Silence[], keyIds?: Map<number, number
 
 /** Creates the engine. */
 export function createAlertEngine(o: AlertEngineOptions): AlertEngine {
-  const store = createAlertStore(o.db);
+  const { alerts: store } = o.storage;
+  const notes: NotificationsPart = o.storage.notifications;
   const rulesCfg = o.config.rules;
   const groupIntervalMs = o.config.group_interval_s * 1000;
   const groupWaitMs = o.config.group_wait_s * 1000;
   const storedOf = (a: AlertView): Pick<StoredAlert, 'rule' | 'keyId' | 'location' | 'fingerprint'> => ({ rule: a.rule, keyId: keyIds.get(a.id) ?? null, location: a.location, fingerprint: a.fingerprint });
   const keyIds = new Map<number, number | null>();
-  let lastPrune = 0;
 
-  const runRules = (ctx: RuleContext): Condition[] => {
+  const runRules = async (ctx: RuleContext): Promise<Condition[]> => {
     const out: Condition[] = [];
-    if (rulesCfg.flapping.enabled) out.push(...flappingRule(ctx, rulesCfg.flapping));
-    if (rulesCfg.open_share.enabled) out.push(...openShareRule(ctx, rulesCfg.open_share));
-    if (rulesCfg.fallback_failing.enabled) out.push(...fallbackFailingRule(ctx, rulesCfg.fallback_failing));
-    if (rulesCfg.probe_failing.enabled) out.push(...probeFailingRule(ctx, rulesCfg.probe_failing));
-    if (rulesCfg.cost_per_success.enabled) out.push(...costPerSuccessRule(ctx, rulesCfg.cost_per_success));
-    if (rulesCfg.prober_unhealthy.enabled) out.push(...proberUnhealthyRule(ctx, rulesCfg.prober_unhealthy));
+    if (rulesCfg.flapping.enabled) out.push(...(await flappingRule(ctx, rulesCfg.flapping)));
+    if (rulesCfg.open_share.enabled) out.push(...(await openShareRule(ctx, rulesCfg.open_share)));
+    if (rulesCfg.fallback_failing.enabled) out.push(...(await fallbackFailingRule(ctx, rulesCfg.fallback_failing)));
+    if (rulesCfg.probe_failing.enabled) out.push(...(await probeFailingRule(ctx, rulesCfg.probe_failing)));
+    if (rulesCfg.cost_per_success.enabled) out.push(...(await costPerSuccessRule(ctx, rulesCfg.cost_per_success)));
+    if (rulesCfg.prober_unhealthy.enabled) out.push(...(await proberUnhealthyRule(ctx, rulesCfg.prober_unhealthy)));
     return out;
   };
 
-  /** Applies one target's status to its alert (if any): the lifecycle with `for` and hysteresis. */
-  const step = (now: number, c: Condition, existing: StoredAlert | undefined, verdicts: Map<number, KeyAnalysis>, counts: { resolved: number }) => {
+  /** The change one target's status makes to its alert (if any): the lifecycle with `for` and hysteresis. */
+  const step = (now: number, c: Condition, existing: StoredAlert | undefined, verdicts: Map<number, KeyAnalysis>, counts: { resolved: number }): AlertChange | null => {
     const rule = rulesCfg[c.rule as RuleName];
     const analysis = c.keyId === null ? undefined : verdicts.get(c.keyId);
     const summary = c.key ? `${c.text} — ${verdictPhrase(analysis)}` : c.text;
@@ -108,34 +107,34 @@ export function createAlertEngine(o: AlertEngineOptions): AlertEngine {
       verdict: analysis?.decision.verdict ?? null, hint: analysis?.decision.hint ?? null, updated_at: now,
     };
     if (!existing) {
-      if (c.status !== 'fire') return;
+      if (c.status !== 'fire') return null;
       const firing = rule.for_s === 0;
-      store.insert({
-        fingerprint: c.fingerprint, rule: c.rule, keyId: c.keyId, location: c.location, operation: c.operation,
-        state: firing ? 'firing' : 'pending', started_at: now, fired_at: firing ? now : null, resolved_at: null, ...fields,
-      });
-      return;
+      return {
+        op: 'insert',
+        alert: {
+          fingerprint: c.fingerprint, rule: c.rule, keyId: c.keyId, location: c.location, operation: c.operation,
+          state: firing ? 'firing' : 'pending', started_at: now, fired_at: firing ? now : null, resolved_at: null, ...fields,
+        },
+      };
     }
     if (existing.state === 'pending') {
-      if (c.status !== 'fire') return store.remove(existing.id);
+      if (c.status !== 'fire') return { op: 'remove', id: existing.id };
       const due = now - existing.started_at >= rule.for_s * 1000;
-      store.update(existing.id, { ...fields, state: due ? 'firing' : 'pending', fired_at: due ? now : null, resolved_at: null });
-      return;
+      return { op: 'update', id: existing.id, fields: { ...fields, state: due ? 'firing' : 'pending', fired_at: due ? now : null, resolved_at: null } };
     }
     if (c.status === 'clear') {
       counts.resolved++;
-      store.update(existing.id, { ...fields, state: 'resolved', fired_at: existing.fired_at, resolved_at: now });
-    } else {
-      store.update(existing.id, { ...fields, state: 'firing', fired_at: existing.fired_at, resolved_at: null });
+      return { op: 'update', id: existing.id, fields: { ...fields, state: 'resolved', fired_at: existing.fired_at, resolved_at: now } };
     }
+    return { op: 'update', id: existing.id, fields: { ...fields, state: 'firing', fired_at: existing.fired_at, resolved_at: null } };
   };
 
   /** Queues what one Alertmanager notifier is owed per alert: Alertmanager groups by the `incident` label itself. */
-  const notifyPerAlert = (now: number, n: ResolvedNotifier, alerts: AlertView[], index: IncidentIndex): number => {
+  const notifyPerAlert = async (now: number, n: ResolvedNotifier, alerts: AlertView[], index: IncidentIndex): Promise<number> => {
     let queued = 0;
     for (const alert of alerts) {
       if (alert.silenced || !n.wants(alert.rule, alert.severity) || o.dispatcher.busy(`alert:${alert.id}`, n.name)) continue;
-      const st = store.notifyState(alert.id, n.name);
+      const st = await notes.alertState(alert.id, n.name);
       if (st?.last_status === 'failed' && now - st.last_attempt_at < Math.min(FAILED_RETRY_MS, n.repeatMs)) continue;
       let event: NotificationEvent | null = null;
       if (alert.state === 'firing') {
@@ -147,7 +146,7 @@ export function createAlertEngine(o: AlertEngineOptions): AlertEngine {
       if (!event) continue;
       const { key, incident } = alert.state === 'firing' ? groupOf(storedOf(alert), index) : { key: alert.group_key ?? alert.fingerprint, incident: null };
       const group: NotificationGroup = { key, title: incident?.title ?? ownTitle(alert), incident, alerts: [alert], digest: '', perAlert: true };
-      o.dispatcher.enqueue(n, { alert, group, event, at: now });
+      await o.dispatcher.enqueue(n, { alert, group, event, at: now });
       queued++;
     }
     return queued;
@@ -160,7 +159,7 @@ export function createAlertEngine(o: AlertEngineOptions): AlertEngine {
    * end. Silenced alerts are left out of their group (as Alertmanager mutes them); a
    * group whose firing alerts are all silenced sends nothing, not even a resolve notice.
    */
-  const notifyGrouped = (now: number, n: ResolvedNotifier, alerts: AlertView[], index: IncidentIndex): number => {
+  const notifyGrouped = async (now: number, n: ResolvedNotifier, alerts: AlertView[], index: IncidentIndex): Promise<number> => {
     const groups = new Map<string, { incident: NotificationGroup['incident']; firing: AlertView[]; resolved: AlertView[]; silenced: number }>();
     for (const alert of alerts) {
       if (!n.wants(alert.rule, alert.severity)) continue;
@@ -175,7 +174,7 @@ export function createAlertEngine(o: AlertEngineOptions): AlertEngine {
     let queued = 0;
     for (const [key, g] of groups) {
       if ((g.silenced > 0 && g.firing.length === 0) || o.dispatcher.busy(key, n.name)) continue;
-      const st = store.groupState(key, n.name);
+      const st = await notes.groupState(key, n.name);
       if (st?.last_status === 'failed' && now - st.last_attempt_at < Math.min(FAILED_RETRY_MS, n.repeatMs)) continue;
       const open = st?.last_event === 'firing' || st?.last_event === 'update' || st?.last_event === 'repeat';
       const firing = g.firing.sort(byLead);
@@ -198,78 +197,76 @@ export function createAlertEngine(o: AlertEngineOptions): AlertEngine {
       const carried = event === 'resolved' ? g.resolved.sort(byLead) : firing;
       const lead = carried[0]!;
       const group: NotificationGroup = { key, title: g.incident?.title ?? ownTitle(lead), incident: g.incident, alerts: carried, digest, perAlert: false };
-      o.dispatcher.enqueue(n, { alert: lead, group, event, at: now });
+      await o.dispatcher.enqueue(n, { alert: lead, group, event, at: now });
       queued++;
     }
     return queued;
   };
 
-  const notify = (now: number, silences: Silence[], index: IncidentIndex): number => {
+  const notify = async (now: number, silences: Silence[], index: IncidentIndex): Promise<number> => {
     keyIds.clear();
-    const alerts = store.toNotify(now - RESOLVE_NOTICE_MS).map((a) => toView(a, silences, keyIds));
+    const alerts = (await store.toNotify(now - RESOLVE_NOTICE_MS)).map((a) => toView(a, silences, keyIds));
     let queued = 0;
     for (const n of o.dispatcher.notifiers) {
-      queued += n.config.type === 'alertmanager' ? notifyPerAlert(now, n, alerts, index) : notifyGrouped(now, n, alerts, index);
+      queued += n.config.type === 'alertmanager' ? await notifyPerAlert(now, n, alerts, index) : await notifyGrouped(now, n, alerts, index);
     }
     return queued;
   };
 
   /** Records what a notifier now knows, per alert or per group. */
-  const recordResult = (job: NotificationJob, notifier: string, ok: boolean) => {
-    if (job.group.perAlert) store.recordNotify(job.alert.id, notifier, job.event === 'update' ? 'repeat' : job.event, ok, job.at);
-    else store.recordGroupNotify(job.group.key, notifier, job.event, ok, job.at, job.group.digest);
+  const recordResult = async (job: NotificationJob, notifier: string, ok: boolean) => {
+    if (job.group.perAlert) await notes.recordAlert(job.alert.id, notifier, job.event === 'update' ? 'repeat' : job.event, ok, job.at);
+    else await notes.recordGroup(job.group.key, notifier, job.event, ok, job.at, job.group.digest);
   };
 
   return {
-    store,
     recordResult,
-    evaluate(now = o.clock.now()) {
+    async evaluate(now = o.clock.now()) {
       const started = performance.now();
-      const memo = new Map<number, Map<number, KeyAnalysis>>();
+      const memo = new Map<number, Promise<Map<number, KeyAnalysis>>>();
       const ctx: RuleContext = {
         now,
-        db: o.db,
+        storage: o.storage,
         analysesOver(seconds) {
           let m = memo.get(seconds);
           if (!m) {
-            m = new Map(o.verdicts.analyse({ from: now - seconds * 1000, to: now }).map((a) => [a.info.id, a]));
+            m = o.verdicts.analyse({ from: now - seconds * 1000, to: now }).then((list) => new Map(list.map((a) => [a.info.id, a])));
             memo.set(seconds, m);
           }
           return m;
         },
         verdictAnalyses: () => ctx.analysesOver(o.config.verdict_window_s),
       };
-      const conditions = runRules(ctx);
-      const verdicts = ctx.analysesOver(o.config.verdict_window_s);
+      const conditions = await runRules(ctx);
+      const verdicts = await ctx.analysesOver(o.config.verdict_window_s);
       const counts = { resolved: 0 };
-      o.db.transaction(() => {
-        const existing = store.unresolved();
-        for (const c of conditions) {
-          step(now, c, existing.get(c.fingerprint), verdicts, counts);
-          existing.delete(c.fingerprint);
-        }
-        // Targets no rule reported any more (key gone quiet, rule disabled): their condition is clear.
-        for (const a of existing.values()) {
-          step(now, { fingerprint: a.fingerprint, rule: a.rule, keyId: a.keyId, key: a.key, location: a.location, operation: a.operation, status: 'clear', value: a.value, text: a.summary.split(' — ')[0]! }, a, verdicts, counts);
-        }
-      })();
+      const changes: AlertChange[] = [];
+      const existing = await store.unresolved();
+      for (const c of conditions) {
+        const change = step(now, c, existing.get(c.fingerprint), verdicts, counts);
+        if (change) changes.push(change);
+        existing.delete(c.fingerprint);
+      }
+      // Targets no rule reported any more (key gone quiet, rule disabled): their condition is clear.
+      for (const a of existing.values()) {
+        const change = step(now, { fingerprint: a.fingerprint, rule: a.rule, keyId: a.keyId, key: a.key, location: a.location, operation: a.operation, status: 'clear', value: a.value, text: a.summary.split(' — ')[0]! }, a, verdicts, counts);
+        if (change) changes.push(change);
+      }
+      // One transaction: a pass is stored whole or not at all.
+      await store.apply(changes);
       // Incidents over the verdict window: firing alerts remember the group they notify under.
       const index = groupIncidents([...verdicts.values()], o.verdictThresholds.provider_aliases);
-      for (const a of store.unresolved().values()) {
+      const regroup: AlertChange[] = [];
+      for (const a of (await store.unresolved()).values()) {
         if (a.state !== 'firing') continue;
         const { key } = groupOf(a, index);
-        if (a.group_key !== key) store.setGroup(a.id, key);
+        if (a.group_key !== key) regroup.push({ op: 'group', id: a.id, groupKey: key });
       }
+      if (regroup.length) await store.apply(regroup);
       // Silences are about what is sent now: judged on the clock, not the evaluation time.
-      const silences = o.silences.active(o.clock.now());
-      const notifications = notify(now, silences, index);
-      if (now - lastPrune > 3_600_000) {
-        lastPrune = now;
-        const before = now - o.config.history_days * DAY;
-        store.prune(before);
-        o.silences.prune(now - 7 * DAY);
-      }
-      const unresolved = [...store.unresolved().values()];
+      const silences = await o.silences.active(o.clock.now());
+      const notifications = await notify(now, silences, index);
+      const unresolved = [...(await store.unresolved()).values()];
       return {
         at: now,
         took_ms: Number((performance.now() - started).toFixed(1)),
@@ -280,10 +277,10 @@ export function createAlertEngine(o: AlertEngineOptions): AlertEngine {
         notifications,
       };
     },
-    list(options, now = o.clock.now()) {
+    async list(options, now = o.clock.now()) {
       const since = options.state === 'resolved' ? now - o.config.history_days * DAY : now - DAY;
-      const silences = o.silences.active(o.clock.now());
-      return store.list({ ...options, since }).map((a) => toView(a, silences));
+      const silences = await o.silences.active(o.clock.now());
+      return (await store.list({ ...options, since })).map((a) => toView(a, silences));
     },
   };
 }

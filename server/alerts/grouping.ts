@@ -1,6 +1,6 @@
 import type { IncidentIndex } from '../verdicts/incidents.ts';
 import type { NotificationGroup } from '../notifiers/types.ts';
-import type { StoredAlert } from './alert-store.ts';
+import type { StoredAlert } from '../storage/storage.ts';
 import { SEVERITY_RANK, type AlertView } from './types.ts';
 
 /** The group an alert notifies under now: its location's prober incident, its key's incident, or itself. */

@@ -1,10 +1,10 @@
 import type { TelemetryAck, TelemetryBatch } from '@breakerbox/protocol';
 
 /**
- * Writes a group of batches in one transaction and returns one ack per batch, in order;
- * throws when the transaction rolled back (none of them is stored then).
+ * Writes a group of batches in one transaction and resolves to one ack per batch, in order;
+ * rejects when the transaction rolled back (none of them is stored then).
  */
-export type GroupWrite = (batches: TelemetryBatch[], now: number) => TelemetryAck[];
+export type GroupWrite = (batches: TelemetryBatch[], now: number) => Promise<TelemetryAck[]>;
 
 /** Group commit for ingest: validated batches queue here and are written together. */
 export interface GroupCommit {
@@ -39,27 +39,35 @@ export function createGroupCommit(write: GroupWrite, options: { isFinal?: (err: 
   const isFinal = options.isFinal ?? (() => false);
   const queue: Queued[] = [];
   let scheduled = false;
+  let flushing = false;
 
-  const settle = (group: Queued[]) => {
+  const settle = async (group: Queued[]): Promise<void> => {
     const now = Math.max(...group.map((q) => q.now));
     let acks: TelemetryAck[];
     try {
-      acks = write(group.map((q) => q.batch), now);
+      acks = await write(group.map((q) => q.batch), now);
     } catch (err) {
       if (group.length === 1 || isFinal(err)) {
         for (const q of group) q.reject(err);
         return;
       }
-      for (const q of group) settle([q]);
+      for (const q of group) await settle([q]);
       return;
     }
     group.forEach((q, i) => q.resolve(acks[i]!));
   };
 
   // After the current I/O phase: the handlers of every body completed in it have queued by then.
-  const flush = () => {
+  // One flush writes at a time; what queues while it writes is taken by its next round.
+  const flush = async () => {
     scheduled = false;
-    while (queue.length > 0) settle(queue.splice(0, MAX_GROUP_BATCHES));
+    if (flushing) return;
+    flushing = true;
+    try {
+      while (queue.length > 0) await settle(queue.splice(0, MAX_GROUP_BATCHES));
+    } finally {
+      flushing = false;
+    }
   };
 
   return {
@@ -68,7 +76,7 @@ export function createGroupCommit(write: GroupWrite, options: { isFinal?: (err: 
         queue.push({ batch, now, resolve, reject });
         if (!scheduled) {
           scheduled = true;
-          setImmediate(flush);
+          setImmediate(() => void flush());
         }
       });
     },

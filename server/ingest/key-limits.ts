@@ -50,6 +50,18 @@ interface ScopeLimits {
 
 const MINUTE = 60_000;
 
+/**
+ * Which keys of `batches` are already stored, asked of the storage in one call, as the
+ * predicate `batchKeys` takes.
+ */
+export async function storedKeys(batches: readonly TelemetryBatch[], findKeyIds: (keys: BreakerKey[]) => Promise<(number | undefined)[]>): Promise<(key: BreakerKey) => boolean> {
+  const distinct = new Map<string, BreakerKey>();
+  for (const b of batches) for (const e of b.events) if (e.type !== 'tasks' && !distinct.has(keyId(e.key))) distinct.set(keyId(e.key), e.key);
+  const ids = await findKeyIds([...distinct.values()]);
+  const stored = new Set([...distinct.keys()].filter((_, i) => ids[i] !== undefined));
+  return (key) => stored.has(keyId(key));
+}
+
 /** The distinct keys of a batch (tasks events have none), each with the path of its first event. */
 export function batchKeys(batch: TelemetryBatch, isStored: (key: BreakerKey) => boolean): Map<string, BatchKey> {
   const keys = new Map<string, BatchKey>();

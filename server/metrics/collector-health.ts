@@ -6,7 +6,7 @@ import { packageRoot } from '../package-root.ts';
 /** Where the health figures that live outside this process's memory come from, read at scrape time. */
 export interface HealthSources {
   /** Database and WAL file sizes in bytes. */
-  fileSizes(): { database: number; wal: number };
+  fileSizes(): Promise<{ database: number; wal: number }>;
   /** Finished notification deliveries since the process started, per notifier and outcome. */
   deliveries(): { notifier: string; status: string; count: number }[];
   /** Requests each ingest limit refused (wholly or in part) since the process started, by limit name. */
@@ -106,16 +106,16 @@ export function createCollectorMetrics(sources: HealthSources): CollectorMetrics
     name: 'breakerbox_database_size_bytes',
     help: 'Size of the SQLite database file.',
     registers: [registry],
-    collect() {
-      this.set(sources.fileSizes().database);
+    async collect() {
+      this.set((await sources.fileSizes()).database);
     },
   });
   new Gauge({
     name: 'breakerbox_database_wal_size_bytes',
     help: 'Size of the SQLite write-ahead log (grows when checkpoints fall behind).',
     registers: [registry],
-    collect() {
-      this.set(sources.fileSizes().wal);
+    async collect() {
+      this.set((await sources.fileSizes()).wal);
     },
   });
   new Counter({

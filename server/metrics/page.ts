@@ -1,5 +1,5 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import type { MetricsReads, TotalsRow, TransitionTotalsRow } from '../storage/metrics-reads.ts';
+import type { Storage, TotalsRow, TransitionTotalsRow } from '../storage/storage.ts';
 import { TASK_COLUMNS as TASK_COUNTERS } from '@breakerbox/protocol';
 import type { CollectorMetrics } from './collector-health.ts';
 import { ExpositionChunks, renderLabels, withLabel } from './exposition.ts';
@@ -8,14 +8,15 @@ import { KEY_FAMILIES, type KeySnapshot, type KeyStateNow } from './key-families
 /** What one `/metrics` page is made from. */
 export interface PageSources {
   health: CollectorMetrics;
-  reads: MetricsReads;
+  /** The storage parts a page reads: the totals and the unresolved alert counts. */
+  storage: Pick<Storage, 'metrics' | 'alerts'>;
   /** Current state per key id over the metrics window (breaker states, open share, verdict). */
-  states(): Map<number, KeyStateNow>;
+  states(): Promise<Map<number, KeyStateNow>>;
   /** At most this many series of the per-key families; keys past it are dropped whole. */
   maxSeries: number;
 }
 
-/** Keys read per storage query: each query is short and synchronous, and ingest runs between them. */
+/** Keys read per storage query: each query is short, and ingest runs between them. */
 const KEYS_PER_READ = 1000;
 /** Characters handed to the socket at a time. */
 const CHUNK_CHARS = 256 * 1024;
@@ -59,18 +60,18 @@ function seriesOf(k: KeySnapshot): number {
  * scrape). Memory is bounded by the cap, not by the number of keys.
  */
 async function loadKeys(src: PageSources): Promise<{ keys: KeySnapshot[]; series: number; droppedSeries: number; droppedKeys: number }> {
-  const states = src.states();
+  const states = await src.states();
   const keys: KeySnapshot[] = [];
   let series = 0;
   let droppedSeries = 0;
   let droppedKeys = 0;
   for (let after = 0; ; ) {
-    const rows = src.reads.keys(after, KEYS_PER_READ);
+    const rows = await src.storage.metrics.keys(after, KEYS_PER_READ);
     if (rows.length === 0) break;
     const to = rows[rows.length - 1]!.id;
-    const totals = groupByKey(src.reads.keyTotals(after, to));
-    const probes = groupByKey(src.reads.probeTotals(after, to));
-    const transitions = groupByKey(src.reads.transitionTotals(after, to));
+    const totals = groupByKey(await src.storage.metrics.keyTotals(after, to));
+    const probes = groupByKey(await src.storage.metrics.probeTotals(after, to));
+    const transitions = groupByKey(await src.storage.metrics.transitionTotals(after, to));
     for (const row of rows) {
       const t = totals.get(row.id) ?? [];
       const p = probes.get(row.id) ?? [];
@@ -116,7 +117,7 @@ export async function* metricsPage(src: PageSources): AsyncGenerator<string> {
     }
   }
 
-  const tasks = src.reads.taskTotals().map((t) => ({ labels: renderLabels({ operation: t.operation, service: t.service }), v: t.values }));
+  const tasks = (await src.storage.metrics.taskTotals()).map((t) => ({ labels: renderLabels({ operation: t.operation, service: t.service }), v: t.values }));
   const perTask = (name: string, help: string, column: string) => {
     out.family(name, 'counter', help);
     for (const t of tasks) out.sample(name, t.labels, t.v[T[column]!]!);
@@ -141,12 +142,12 @@ export async function* metricsPage(src: PageSources): AsyncGenerator<string> {
 
   // service_instance_id (OTel service.instance.id), not instance: Prometheus owns that label.
   out.family('breakerbox_source_dropped_events_total', 'counter', 'Events a sender dropped from its buffer while the collector was unreachable, as it reported them, per service and service_instance_id.');
-  for (const d of src.reads.droppedEvents()) {
+  for (const d of await src.storage.metrics.droppedEvents()) {
     out.sample('breakerbox_source_dropped_events_total', renderLabels({ service: d.service, service_instance_id: d.instance }), d.dropped);
   }
 
   out.family('breakerbox_alerts', 'gauge', 'Unresolved alerts by state (pending, firing) and severity.');
-  const alerts = src.reads.alertCounts();
+  const alerts = await src.storage.alerts.countsByState();
   for (const state of ['pending', 'firing']) {
     for (const severity of ['info', 'warning', 'critical']) {
       const n = alerts.find((a) => a.state === state && a.severity === severity)?.n ?? 0;

@@ -2,7 +2,7 @@ import { Agent } from 'undici';
 import type { FastifyBaseLogger } from 'fastify';
 import { BreakerboxError } from '../errors.ts';
 import { SEVERITY_RANK } from '../alerts/types.ts';
-import type { DeliveryStore } from './delivery-store.ts';
+import type { NotificationsPart } from '../storage/storage.ts';
 import { sendWithRetry } from './http-send.ts';
 import { PAGERDUTY_URL, PAYLOADS } from './payloads.ts';
 import { redactUrl, scrub, secretsOf } from './redact.ts';
@@ -40,7 +40,8 @@ export interface Dispatcher {
   notifiers: ResolvedNotifier[];
   /** True while a delivery of this group (or alert, `alert:<id>`) to this notifier is queued or in flight. */
   busy(target: string, notifier: string): boolean;
-  enqueue(notifier: ResolvedNotifier, job: NotificationJob): void;
+  /** Records the delivery as pending and queues it; resolves once it is recorded (the send runs in the background). */
+  enqueue(notifier: ResolvedNotifier, job: NotificationJob): Promise<void>;
   status(): NotifierStatus[];
   /** Resolves once every queued and in-flight delivery has finished. */
   idle(): Promise<void>;
@@ -53,12 +54,13 @@ export interface Dispatcher {
 /** Options for the dispatcher. */
 export interface DispatcherOptions {
   notifiers: NotifierConfig[];
-  deliveries: DeliveryStore;
+  /** Where delivery records are written. */
+  deliveries: Pick<NotificationsPart, 'startDelivery' | 'finishDelivery'>;
   externalUrl: string;
   defaultRepeatMs: number;
   log: FastifyBaseLogger;
   /** Called when a delivery ends, to record what the notifier now knows. */
-  onResult(job: NotificationJob, notifier: string, ok: boolean): void;
+  onResult(job: NotificationJob, notifier: string, ok: boolean): Promise<void>;
   /** The clock deliveries are stamped with. */
   clock: ServerClock;
 }
@@ -114,7 +116,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     if (pendingTotal === 0) waiters.splice(0).forEach((w) => w());
   };
 
-  const finish = (lane: Lane, item: { job: NotificationJob; deliveryId: number }, ok: boolean, attempts: number, httpStatus: number | null, error: string | null) => {
+  const finish = async (lane: Lane, item: { job: NotificationJob; deliveryId: number }, ok: boolean, attempts: number, httpStatus: number | null, error: string | null) => {
     const { job } = item;
     const clean = error === null ? null : scrub(error, lane.secrets);
     const counter = `${lane.notifier.name}\u0000${ok ? 'ok' : 'failed'}`;
@@ -122,8 +124,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     entry.count++;
     finished.set(counter, entry);
     try {
-      options.deliveries.finish(item.deliveryId, { status: ok ? 'ok' : 'failed', attempts, http_status: httpStatus, error: clean, finished_at: options.clock.now() });
-      options.onResult(job, lane.notifier.name, ok);
+      await options.deliveries.finishDelivery(item.deliveryId, { status: ok ? 'ok' : 'failed', attempts, http_status: httpStatus, error: clean, finished_at: options.clock.now() });
+      await options.onResult(job, lane.notifier.name, ok);
     } catch (err) {
       options.log.error({ err, notifier: lane.notifier.name }, 'recording a delivery failed');
     }
@@ -143,9 +145,9 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         try {
           const req = PAYLOADS[n.config.type](n.config, item.job, { externalUrl: options.externalUrl, sentAt: options.clock.now() });
           const r = await sendWithRetry(lane.agent, req, { timeoutMs: n.config.timeout_ms, retries: n.config.retries, backoffMs: n.config.backoff_ms }, abort.signal);
-          finish(lane, item, r.ok, r.attempts, r.httpStatus, r.error);
+          await finish(lane, item, r.ok, r.attempts, r.httpStatus, r.error);
         } catch (err) {
-          finish(lane, item, false, 0, null, (err as Error).message);
+          await finish(lane, item, false, 0, null, (err as Error).message);
         } finally {
           lane.active--;
         }
@@ -161,19 +163,28 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   return {
     notifiers,
     busy: (target, notifier) => lanes.get(notifier)?.busy.has(target) ?? false,
-    enqueue(notifier, job) {
+    async enqueue(notifier, job) {
       const lane = lanes.get(notifier.name);
       if (!lane || closed) return;
-      const deliveryId = options.deliveries.start({
-        notifier: notifier.name, type: notifier.config.type, alert_id: job.alert.id, fingerprint: job.alert.fingerprint,
-        rule: job.alert.rule, group_key: job.group.key, event: job.event, created_at: job.at,
-      });
+      // Busy from now on, before the record is written, so the same target is never queued twice.
       pendingTotal++;
       lane.busy.add(busyKeyOf(job));
-      const item = { job, deliveryId };
-      if (lane.queue.length >= notifier.config.max_queue) {
-        finish(lane, item, false, 0, null, `dropped: the queue of ${notifier.config.max_queue} is full`);
+      let deliveryId: number;
+      try {
+        deliveryId = await options.deliveries.startDelivery({
+          notifier: notifier.name, type: notifier.config.type, alert_id: job.alert.id, fingerprint: job.alert.fingerprint,
+          rule: job.alert.rule, group_key: job.group.key, event: job.event, created_at: job.at,
+        });
+      } catch (err) {
+        options.log.error({ err, notifier: notifier.name }, 'recording a delivery failed; it is not sent');
+        lane.busy.delete(busyKeyOf(job));
+        settle();
         return;
+      }
+      const item = { job, deliveryId };
+      if (closed) return finish(lane, item, false, 0, null, 'aborted: the collector is shutting down');
+      if (lane.queue.length >= notifier.config.max_queue) {
+        return finish(lane, item, false, 0, null, `dropped: the queue of ${notifier.config.max_queue} is full`);
       }
       lane.queue.push(item);
       pump(lane);
@@ -188,9 +199,9 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     async close() {
       closed = true;
       abort.abort();
-      for (const lane of lanes.values()) {
-        for (const item of lane.queue.splice(0)) finish(lane, item, false, 0, null, 'aborted: the collector is shutting down');
-      }
+      await Promise.all(
+        [...lanes.values()].flatMap((lane) => lane.queue.splice(0).map((item) => finish(lane, item, false, 0, null, 'aborted: the collector is shutting down'))),
+      );
       await Promise.all([...lanes.values()].flatMap((l) => [...l.running]));
       await Promise.all([...lanes.values()].map((l) => l.agent.destroy().catch(() => undefined)));
     },

@@ -2,8 +2,8 @@ import fp from 'fastify-plugin';
 import { Type } from '@sinclair/typebox';
 import { BreakerboxError } from '../errors.ts';
 import { createAlertEngine, type AlertEngine, type EvaluationResult } from '../alerts/engine.ts';
-import { MATCHER_NAMES, createSilenceStore, type SilenceInput, type SilenceStore } from '../alerts/silences.ts';
-import { createDeliveryStore } from '../notifiers/delivery-store.ts';
+import { createSilenceStore, type SilenceInput, type SilenceStore } from '../alerts/silences.ts';
+import { MATCHER_NAMES } from '../storage/storage.ts';
 import { createDispatcher, type Dispatcher } from '../notifiers/dispatcher.ts';
 import type { AlertState } from '../alerts/types.ts';
 
@@ -11,7 +11,7 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** The alert engine: `evaluate(now)` runs one pass (tests call it directly), `idle()` awaits deliveries. */
     alerts: {
-      evaluate(now?: number): EvaluationResult;
+      evaluate(now?: number): Promise<EvaluationResult>;
       idle(): Promise<void>;
       engine: AlertEngine;
       silences: SilenceStore;
@@ -20,7 +20,6 @@ declare module 'fastify' {
   }
 }
 
-const DAY = 86_400_000;
 const AlertsQuery = Type.Object({
   state: Type.Optional(Type.Union([Type.Literal('pending'), Type.Literal('firing'), Type.Literal('resolved')])),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
@@ -61,52 +60,53 @@ const DeliveriesQuery = Type.Object({
 export const alertsPlugin = fp(
   async (app) => {
     const cfg = app.config.alerts;
-    const deliveries = createDeliveryStore(app.db);
-    const silences = createSilenceStore(app.db);
+    const { storage } = app;
+    const silences = createSilenceStore(storage.silences);
     const externalUrl = cfg.external_url ?? `http://${app.config.host}:${app.config.port}`;
     let engine: AlertEngine | null = null;
     const dispatcher = createDispatcher({
       notifiers: app.config.notifiers,
-      deliveries,
+      deliveries: storage.notifications,
       externalUrl,
       defaultRepeatMs: cfg.repeat_interval_s * 1000,
       log: app.log,
-      onResult: (job, notifier, ok) => engine?.recordResult(job, notifier, ok),
+      onResult: async (job, notifier, ok) => engine?.recordResult(job, notifier, ok),
       clock: app.clock,
     });
     engine = createAlertEngine({
-      db: app.db, verdicts: app.verdicts, config: cfg, silences, dispatcher, log: app.log, clock: app.clock, verdictThresholds: app.config.verdicts,
+      storage, verdicts: app.verdicts, config: cfg, silences, dispatcher, log: app.log, clock: app.clock, verdictThresholds: app.config.verdicts,
     });
-    deliveries.failAbandoned(app.clock.now());
+    await storage.notifications.failAbandoned(app.clock.now());
 
-    let lastPrune = 0;
-    const evaluate = (now = app.clock.now()) => {
-      const result = engine!.evaluate(now);
+    const evaluate = async (now = app.clock.now()) => {
+      const result = await engine!.evaluate(now);
       app.collectorMetrics.alertEvaluation(result.took_ms);
-      if (now - lastPrune > 3_600_000) {
-        lastPrune = now;
-        deliveries.prune(now - cfg.history_days * DAY);
-      }
       return result;
     };
     app.decorate('alerts', { evaluate, idle: () => dispatcher.idle(), engine, silences, dispatcher });
 
     let timer: NodeJS.Timeout | null = null;
+    // A pass still running when the next is due is not overlapped: that tick is skipped.
+    let running: Promise<void> | null = null;
     if (cfg.interval_s > 0) {
       app.addHook('onReady', async () => {
         timer = setInterval(() => {
-          try {
-            const r = evaluate();
-            if (r.took_ms > 1000) app.log.warn({ took_ms: r.took_ms }, 'slow alert evaluation');
-          } catch (err) {
-            app.log.error({ err }, 'alert evaluation failed');
-          }
+          if (running) return;
+          running = evaluate()
+            .then((r) => {
+              if (r.took_ms > 1000) app.log.warn({ took_ms: r.took_ms }, 'slow alert evaluation');
+            })
+            .catch((err) => app.log.error({ err }, 'alert evaluation failed'))
+            .finally(() => {
+              running = null;
+            });
         }, cfg.interval_s * 1000);
         timer.unref();
       });
     }
     app.addHook('onClose', async () => {
       if (timer) clearInterval(timer);
+      await running;
       await dispatcher.close();
     });
 
@@ -115,23 +115,23 @@ export const alertsPlugin = fp(
 
     app.get('/api/alerts', { onRequest: read, schema: { querystring: AlertsQuery } }, async (request) => {
       const q = request.query as { state?: AlertState; limit?: number; fingerprint?: string };
-      return { alerts: engine!.list({ state: q.state, limit: q.limit ?? 500, fingerprint: q.fingerprint }) };
+      return { alerts: await engine!.list({ state: q.state, limit: q.limit ?? 500, fingerprint: q.fingerprint }) };
     });
 
     app.post('/api/silences', { onRequest: admin, schema: { body: SilenceBody } }, async (request, reply) => {
-      const silence = silences.create(request.body as SilenceInput, request.principal?.name ?? 'unknown', app.clock.now());
+      const silence = await silences.create(request.body as SilenceInput, request.principal?.name ?? 'unknown', app.clock.now());
       return reply.code(201).send({ silence });
     });
-    app.get('/api/silences', { onRequest: read }, async () => ({ silences: silences.list(app.clock.now()) }));
+    app.get('/api/silences', { onRequest: read }, async () => ({ silences: await silences.list(app.clock.now()) }));
     app.delete('/api/silences/:id', { onRequest: admin, schema: { params: Type.Object({ id: Type.String({ maxLength: 64 }) }) } }, async (request) => {
-      const silence = silences.expire((request.params as { id: string }).id, app.clock.now());
+      const silence = await silences.expire((request.params as { id: string }).id, app.clock.now());
       if (!silence) throw new BreakerboxError('BB_ERR_QUERY_NOT_FOUND', 'no such silence');
       return { silence };
     });
 
     app.get('/api/notifications', { onRequest: read, schema: { querystring: DeliveriesQuery } }, async (request) => {
       const q = request.query as { limit?: number; notifier?: string; status?: string; fingerprint?: string };
-      return { notifiers: dispatcher.status(), deliveries: deliveries.list({ ...q, limit: q.limit ?? 100 }) };
+      return { notifiers: dispatcher.status(), deliveries: await storage.notifications.deliveries({ ...q, limit: q.limit ?? 100 }) };
     });
   },
   { name: 'breakerbox-alerts' },

@@ -6,7 +6,7 @@ import { BreakerboxError } from '../errors.ts';
 import { parseJsonBody } from '../ingest/decode-body.ts';
 import { createBodyBudget, readBody } from '../ingest/read-body.ts';
 import { createRateLimiter } from '../ingest/rate-limiter.ts';
-import { batchKeys, createKeyLimiter, type KeyLimiter } from '../ingest/key-limits.ts';
+import { batchKeys, createKeyLimiter, storedKeys, type KeyLimiter } from '../ingest/key-limits.ts';
 import { createLimitCounters, type LimitCounters, type LimitName } from '../ingest/limit-counters.ts';
 import { validateBatch, type TimeBounds } from '../ingest/validate-batch.ts';
 import { createGroupCommit } from '../ingest/group-commit.ts';
@@ -31,7 +31,7 @@ declare module 'fastify' {
      * 503 with `Retry-After` so the sender keeps its data, and is reported to the storage
      * health; a success clears it.
      */
-    ingestWrite<T>(now: number, write: () => T): T;
+    ingestWrite<T>(now: number, write: () => Promise<T>): Promise<T>;
   }
 }
 
@@ -67,7 +67,7 @@ async function ingestRoutes(app: FastifyInstance): Promise<void> {
       const events = batches.reduce((n, b) => n + b.events.length, 0);
       return app.ingestWrite(now, () =>
         app.tracing.span('db.insert_batch', { 'breakerbox.events': events, 'breakerbox.batches': batches.length }, () =>
-          app.telemetry.insertBatches(batches, now),
+          app.storage.telemetry.insertBatches(batches, now),
         ),
       );
     },
@@ -120,7 +120,8 @@ async function ingestRoutes(app: FastifyInstance): Promise<void> {
         throw err;
       }
       const principal = request.principal!;
-      const keys = batchKeys(batch, (key) => queuedKeys.has(keyId(key)) || app.telemetry.findKeyId(key) !== undefined);
+      const stored = await storedKeys([batch], (list) => app.storage.telemetry.findKeyIds(list));
+      const keys = batchKeys(batch, (key) => queuedKeys.has(keyId(key)) || stored(key));
       const admission = app.keyLimits.admit({ id: principal.tokenId, name: principal.name }, [{ source: batch.source, keys }], now);
       // Counted as soon as queued, so batches queued together are held to the caps as if written one by one.
       admission.commit();
@@ -160,26 +161,26 @@ export const ingestPlugin = fp(
         });
       }
       // Refused before the body is read, so the sender keeps its batch and retries later.
-      const retryS = app.dbHealth.admit(Date.now());
+      const retryS = await app.storage.health.admit(Date.now());
       if (retryS > 0) {
         counters.hit('storage_unavailable');
         throw new BreakerboxError('BB_ERR_STORE_UNAVAILABLE', undefined, { headers: { 'retry-after': String(retryS) } });
       }
     };
     app.decorate('ingestGuard', [app.requireRight('ingest'), admit]);
-    app.decorate('ingestWrite', <T>(now: number, write: () => T): T => {
+    app.decorate('ingestWrite', async <T>(now: number, write: () => Promise<T>): Promise<T> => {
       let result: T;
       try {
-        result = write();
+        result = await write();
       } catch (err) {
-        if (!app.dbHealth.writeFailed(err, now)) throw err;
+        if (!(await app.storage.health.writeFailed(err, now))) throw err;
         counters.hit('storage_unavailable');
         throw new BreakerboxError('BB_ERR_STORE_UNAVAILABLE', undefined, {
           cause: err,
           headers: { 'retry-after': String(config.storage.retry_after_s) },
         });
       }
-      app.dbHealth.writeSucceeded();
+      await app.storage.health.writeSucceeded();
       return result;
     });
     app.decorate('ingestTimeBounds', (now: number): TimeBounds => ({

@@ -4,7 +4,6 @@ import fp from 'fastify-plugin';
 import { createCollectorMetrics, type CollectorMetrics } from '../metrics/collector-health.ts';
 import type { KeyStateNow } from '../metrics/key-families.ts';
 import { metricsPage } from '../metrics/page.ts';
-import { createMetricsReads } from '../storage/metrics-reads.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -22,11 +21,10 @@ const QUEUE_WAIT_MS = 30_000;
  */
 export const collectorMetricsPlugin = fp(
   async (app) => {
-    const reads = createMetricsReads(app.db, app.config.db);
     app.decorate(
       'collectorMetrics',
       createCollectorMetrics({
-        fileSizes: () => reads.fileSizes(),
+        fileSizes: () => app.storage.metrics.sizes(),
         // The alerts plugin registers later; at scrape time it is there.
         deliveries: () => (app.hasDecorator('alerts') ? app.alerts.dispatcher.counts() : []),
         ingestRefusals: () => (app.hasDecorator('ingestLimits') ? app.ingestLimits.snapshot() : {}),
@@ -44,12 +42,11 @@ export const collectorMetricsPlugin = fp(
 export const metricsPlugin = fp(
   async (app) => {
     const { open, window_s: windowS, max_series: maxSeries, state_gauges: stateGauges } = app.config.metrics;
-    const reads = createMetricsReads(app.db, app.config.db);
-    const states = (): Map<number, KeyStateNow> => {
+    const states = async (): Promise<Map<number, KeyStateNow>> => {
       const now = app.clock.now();
       const out = new Map<number, KeyStateNow>();
       if (!stateGauges) return out;
-      for (const a of app.verdicts.analyse({ from: now - windowS * 1000, to: now })) {
+      for (const a of await app.verdicts.analyse({ from: now - windowS * 1000, to: now })) {
         out.set(a.info.id, {
           closed: a.state.closed,
           open: a.state.open,
@@ -69,7 +66,7 @@ export const metricsPlugin = fp(
       queue = new Promise<void>((resolve) => (release = resolve));
       try {
         await Promise.race([previous, sleep(QUEUE_WAIT_MS, undefined, { ref: false })]);
-        yield* metricsPage({ health: app.collectorMetrics, reads, states, maxSeries });
+        yield* metricsPage({ health: app.collectorMetrics, storage: app.storage, states, maxSeries });
       } finally {
         release();
       }

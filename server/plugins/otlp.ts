@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { keyId, type BreakerKey, type TelemetryBatch } from '@breakerbox/protocol';
+import { keyId, type TelemetryBatch } from '@breakerbox/protocol';
 import { BreakerboxError, type ErrorBody } from '../errors.ts';
 import { inflateBody, parseJson } from '../ingest/decode-body.ts';
 import { validateBatch } from '../ingest/validate-batch.ts';
-import { batchKeys } from '../ingest/key-limits.ts';
+import { batchKeys, storedKeys } from '../ingest/key-limits.ts';
 import type { Rejections } from '../otlp/rejections.ts';
 import { decodeLogsJson, decodeMetricsJson } from '../otlp/decode-json.ts';
 import { decodeLogsProtobuf, decodeMetricsProtobuf } from '../otlp/decode-protobuf.ts';
@@ -78,9 +78,9 @@ async function otlpRoutes(app: FastifyInstance): Promise<void> {
    * the per-minute rate (nothing stored, the exporter retries), else the events of the keys
    * over a cap a retry cannot clear are dropped and their points counted as refused.
    */
-  const admitKeys = (request: FastifyRequest, batches: TelemetryBatch[], pointsPerKey: Map<string, number>, rejected: Rejections, now: number) => {
+  const admitKeys = async (request: FastifyRequest, batches: TelemetryBatch[], pointsPerKey: Map<string, number>, rejected: Rejections, now: number) => {
     const principal = request.principal!;
-    const isStored = (key: BreakerKey) => app.telemetry.findKeyId(key) !== undefined;
+    const isStored = await storedKeys(batches, (keys) => app.storage.telemetry.findKeyIds(keys));
     const admission = app.keyLimits.admit(
       { id: principal.tokenId, name: principal.name },
       batches.map((b) => ({ source: b.source, keys: batchKeys(b, isStored) })),
@@ -96,7 +96,7 @@ async function otlpRoutes(app: FastifyInstance): Promise<void> {
   };
 
   /** Validates and stores the batches of one request in one transaction, ids derived from its bytes. */
-  const store = (signal: Signal, request: FastifyRequest, mapped: { batches: TelemetryBatch[]; rejected: Rejections; pointsPerKey: Map<string, number> }, now: number): void => {
+  const store = async (signal: Signal, request: FastifyRequest, mapped: { batches: TelemetryBatch[]; rejected: Rejections; pointsPerKey: Map<string, number> }, now: number): Promise<void> => {
     const digest = createHash('sha256').update(request.body as Buffer).digest('hex');
     const bounds = app.ingestTimeBounds(now);
     const chunks: TelemetryBatch[] = [];
@@ -109,10 +109,10 @@ async function otlpRoutes(app: FastifyInstance): Promise<void> {
     if (chunks.length === 0) return;
     // Checked after validation, so a request refused as invalid takes no key slots; the chunks
     // keep the ids derived from the whole request, so a retried request is still a duplicate.
-    const { batches: admitted, admission } = admitKeys(request, chunks, mapped.pointsPerKey, mapped.rejected, now);
+    const { batches: admitted, admission } = await admitKeys(request, chunks, mapped.pointsPerKey, mapped.rejected, now);
     if (admitted.length > 0) {
       const events = admitted.reduce((n, c) => n + c.events.length, 0);
-      app.ingestWrite(now, () => app.tracing.span('db.insert_batch', { 'breakerbox.events': events, 'breakerbox.otlp': signal }, () => app.telemetry.insertBatches(admitted, now)));
+      await app.ingestWrite(now, () => app.tracing.span('db.insert_batch', { 'breakerbox.events': events, 'breakerbox.otlp': signal }, () => app.storage.telemetry.insertBatches(admitted, now)));
     }
     admission.commit();
   };
@@ -130,7 +130,7 @@ async function otlpRoutes(app: FastifyInstance): Promise<void> {
     const resources = decode(request, decodeMetricsProtobuf, decodeMetricsJson);
     const deltas = series.stage();
     const mapped = metricsToWindows(resources, deltas, app.ingestTimeBounds(now));
-    store('metrics', request, mapped, now);
+    await store('metrics', request, mapped, now);
     deltas.commit(); // only once stored: a request that failed leaves the series where they were
     return answer(reply, request, 'metrics', mapped.rejected.count, mapped.rejected.message());
   });
@@ -139,7 +139,7 @@ async function otlpRoutes(app: FastifyInstance): Promise<void> {
     const now = Date.now();
     const resources = decode(request, decodeLogsProtobuf, decodeLogsJson);
     const mapped = logsToEvents(resources, app.ingestTimeBounds(now), now);
-    store('logs', request, mapped, now);
+    await store('logs', request, mapped, now);
     return answer(reply, request, 'logs', mapped.rejected.count, mapped.rejected.message());
   });
 }

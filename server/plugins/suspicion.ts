@@ -1,15 +1,15 @@
 import fp from 'fastify-plugin';
 import { Type, type Static } from '@sinclair/typebox';
 import { BreakerKeySchema, ErrorReplySchema } from '@breakerbox/protocol';
-import { createSuspicionStore, type SuspicionStore } from '../storage/suspicion-store.ts';
+import type { SuspicionsPart } from '../storage/storage.ts';
 import { createSuspicionTrigger, type TriggerResult } from '../suspicion/trigger.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
     /** Probe on suspicion: `evaluate(now)` runs one trigger pass (tests call it directly). */
     suspicion: {
-      store: SuspicionStore;
-      evaluate(now?: number): TriggerResult;
+      store: SuspicionsPart;
+      evaluate(now?: number): Promise<TriggerResult>;
     };
   }
 }
@@ -50,27 +50,32 @@ const RECHECK_MS = 500;
 export const suspicionPlugin = fp(
   async (app) => {
     const cfg = app.config.suspicion;
-    const store = createSuspicionStore(app.db);
+    const store = app.storage.suspicions;
     const waiters = new Map<string, Set<() => void>>();
     let closing = false;
     const wake = (locations: string[]) => {
       for (const l of locations) for (const w of waiters.get(l) ?? []) w();
     };
     const trigger = createSuspicionTrigger(store, cfg, wake);
-    const evaluate = (now = app.clock.now()): TriggerResult =>
+    const evaluate = async (now = app.clock.now()): Promise<TriggerResult> =>
       cfg.enabled ? trigger.evaluate(now) : { degrading: 0, opened: [] };
     app.decorate('suspicion', { store, evaluate });
 
     let timer: NodeJS.Timeout | null = null;
+    let running: Promise<void> | null = null;
     if (cfg.enabled && cfg.interval_s > 0) {
       app.addHook('onReady', async () => {
         timer = setInterval(() => {
-          try {
-            const r = evaluate();
-            for (const s of r.opened) app.log.info({ key_id: s.keyId, reason: s.reason, locations: s.locations }, 'probe on suspicion: probes requested');
-          } catch (err) {
-            app.log.error({ err }, 'suspicion trigger failed');
-          }
+          // A pass still running when the next is due is not overlapped: that tick is skipped.
+          if (running) return;
+          running = evaluate()
+            .then((r) => {
+              for (const s of r.opened) app.log.info({ key_id: s.keyId, reason: s.reason, locations: s.locations }, 'probe on suspicion: probes requested');
+            })
+            .catch((err) => app.log.error({ err }, 'suspicion trigger failed'))
+            .finally(() => {
+              running = null;
+            });
         }, cfg.interval_s * 1000);
         timer.unref();
       });
@@ -81,6 +86,7 @@ export const suspicionPlugin = fp(
     });
     app.addHook('onClose', async () => {
       if (timer) clearInterval(timer);
+      await running;
     });
 
     const ingest = app.requireRight('ingest');
@@ -105,7 +111,7 @@ export const suspicionPlugin = fp(
           aborted = true;
         });
         for (;;) {
-          const requests = cfg.enabled ? store.take(q.location, app.clock.now(), max) : [];
+          const requests = cfg.enabled ? await store.take(q.location, app.clock.now(), max) : [];
           const left = deadline - performance.now();
           if (requests.length > 0 || left <= 0 || closing || aborted) {
             // With nothing asked, a prober that is not waiting (wait_s=0) is told to come back later.

@@ -38,15 +38,31 @@ export const tracingPlugin = fp(async (app) => {
   app.decorate('tracing', {
     span(name, attributes, fn) {
       return tracer.startActiveSpan(name, { attributes }, (span) => {
-        try {
-          return fn();
-        } catch (err) {
+        const failed = (err: unknown) => {
           span.recordException(err as Error);
           span.setStatus({ code: api.SpanStatusCode.ERROR });
-          throw err;
-        } finally {
+        };
+        let result;
+        try {
+          result = fn();
+        } catch (err) {
+          failed(err);
           span.end();
+          throw err;
         }
+        // A storage write answers with a promise: the span lasts until it settles.
+        if (result instanceof Promise) {
+          return result.then(
+            (value) => (span.end(), value),
+            (err) => {
+              failed(err);
+              span.end();
+              throw err;
+            },
+          ) as typeof result;
+        }
+        span.end();
+        return result;
       });
     },
   } satisfies Tracing);

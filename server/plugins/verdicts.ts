@@ -38,22 +38,18 @@ const KeyQuery = Type.Object({
 });
 const CostQuery = Type.Object({ ...WindowParams, step: Type.Optional(Millis), operation: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })) });
 
-/** How far back the background job keeps hourly aggregates built: a 7 d window plus its 24 h baseline. */
-const WARM_SPAN_MS = 8 * DAY;
-const WARM_INTERVAL_MS = 60_000;
-
 /**
  * Verdicts and the views built on them: `GET /api/verdicts`, `/api/incidents`, `/api/key`, `/api/cost`,
- * `/api/probes` (docs/api.md). A background job builds the hourly aggregates that long
- * windows read, so requests never write.
+ * `/api/probes` (docs/api.md). The hourly aggregates long windows read are built by the
+ * storage plugin's background job, so requests never write.
  */
 export const verdictsPlugin = fp(
   async (app) => {
     const s = app.config.suspicion;
     // Probe on suspicion: verdicts wait for the probes asked for (docs/alerts.md).
     const pendingMaxMs = s.enabled ? s.pending_max_s * 1000 : null;
-    const pending = pendingMaxMs === null ? undefined : pendingProbesSource(app.suspicion.store, pendingMaxMs);
-    const engine = createVerdictEngine(app.db, app.config.verdicts, app.clock, pending);
+    const pending = pendingMaxMs === null ? undefined : pendingProbesSource(app.storage.suspicions, pendingMaxMs);
+    const engine = createVerdictEngine(app.storage, app.config.verdicts, pending);
     const maxSpanMs = app.config.retention.rollup_days * DAY;
     app.decorate('verdicts', engine);
     const here = inThreadReads(engine);
@@ -69,25 +65,7 @@ export const verdictsPlugin = fp(
     app.decorate('fleetReads', fleetReads);
     app.decorate('resolveWindow', (query: WindowQuery, defaultWindow: string) => parseWindow(query, app.clock.now(), { defaultWindow, maxSpanMs }));
 
-    let warming: Promise<unknown> | null = null;
-    let closed = false;
-    const warm = () => {
-      if (warming || closed) return;
-      warming = app.collectorMetrics
-        .timeJob('rollup', engine.hours.warm(Math.min(WARM_SPAN_MS, maxSpanMs)))
-        .then(() => engine.hours.prune(app.clock.now() - maxSpanMs))
-        .catch((err) => app.log.error({ err }, 'building hourly aggregates failed'))
-        .finally(() => {
-          warming = null;
-        });
-    };
-    const timer = setInterval(warm, WARM_INTERVAL_MS);
-    timer.unref();
-    app.addHook('onReady', async () => warm());
     app.addHook('onClose', async () => {
-      closed = true;
-      clearInterval(timer);
-      await warming;
       await fleetReads.close();
     });
 
@@ -105,7 +83,7 @@ export const verdictsPlugin = fp(
       const q = request.query as WindowQuery & { provider: string; endpoint: string; model: string; region?: string };
       const range = app.resolveWindow(q, '1h');
       const key = { provider: q.provider, endpoint: q.endpoint, model: q.model, ...(q.region ? { region: q.region } : {}) };
-      const detail = engine.keyDetail(key, range, parseStep(q.step, range));
+      const detail = await engine.keyDetail(key, range, parseStep(q.step, range));
       if (!detail) throw new BreakerboxError('BB_ERR_QUERY_NOT_FOUND', 'no such key has reported');
       return detail;
     });
@@ -118,13 +96,13 @@ export const verdictsPlugin = fp(
 
     app.get('/api/incidents', { onRequest: read, schema: { querystring: Windowed } }, async (request) => {
       const range = app.resolveWindow(request.query as WindowQuery, '15m');
-      return { window: range, incidents: engine.incidents(range) };
+      return { window: range, incidents: await engine.incidents(range) };
     });
 
     app.get('/api/probes', { onRequest: read, schema: { querystring: PagedWindow } }, async (request) => {
       const q = request.query as WindowQuery & { limit?: string; cursor?: string };
       const at = pageRequest(q, paging);
-      return probesPage(engine.probes(at.range ?? app.resolveWindow(q, '1h')), at);
+      return probesPage(await engine.probes(at.range ?? app.resolveWindow(q, '1h')), at);
     });
 
   },

@@ -3,7 +3,7 @@ import {
   type ProbeEvent, type TasksEvent, type TransitionEvent, type WindowEvent,
 } from '@breakerbox/protocol';
 import { addHistogram, addValue } from './histogram.ts';
-import type { Db } from './database.ts';
+import type { Db } from './sqlite/database.ts';
 
 const KEY_COUNTERS = KEY_COLUMNS;
 const TASK_COUNTERS = TASK_COLUMNS;

@@ -5,7 +5,7 @@
  */
 import { PROVIDER_CLASSES } from '@breakerbox/protocol';
 import type { Config } from '../config/schema.ts';
-import type { RecentTransition, RecentWindow } from '../storage/suspicion-store.ts';
+import type { RecentTransition, RecentWindow } from '../storage/storage.ts';
 
 /** The `suspicion` config section. */
 export type SuspicionConfig = Config['suspicion'];

@@ -4,7 +4,7 @@
  * requests for every prober location covering the key — bounded per key (one burst per
  * `cooldown_s`) and per location (`max_per_location_per_hour`).
  */
-import type { SuspicionRow, SuspicionStore } from '../storage/suspicion-store.ts';
+import type { SuspicionRow, SuspicionsPart } from '../storage/storage.ts';
 import { detectDegradations, type SuspicionConfig } from './detect.ts';
 
 const HOUR = 3_600_000;
@@ -21,31 +21,32 @@ export interface TriggerResult {
 
 /** The trigger over the store. */
 export interface SuspicionTrigger {
-  evaluate(now: number): TriggerResult;
+  evaluate(now: number): Promise<TriggerResult>;
 }
 
 /** Creates the trigger; `onQueued` hears the locations that have new requests (long-polls wake). */
-export function createSuspicionTrigger(store: SuspicionStore, t: SuspicionConfig, onQueued: (locations: string[]) => void): SuspicionTrigger {
+export function createSuspicionTrigger(store: SuspicionsPart, t: SuspicionConfig, onQueued: (locations: string[]) => void): SuspicionTrigger {
   return {
-    evaluate(now) {
-      const found = detectDegradations(store.windowsSince(now - t.window_s * 1000), store.transitionsSince(now - TRANSITION_LOOKBACK_MS), now, t);
+    async evaluate(now) {
+      const [windows, transitions] = await Promise.all([store.windowsSince(now - t.window_s * 1000), store.transitionsSince(now - TRANSITION_LOOKBACK_MS)]);
+      const found = detectDegradations(windows, transitions, now, t);
       const opened: SuspicionRow[] = [];
       for (const d of found) {
-        const last = store.latest(d.keyId, now);
+        const last = await store.latest(d.keyId, now);
         if (last && now - last.triggeredAt < t.cooldown_s * 1000) continue;
-        const covering = store.coveringLocations(d.keyId, now - t.coverage_lookback_s * 1000);
+        const covering = await store.coveringLocations(d.keyId, now - t.coverage_lookback_s * 1000);
         // A key no prober covers has no probe side to wait for.
         if (covering.length === 0) continue;
         const requests: { location: string; notBefore: number[] }[] = [];
         for (const location of covering) {
-          const left = t.max_per_location_per_hour - store.requestedOf(location, now - HOUR);
+          const left = t.max_per_location_per_hour - (await store.requestedOf(location, now - HOUR));
           const n = Math.min(t.burst, left);
           if (n <= 0) continue;
           requests.push({ location, notBefore: Array.from({ length: n }, (_, i) => now + Math.round(i * t.burst_gap_s * 1000)) });
         }
         // Recorded even when every location's budget is spent: the verdict still must not
         // rest on probes older than the degradation.
-        opened.push(store.open({ keyId: d.keyId, startedAt: d.startedAt, triggeredAt: now, reason: d.reason, requests, ttlMs: t.request_ttl_s * 1000 }));
+        opened.push(await store.open({ keyId: d.keyId, startedAt: d.startedAt, triggeredAt: now, reason: d.reason, requests, ttlMs: t.request_ttl_s * 1000 }));
       }
       const locations = [...new Set(opened.flatMap((s) => s.locations))];
       if (locations.length > 0) onQueued(locations);

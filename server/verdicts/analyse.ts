@@ -3,11 +3,10 @@ import { alternativeOf } from './alternative.ts';
 import { addInto, newKeySums, newProbeSums, type KeySums, type ProbeSums } from './counters.ts';
 import { evidence } from './evidence.ts';
 import { joinGroups, nearMatches } from './key-join.ts';
-import { proberHealth, type LocationHealth } from './prober-health.ts';
+import { proberHealthOf, type LocationHealth } from './prober-health.ts';
+import type { InstanceSums, KeyInfo, ProbeMinute, SourceInfo, Storage } from '../storage/storage.ts';
 import { clientFigures, isClientDegraded, probeFigures, share, type VerdictThresholds } from './figures.ts';
-import type { KeyInfo, Lookups, SourceInfo, InstanceSums } from './lookups.ts';
 import { isOpenState, type InstanceState, type OpenShareReader, type OpenTime } from './open-share.ts';
-import type { ProbeMinute, RollupReader } from './rollup-reader.ts';
 import { decide, type Decision } from './rules.ts';
 import { freshenProbes, holdBeforeAsking, holdForProbes, type PendingProbesSource } from './pending-probes.ts';
 import type { Alternative, ClientFigures, KeyState, PartHealth, ProbeFigures } from './types.ts';
@@ -43,10 +42,8 @@ export interface KeyAnalysis {
 
 /** What `analyse` reads through. */
 export interface AnalyseDeps {
-  reader: RollupReader;
+  storage: Pick<Storage, 'telemetry' | 'rollups' | 'events'>;
   openShare: OpenShareReader;
-  lookups: Lookups;
-  instanceSums: (keyId: number, from: number, to: number) => Map<number, InstanceSums>;
   thresholds: VerdictThresholds;
   /** Probe on suspicion: verdicts wait for requested probes (absent: they never wait). */
   pending?: PendingProbesSource;
@@ -75,28 +72,32 @@ export function keyState(instances: SourceInfo[], states: Map<number, InstanceSt
  * Computes figures, verdict, hint and evidence for every key seen in `range` (or every
  * known key with `all`, or one key with `keyId`) from the rollups and the raw transitions.
  */
-export function analyse(deps: AnalyseDeps, range: TimeRange, options: { keyId?: number; all?: boolean } = {}): KeyAnalysis[] {
-  const { reader, thresholds: t } = deps;
+export async function analyse(deps: AnalyseDeps, range: TimeRange, options: { keyId?: number; all?: boolean } = {}): Promise<KeyAnalysis[]> {
+  const { storage, thresholds: t } = deps;
+  const { rollups: reader } = storage;
   const { from, to } = range;
   const first = floorMinute(from);
   const keyId = options.keyId;
-  const keys = deps.lookups.keys();
-  const sources = deps.lookups.sources();
-  const byService = reader.keyServiceSums(first, to, keyId);
-  const reporting = reader.keySources(first, to, keyId);
-  const open = deps.openShare.compute(from, to, reporting, keyId);
-  const fallback = reader.fallbackByService(first, to);
-  const keyedFallback = reader.fallbackByKey(first, to);
-  let withFallbacks: Map<number, boolean> | null = null;
+  const [keys, sources, byService, reporting, fallback, keyedFallback] = await Promise.all([
+    storage.telemetry.keys(),
+    storage.telemetry.sources(),
+    reader.keyServiceSums(first, to, keyId),
+    reader.keySources(first, to, keyId),
+    reader.fallbackByService(first, to),
+    reader.fallbackByKey(first, to),
+  ]);
+  const open = await deps.openShare.compute(from, to, reporting, keyId);
+  // Which keys' config lists fallbacks matters only for services whose tasks carry no key.
+  const withFallbacks = [...fallback].some(([service, f]) => !keyedFallback.has(service) && f.invoked > 0) ? await storage.events.hasFallbacks() : null;
 
   // Probes of every key: prober health is judged across keys, and aliases join keys.
-  const probeFiguresOf = probeTable(deps, range);
-  const health = proberHealth(probeFiguresOf.all, keys, () => reader.probeFailureClasses(Math.max(from, to - t.probe_recent_lookback_s * 1000), to), t);
+  const probeFiguresOf = await probeTable(deps, range);
+  const health = await proberHealthOf(probeFiguresOf.all, keys, () => storage.events.probeFailureClasses(Math.max(from, to - t.probe_recent_lookback_s * 1000), to), t);
   const setAside = new Set([...health.values()].filter((h) => h.status === 'unhealthy').map((h) => h.location));
   const groups = joinGroups(keys, t.provider_aliases);
   const hasClients = (id: number) => byService.has(id) || reporting.has(id) || open.perKey.has(id) || open.opens.has(id);
   const probed = new Set(probeFiguresOf.all.keys());
-  const suspicions = deps.pending?.latestPerKey(from, to) ?? new Map();
+  const suspicions = (await deps.pending?.latestPerKey(from, to)) ?? new Map();
 
   const ids = new Set<number>([...byService.keys(), ...probeFiguresOf.all.keys(), ...reporting.keys(), ...open.perKey.keys(), ...open.opens.keys()]);
   if (options.all) for (const id of keys.keys()) ids.add(id);
@@ -134,10 +135,7 @@ export function analyse(deps: AnalyseDeps, range: TimeRange, options: { keyId?: 
     for (const service of serviceIds) {
       const keyed = keyedFallback.get(service);
       let f = keyed ? keyed.get(id) : fallback.get(service);
-      if (!keyed && f && f.invoked > 0) {
-        withFallbacks ??= reader.hasFallbacks();
-        if (withFallbacks.get(id) === false) f = undefined;
-      }
+      if (!keyed && f && f.invoked > 0 && withFallbacks?.get(id) === false) f = undefined;
       if (f) {
         fb.invoked += f.invoked;
         fb.failed += f.failed;
@@ -155,19 +153,19 @@ export function analyse(deps: AnalyseDeps, range: TimeRange, options: { keyId?: 
     const near = Object.keys(probes).length === 0 ? nearMatches(info.key, keys, probed) : [];
     // A degradation the probers were asked about: its probe side is what they saw since it began.
     const suspicion = clients.degraded ? suspicions.get(id) : undefined;
-    const fresh = suspicion ? deps.pending!.probesSince(id, suspicion.startedAt, to) : null;
+    const fresh = suspicion ? await deps.pending!.probesSince(id, suspicion.startedAt, to) : null;
     if (fresh) {
       freshenProbes(usable, fresh, t);
       for (const location of Object.keys(usable)) probes[location] = usable[location]!;
     }
 
     const openPerSource = openTime?.perSource ?? new Map<number, OpenTime>();
-    const decided = decide(clients, usable, () => fleetParts(deps, id, range, services, instances, openPerSource), t);
+    const decided = await decideWithFleet(clients, usable, () => fleetParts(deps, id, range, services, instances, openPerSource), t);
     const named: Decision =
       decided.verdict === 'insufficient_data' && decided.hint === 'no_probes' && Object.keys(probes).length > 0 ? { ...decided, hint: 'probes_set_aside' } : decided;
     const decision = suspicion && fresh
       ? holdForProbes(named, suspicion, fresh, Object.keys(usable), to, deps.pending!.pendingMaxMs, t)
-      : deps.pending && clients.degraded ? holdOpen(deps.pending, id, named, states, Object.keys(usable), to, t) : named;
+      : deps.pending && clients.degraded ? await holdOpen(deps.pending, id, named, states, Object.keys(usable), to, t) : named;
     const state = keyState(instances, states);
     const joined = joinedIds.map((other) => keys.get(other)!.key);
     const context = { stateText: state.open + state.half_open > 0 ? state.text : null, joined, near, health, aliases: t.provider_aliases, key: info.key };
@@ -193,15 +191,23 @@ export function analyse(deps: AnalyseDeps, range: TimeRange, options: { keyId?: 
   return out;
 }
 
+/** `decide`, reading the fleet split (a query) only when the rules ask for it. */
+async function decideWithFleet(c: ClientFigures, probes: Record<string, ProbeFigures>, fleet: () => Promise<PartHealth[]>, t: VerdictThresholds): Promise<Decision> {
+  let wanted = false;
+  const first = decide(c, probes, () => ((wanted = true), []), t);
+  return wanted ? decide(c, probes, await fleet(), t) : first;
+}
+
 /** Probe figures of every key over the window, and of several keys merged (an alias join). */
-function probeTable(deps: AnalyseDeps, range: TimeRange) {
-  const { reader, thresholds: t } = deps;
+async function probeTable(deps: AnalyseDeps, range: TimeRange) {
+  const { thresholds: t } = deps;
+  const reader = deps.storage.rollups;
   const first = floorMinute(range.from);
   const recentFirst = Math.max(first, floorMinute(range.to - t.probe_recent_lookback_s * 1000));
   // A window no longer than the recent-probe lookback is read once, minute by minute.
-  const both = recentFirst === first ? reader.probesBoth(first, range.to) : null;
-  const sums = both?.sums ?? reader.probeSums(first, range.to);
-  const recent = both?.recent ?? reader.recentProbes(recentFirst, range.to);
+  const both = recentFirst === first ? await reader.probesBoth(first, range.to) : null;
+  const sums = both?.sums ?? (await reader.probeSums(first, range.to));
+  const recent = both?.recent ?? (await reader.recentProbes(recentFirst, range.to));
   const all = new Map<number, Record<string, ProbeFigures>>();
   for (const id of new Set([...sums.keys(), ...recent.keys()])) {
     const out: Record<string, ProbeFigures> = {};
@@ -238,16 +244,16 @@ function probeTable(deps: AnalyseDeps, range: TimeRange) {
  * The fleet split for the `local` hint: by service when several report the key, else by
  * instance from the raw windows of the last `instance_lookback_s` of the window.
  */
-function fleetParts(
+async function fleetParts(
   deps: AnalyseDeps,
   keyId: number,
   range: TimeRange,
   services: Map<number, KeySums>,
   instances: SourceInfo[],
   openPerSource: Map<number, OpenTime>,
-): PartHealth[] {
+): Promise<PartHealth[]> {
   const t = deps.thresholds;
-  const names = deps.lookups.services();
+  const names = await deps.storage.telemetry.services();
   if (services.size > 1) {
     return [...services].map(([serviceId, sums]) => {
       let openMs = 0;
@@ -263,7 +269,7 @@ function fleetParts(
     });
   }
   if (instances.length < 2) return [];
-  const raw = deps.instanceSums(keyId, Math.max(range.from, range.to - t.instance_lookback_s * 1000), range.to);
+  const raw: Map<number, InstanceSums> = await deps.storage.rollups.instanceSums(keyId, Math.max(range.from, range.to - t.instance_lookback_s * 1000), range.to);
   return instances.map((s) => {
     const r = raw.get(s.id);
     const calls = r?.calls ?? 0;
@@ -283,9 +289,9 @@ function fleetParts(
 }
 
 /** Not asked yet: a breaker open now, since its earliest open instance's last change, waits for probes newer than that. */
-function holdOpen(pending: PendingProbesSource, keyId: number, d: Decision, states: Map<number, InstanceState>, usable: string[], to: number, t: VerdictThresholds): Decision {
+async function holdOpen(pending: PendingProbesSource, keyId: number, d: Decision, states: Map<number, InstanceState>, usable: string[], to: number, t: VerdictThresholds): Promise<Decision> {
   let openSince = Infinity;
   for (const st of states.values()) if (isOpenState(st.state)) openSince = Math.min(openSince, st.since);
   if (openSince === Infinity) return d;
-  return holdBeforeAsking(d, openSince, pending.probesSince(keyId, openSince, to), usable, to, pending.pendingMaxMs, t);
+  return holdBeforeAsking(d, openSince, await pending.probesSince(keyId, openSince, to), usable, to, pending.pendingMaxMs, t);
 }

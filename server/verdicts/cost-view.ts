@@ -1,4 +1,4 @@
-import type { Db } from '../storage/database.ts';
+import type { RollupsPart } from '../storage/storage.ts';
 import { floorMinute, type TimeRange } from './window.ts';
 
 const MINUTE = 60_000;
@@ -49,32 +49,20 @@ function levelShares(v: Float64Array): Levels {
 
 /**
  * Cost per successful task per operation over the window and per step, each against its own
- * trailing baseline (the `baseline_ms` before), with failover level shares. Reads task_minutes.
+ * trailing baseline (the `baseline_ms` before), with failover level shares, from the task rollups.
  */
-export function costView(db: Db, range: TimeRange, step: number, operation?: string, baselineMs = DAY): CostView {
+export async function costView(rollups: Pick<RollupsPart, 'taskMinutes' | 'taskServices'>, range: TimeRange, step: number, operation?: string, baselineMs = DAY): Promise<CostView> {
   const first = floorMinute(range.from);
   const dataFirst = first - baselineMs;
-  const filter = operation === undefined ? '' : 'AND operation = ?';
-  const rows = db
-    .prepare(`SELECT operation, minute, SUM(completed), SUM(failed), SUM(degraded), SUM(attempts), SUM(cost_usd),
-      SUM(level0), SUM(level1), SUM(level2), SUM(level3), SUM(level4), SUM(fallback_invoked), SUM(fallback_failed)
-      FROM task_minutes WHERE minute >= ? AND minute < ? ${filter} GROUP BY operation, minute`)
-    .raw()
-    .all(...[dataFirst, range.to, ...(operation === undefined ? [] : [operation])]) as (string | number)[][];
-  const serviceRows = db
-    .prepare(`SELECT DISTINCT t.operation, v.name FROM task_minutes t JOIN services v ON v.id = t.service_id
-      WHERE t.minute >= ? AND t.minute < ? ${filter.replace('operation', 't.operation')} ORDER BY v.name`)
-    .raw()
-    .all(...[first, range.to, ...(operation === undefined ? [] : [operation])]) as string[][];
+  const [rows, serviceRows] = await Promise.all([rollups.taskMinutes(dataFirst, range.to, operation), rollups.taskServices(first, range.to, operation)]);
 
   const minutes = Math.ceil((range.to - dataFirst) / MINUTE);
   const byOp = new Map<string, Float64Array>();
   for (const row of rows) {
-    const op = row[0] as string;
-    let data = byOp.get(op);
-    if (!data) byOp.set(op, (data = new Float64Array(minutes * WIDTH)));
-    const at = (((row[1] as number) - dataFirst) / MINUTE) * WIDTH;
-    for (let i = 0; i < WIDTH; i++) data[at + i] = (row[2 + i] as number) ?? 0;
+    let data = byOp.get(row.operation);
+    if (!data) byOp.set(row.operation, (data = new Float64Array(minutes * WIDTH)));
+    const at = ((row.minute - dataFirst) / MINUTE) * WIDTH;
+    for (let i = 0; i < WIDTH; i++) data[at + i] = row.values[i] ?? 0;
   }
 
   const operations: OperationCost[] = [];
@@ -113,7 +101,7 @@ export function costView(db: Db, range: TimeRange, step: number, operation?: str
     }
     operations.push({
       operation: op,
-      services: serviceRows.filter((r) => r[0] === op).map((r) => r[1]!),
+      services: serviceRows.filter((r) => r.operation === op).map((r) => r.service),
       completed: win[C.completed]!,
       failed: win[C.failed]!,
       degraded: win[C.degraded]!,

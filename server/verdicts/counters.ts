@@ -50,5 +50,3 @@ export function histogramOf(sums: Float64Array, start: number): number[] {
   return Array.from(sums.subarray(start, start + ROLLUP_BUCKETS));
 }
 
-/** `SUM(col), ...` for a column list, for GROUP BY queries. */
-export const sumList = (cols: readonly string[]): string => cols.map((c) => `SUM(${c})`).join(', ');

@@ -53,17 +53,18 @@ function perMinute(minutes: Map<number, Map<number, KeySums>>): Map<number, { re
 }
 
 /** The health of each declared fallback of `primaryId` over `range`. */
-export function fallbackHealth(deps: Pick<AnalyseDeps, 'reader' | 'lookups'>, primaryId: number, fallbacks: unknown, range: TimeRange): FallbackHealth[] {
+export async function fallbackHealth(deps: Pick<AnalyseDeps, 'storage'>, primaryId: number, fallbacks: unknown, range: TimeRange): Promise<FallbackHealth[]> {
   if (!Array.isArray(fallbacks) || fallbacks.length === 0) return [];
   const first = floorMinute(range.from);
-  const primary = perMinute(deps.reader.keyMinutes(primaryId, first, range.to));
-  const known = [...deps.lookups.keys().values()];
-  return (fallbacks as BreakerKey[]).map((key) => {
+  const { rollups } = deps.storage;
+  const primary = perMinute(await rollups.keyMinutes(primaryId, first, range.to));
+  const known = [...(await deps.storage.telemetry.keys()).values()];
+  return Promise.all((fallbacks as BreakerKey[]).map(async (key) => {
     const id = known.find((k) => sameKey(k.key, key))?.id;
     const h: FallbackHealth = { key, calls: 0, ok: 0, success_share: null, max_share_of_primary: null, max_share_at: null };
     if (id === undefined) return h;
     let attempts = 0;
-    for (const [m, row] of perMinute(deps.reader.keyMinutes(id, first, range.to))) {
+    for (const [m, row] of perMinute(await rollups.keyMinutes(id, first, range.to))) {
       h.calls += row.requests;
       h.ok += row.ok;
       attempts += row.attempts;
@@ -80,5 +81,5 @@ export function fallbackHealth(deps: Pick<AnalyseDeps, 'reader' | 'lookups'>, pr
     }
     h.success_share = attempts > 0 ? r4(h.ok / attempts) : null;
     return h;
-  });
+  }));
 }

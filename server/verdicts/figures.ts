@@ -2,7 +2,7 @@ import type { ErrorClass } from '@breakerbox/protocol';
 import { quantile } from '../storage/histogram.ts';
 import { CLIENT_CLASSES, PROVIDER_CLASSES } from '@breakerbox/protocol';
 import { K, P, errorsOf, histogramOf, type KeySums, type ProbeSums } from './counters.ts';
-import type { ProbeMinute } from './rollup-reader.ts';
+import type { ProbeMinute } from '../storage/storage.ts';
 import type { ClientFigures, Percentiles, ProbeFigures } from './types.ts';
 
 /** The verdict thresholds (config `verdicts`). */

@@ -1,16 +1,17 @@
 import type { BreakerKey, BreakerStateName, ErrorClass } from '@breakerbox/protocol';
-import type { Db } from '../storage/database.ts';
 import { quantile } from '../storage/histogram.ts';
 import { analyse, type AnalyseDeps } from './analyse.ts';
 import { P, addInto, errorsOf, histogramOf, newKeySums, newProbeSums, type KeySums } from './counters.ts';
 import { clientFigures, isClientDegraded, probeFigures, share } from './figures.ts';
-import type { ProbeMinute } from './rollup-reader.ts';
+import type { ProbeMinute } from '../storage/storage.ts';
 import { decide } from './rules.ts';
 import type { ClientFigures, Hint, KeyState, ProbeFigures, Verdict } from './types.ts';
 import { floorMinute, type TimeRange } from './window.ts';
 import { fallbackHealth, type FallbackHealth } from './fallback-health.ts';
 
 const MINUTE = 60_000;
+/** Transitions listed in a key's detail, newest first. */
+const TRANSITIONS_LISTED = 500;
 const r4 = (x: number | null) => (x === null ? null : Number(x.toFixed(4)));
 const r1 = (x: number | null) => (x === null ? null : Number(x.toFixed(1)));
 
@@ -72,26 +73,24 @@ function sumMinutes(minutes: Map<number, Map<number, KeySums>>, from: number, to
 }
 
 /** Builds the key detail: the window's verdict, the fleet, and per-step series with the verdict over time. */
-export function keyDetail(db: Db, deps: AnalyseDeps, keyId: number, range: TimeRange, step: number): KeyDetail {
+export async function keyDetail(deps: AnalyseDeps, keyId: number, range: TimeRange, step: number): Promise<KeyDetail> {
   const t = deps.thresholds;
-  const a = analyse(deps, range, { keyId })[0]!;
-  const names = deps.lookups.services();
-  const sources = deps.lookups.sources();
+  const { storage } = deps;
+  const a = (await analyse(deps, range, { keyId }))[0]!;
+  const [names, sources] = await Promise.all([storage.telemetry.services(), storage.telemetry.sources()]);
   const first = floorMinute(range.from);
   const trailing = Math.max(step, 5 * MINUTE);
   const dataFirst = first - trailing;
 
-  const minutes = deps.reader.keyMinutes(keyId, dataFirst, range.to);
-  const probeMinutes = deps.reader.probeMinutes(keyId, dataFirst, range.to);
-  const reportingPerMinute = deps.reader.sourcesPerMinute(keyId, dataFirst, range.to);
-  const open = deps.openShare.compute(dataFirst, range.to, new Map(), keyId);
+  const [minutes, probeMinutes, reportingPerMinute, open] = await Promise.all([
+    storage.rollups.keyMinutes(keyId, dataFirst, range.to),
+    storage.rollups.probeMinutes(keyId, dataFirst, range.to),
+    storage.rollups.sourcesPerMinute(keyId, dataFirst, range.to),
+    deps.openShare.compute(dataFirst, range.to, new Map(), keyId),
+  ]);
   const intervals = open.intervals.get(keyId) ?? [];
   const serviceIds = [...new Set([...a.serviceSums.keys(), ...a.instances.map((s) => s.serviceId)])];
-  const fallbackRows = serviceIds.length
-    ? (db.prepare(`SELECT minute, SUM(fallback_invoked), SUM(fallback_failed) FROM task_minutes WHERE service_id IN (${serviceIds.map(() => '?').join(',')})
-        AND minute >= ? AND minute < ? GROUP BY minute`).raw().all(...serviceIds, dataFirst, range.to) as number[][])
-    : [];
-  const fallbackByMinute = new Map(fallbackRows.map(([m, inv, fail]) => [m!, { invoked: inv ?? 0, failed: fail ?? 0 }]));
+  const fallbackByMinute = await storage.rollups.fallbackMinutes(serviceIds, dataFirst, range.to);
 
   const openIn = (from: number, to: number) => {
     let openMs = 0;
@@ -184,7 +183,7 @@ export function keyDetail(db: Db, deps: AnalyseDeps, keyId: number, range: TimeR
     }
   }
 
-  const raw = deps.instanceSums(keyId, range.from, range.to);
+  const raw = await storage.rollups.instanceSums(keyId, range.from, range.to);
   const fleet = new Set<number>([...a.instances.map((s) => s.id), ...raw.keys()]);
   const instances = [...fleet]
     .map((id) => sources.get(id))
@@ -219,15 +218,10 @@ export function keyDetail(db: Db, deps: AnalyseDeps, keyId: number, range: TimeR
     };
   });
 
-  const configRow = db
-    .prepare(`SELECT c.ts, c.settings, c.fallbacks, c.warnings, s.instance, v.name AS service FROM config_events c
-      JOIN sources s ON s.id = c.source_id JOIN services v ON v.id = s.service_id WHERE c.key_id = ? ORDER BY c.ts DESC, c.id DESC LIMIT 1`)
-    .get(keyId) as { ts: number; settings: string; fallbacks: string; warnings: string; instance: string; service: string } | undefined;
-  const transitions = (db
-    .prepare(`SELECT t.ts, v.name AS service, s.instance, t.from_state AS "from", t.to_state AS "to", t.reason FROM transition_events t
-      JOIN sources s ON s.id = t.source_id JOIN services v ON v.id = s.service_id
-      WHERE t.key_id = ? AND t.ts >= ? AND t.ts < ? ORDER BY t.ts DESC, t.id DESC LIMIT 500`)
-    .all(keyId, range.from, range.to)) as KeyDetail['transitions'];
+  const [config, transitions] = await Promise.all([
+    storage.events.latestConfig(keyId),
+    storage.events.keyTransitions(keyId, range.from, range.to, TRANSITIONS_LISTED) as Promise<KeyDetail['transitions']>,
+  ]);
 
   return {
     key: a.info.key,
@@ -241,10 +235,8 @@ export function keyDetail(db: Db, deps: AnalyseDeps, keyId: number, range: TimeR
     state: a.state,
     services,
     instances,
-    config: configRow
-      ? { ts: configRow.ts, service: configRow.service, instance: configRow.instance, settings: JSON.parse(configRow.settings), fallbacks: JSON.parse(configRow.fallbacks), warnings: JSON.parse(configRow.warnings) }
-      : null,
-    fallbacks: fallbackHealth(deps, keyId, configRow ? JSON.parse(configRow.fallbacks) : [], range),
+    config: config as KeyDetail['config'],
+    fallbacks: await fallbackHealth(deps, keyId, config ? config.fallbacks : [], range),
     series,
     probe_series: probeSeries,
     transitions,

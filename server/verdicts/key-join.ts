@@ -1,5 +1,5 @@
 import type { BreakerKey } from '@breakerbox/protocol';
-import type { KeyInfo } from './lookups.ts';
+import type { KeyInfo } from '../storage/storage.ts';
 
 /** The provider name a key is joined under: its alias when configured, else its own. */
 export const canonicalProvider = (provider: string, aliases: Record<string, string>): string => aliases[provider] ?? provider;

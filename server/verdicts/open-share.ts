@@ -1,7 +1,5 @@
 import type { BreakerStateName } from '@breakerbox/protocol';
-import type { Statement } from 'better-sqlite3';
-import type { Db } from '../storage/database.ts';
-import type { KeySourceMinutes } from './rollup-reader.ts';
+import type { EventsPart, KeySourceMinutes } from '../storage/storage.ts';
 
 const MINUTE = 60_000;
 
@@ -32,7 +30,7 @@ export const isOpenState = (s: BreakerStateName | null | undefined): boolean => 
 
 /** Reads breaker transitions (rare, raw) to compute open share and current states. */
 export interface OpenShareReader {
-  compute(from: number, to: number, sources: KeySourceMinutes, keyId?: number): OpenShareResult;
+  compute(from: number, to: number, sources: KeySourceMinutes, keyId?: number): Promise<OpenShareResult>;
 }
 
 /**
@@ -42,27 +40,12 @@ export interface OpenShareReader {
  * open time. An instance that stops reporting the key while open counts as open for
  * `idleAfterMs` (default 5 min) after its last report, then no longer.
  */
-export function createOpenShareReader(db: Db, options: { idleAfterMs?: number } = {}): OpenShareReader {
+export function createOpenShareReader(events: Pick<EventsPart, 'stateBefore' | 'transitionsIn' | 'lastReportMinute'>, options: { idleAfterMs?: number } = {}): OpenShareReader {
   const idleAfterMs = options.idleAfterMs ?? 300_000;
-  // Last minute an instance reported a key (windows or transitions) before a time.
-  const lastReport = db.prepare<unknown[]>('SELECT MAX(minute) FROM key_minute_sources WHERE key_id = ? AND source_id = ? AND minute < ?').pluck();
-  const filter = (keyId?: number) => (keyId === undefined ? '' : 'key_id = ? AND ');
-  const statements = new Map<string, Statement<unknown[]>>();
-  const stmt = (sql: string) => {
-    let st = statements.get(sql);
-    if (!st) statements.set(sql, (st = db.prepare<unknown[]>(sql).raw()));
-    return st;
-  };
 
   return {
-    compute(from, to, sources, keyId) {
-      const p = keyId === undefined ? [] : [keyId];
-      const before = stmt(
-        `SELECT key_id, source_id, to_state, MAX(ts) FROM transition_events WHERE ${filter(keyId)}ts < ? GROUP BY key_id, source_id`,
-      ).all(...p, from) as [number, number, BreakerStateName, number][];
-      const within = stmt(
-        `SELECT key_id, source_id, ts, to_state FROM transition_events WHERE ${filter(keyId)}ts >= ? AND ts < ? ORDER BY key_id, source_id, ts, id`,
-      ).all(...p, from, to) as [number, number, number, BreakerStateName][];
+    async compute(from, to, sources, keyId) {
+      const [before, within] = await Promise.all([events.stateBefore(from, keyId), events.transitionsIn(from, to, keyId)]);
 
       const pairs = new Map<string, { key: number; source: number; start: InstanceState | null; moves: [number, BreakerStateName][] }>();
       const pair = (key: number, source: number) => {
@@ -71,8 +54,8 @@ export function createOpenShareReader(db: Db, options: { idleAfterMs?: number } 
         if (!entry) pairs.set(id, (entry = { key, source, start: null, moves: [] }));
         return entry;
       };
-      for (const [key, source, state, ts] of before) pair(key, source).start = { state, since: ts };
-      for (const [key, source, ts, state] of within) pair(key, source).moves.push([ts, state]);
+      for (const t of before) pair(t.keyId, t.sourceId).start = { state: t.toState, since: t.ts };
+      for (const t of within) pair(t.keyId, t.sourceId).moves.push([t.ts, t.toState]);
 
       const result: OpenShareResult = { perKey: new Map(), states: new Map(), opens: new Map(), intervals: new Map() };
       const keyEntry = (key: number) => {
@@ -93,7 +76,8 @@ export function createOpenShareReader(db: Db, options: { idleAfterMs?: number } 
         // never resolve.
         let idleFrom = Number.POSITIVE_INFINITY;
         if (isOpenState(start?.state) || moves.some(([, next]) => isOpenState(next))) {
-          const last = lastReport.get(key, source, to) as number | null;
+          // Last minute the instance reported the key (windows or transitions) before the window's end.
+          const last = await events.lastReportMinute(key, source, to);
           idleFrom = (last === null ? (start?.since ?? from) : last + MINUTE) + idleAfterMs;
         }
         const close = (end: number) => {

@@ -4,7 +4,7 @@
  * not decided; and once they answer, each location is judged on its probes since the
  * degradation began, not on the minutes before it.
  */
-import type { FreshProbes, OnDemandCounts, SuspicionRow, SuspicionStore } from '../storage/suspicion-store.ts';
+import type { FreshProbes, OnDemandCounts, SuspicionRow, SuspicionsPart } from '../storage/storage.ts';
 import type { VerdictThresholds } from './figures.ts';
 import type { Decision } from './rules.ts';
 import type { ProbeFigures } from './types.ts';
@@ -12,16 +12,16 @@ import type { ProbeFigures } from './types.ts';
 /** What the verdict engine needs to hold a verdict for requested probes. */
 export interface PendingProbesSource {
   /** The latest suspicion per key triggered in [from, to]. */
-  latestPerKey(from: number, to: number): Map<number, SuspicionRow>;
-  probesSince(keyId: number, since: number, to: number): Map<string, FreshProbes>;
+  latestPerKey(from: number, to: number): Promise<Map<number, SuspicionRow>>;
+  probesSince(keyId: number, since: number, to: number): Promise<Map<string, FreshProbes>>;
   /** Per location, the requests of [from, to] (for `/api/probes`). */
-  onDemand(from: number, to: number, now: number): Map<string, OnDemandCounts>;
+  onDemand(from: number, to: number, now: number): Promise<Map<string, OnDemandCounts>>;
   /** How long a verdict waits for the requested probes (ms). */
   pendingMaxMs: number;
 }
 
-/** The source over the suspicion store, for the engine of the main thread and of the read worker alike. */
-export function pendingProbesSource(store: SuspicionStore, pendingMaxMs: number): PendingProbesSource {
+/** The source over the storage's suspicions, for the engine of the main thread and of the read worker alike. */
+export function pendingProbesSource(store: SuspicionsPart, pendingMaxMs: number): PendingProbesSource {
   return { latestPerKey: store.latestPerKey, probesSince: store.probesSince, onDemand: store.onDemand, pendingMaxMs };
 }
 

@@ -1,5 +1,5 @@
 import type { VerdictThresholds } from './figures.ts';
-import type { KeyInfo } from './lookups.ts';
+import type { KeyInfo } from '../storage/storage.ts';
 import type { ProbeFigures } from './types.ts';
 
 /** A prober location judged on its own: is it the location, not the providers, that fails? */
@@ -74,4 +74,21 @@ export function proberHealth(
     });
   }
   return out;
+}
+
+/**
+ * Prober health, reading the raw probes' failure classes only when a location passes the
+ * rollup criteria: a first pass over the rollup figures says whether it needs them.
+ */
+export async function proberHealthOf(
+  figures: Map<number, Record<string, ProbeFigures>>,
+  keys: Map<number, KeyInfo>,
+  read: () => Promise<FailureClasses>,
+  t: VerdictThresholds,
+): Promise<Map<string, LocationHealth>> {
+  let wanted = false;
+  const first = proberHealth(figures, keys, () => ((wanted = true), new Map()), t);
+  if (!wanted) return first;
+  const classes = await read();
+  return proberHealth(figures, keys, () => classes, t);
 }

@@ -1,11 +1,10 @@
 import type { BreakerKey } from '@breakerbox/protocol';
-import type { Db } from '../storage/database.ts';
 import { newProbeSums } from './counters.ts';
 import { probeFigures } from './figures.ts';
 import type { AnalyseDeps } from './analyse.ts';
-import { proberHealth, type LocationHealth } from './prober-health.ts';
+import { proberHealthOf, type LocationHealth } from './prober-health.ts';
 import type { ProbeFigures } from './types.ts';
-import type { OnDemandCounts } from '../storage/suspicion-store.ts';
+import type { OnDemandCounts } from '../storage/storage.ts';
 import { floorMinute, type TimeRange } from './window.ts';
 
 /** One raw probe result. */
@@ -44,33 +43,31 @@ const RAW_LOOKBACK_MS = 2 * 3_600_000;
 const RECENT_LIMIT = 20;
 
 /** Probe targets per location: figures from the rollups, last results from the raw probes (last 2 h of the window). */
-export function probesView(db: Db, deps: AnalyseDeps, range: TimeRange): ProbesView {
+export async function probesView(deps: AnalyseDeps, range: TimeRange): Promise<ProbesView> {
   const t = deps.thresholds;
   const first = floorMinute(range.from);
-  const keys = deps.lookups.keys();
-  const sums = deps.reader.probeSums(first, range.to);
-  const recent = deps.reader.recentProbes(Math.max(first, floorMinute(range.to - t.probe_recent_lookback_s * 1000)), range.to);
-  const raw = db
-    .prepare(`SELECT key_id, location, ts, outcome, error_class, status, connect_ms, ttfb_ms, total_ms, cold FROM probe_events
-      WHERE ts >= ? AND ts < ? ORDER BY key_id, location, ts DESC, id DESC`)
-    .raw()
-    .all(Math.max(range.from, range.to - RAW_LOOKBACK_MS), range.to) as (string | number | null)[][];
+  const { storage } = deps;
+  const [keys, sums, recent, raw] = await Promise.all([
+    storage.telemetry.keys(),
+    storage.rollups.probeSums(first, range.to),
+    storage.rollups.recentProbes(Math.max(first, floorMinute(range.to - t.probe_recent_lookback_s * 1000)), range.to),
+    storage.events.probeEvents(Math.max(range.from, range.to - RAW_LOOKBACK_MS), range.to),
+  ]);
   const results = new Map<string, { last: ProbesView['locations'][number]['targets'][number]['last']; recent: ProbeResult[] }>();
-  for (const [keyId, location, ts, outcome, errorClass, status, connect, ttfb, total, cold] of raw) {
+  for (const { keyId, location, ts, outcome, errorClass, status, connectMs: connect, ttfbMs: ttfb, totalMs: total, cold } of raw) {
     const id = `${keyId}\u0000${location}`;
     let entry = results.get(id);
     if (!entry) {
       entry = {
         last: {
-          ts: ts as number, outcome: outcome as string, error_class: errorClass as string | null, status: status as number | null,
-          latency_ms: { connect: connect as number | null, ttfb: ttfb as number | null, total: total as number }, cold: cold === 1,
+          ts, outcome, error_class: errorClass, status, latency_ms: { connect, ttfb, total }, cold,
         },
         recent: [],
       };
       results.set(id, entry);
     }
     if (entry.recent.length < RECENT_LIMIT) {
-      entry.recent.push({ ts: ts as number, outcome: outcome as string, error_class: errorClass as string | null, status: status as number | null, total_ms: total as number });
+      entry.recent.push({ ts, outcome, error_class: errorClass, status, total_ms: total });
     }
   }
 
@@ -101,13 +98,13 @@ export function probesView(db: Db, deps: AnalyseDeps, range: TimeRange): ProbesV
       perKey.set(id, { ...(perKey.get(id) ?? {}), [loc.location]: target.figures });
     }
   }
-  const health = proberHealth(perKey, keys, () => deps.reader.probeFailureClasses(Math.max(range.from, range.to - t.probe_recent_lookback_s * 1000), range.to), t);
+  const health = await proberHealthOf(perKey, keys, () => storage.events.probeFailureClasses(Math.max(range.from, range.to - t.probe_recent_lookback_s * 1000), range.to), t);
   for (const loc of byLocation.values()) {
     loc.health = health.get(loc.location) ?? loc.health;
     if (loc.health.status === 'unhealthy') for (const target of loc.targets) target.figures = { ...target.figures, set_aside: true };
   }
   if (deps.pending) {
-    const counts = deps.pending.onDemand(range.from, range.to, range.to);
+    const counts = await deps.pending.onDemand(range.from, range.to, range.to);
     for (const location of counts.keys()) {
       if (!byLocation.has(location)) byLocation.set(location, { location, last_ts: null, health: healthyLocation(location), on_demand: null, targets: [] });
     }

@@ -1,17 +1,13 @@
 import type { BreakerKey } from '@breakerbox/protocol';
-import { systemClock, type ServerClock } from '../clock.ts';
-import type { Db } from '../storage/database.ts';
+import type { Storage } from '../storage/storage.ts';
 import { analyse, type KeyAnalysis } from './analyse.ts';
 import { costView, type CostView } from './cost-view.ts';
 import type { VerdictThresholds } from './figures.ts';
-import { createHourRollups, type HourRollups } from './hour-rollups.ts';
 import { groupIncidents, type Incident } from './incidents.ts';
 import { keyDetail, type KeyDetail } from './key-detail.ts';
-import { createInstanceReader, createLookups } from './lookups.ts';
 import { createOpenShareReader } from './open-share.ts';
 import { probesView, type ProbesView } from './probes-view.ts';
 import type { PendingProbesSource } from './pending-probes.ts';
-import { createRollupReader } from './rollup-reader.ts';
 import { VERDICTS, type KeyState, type VerdictEntry } from './types.ts';
 import type { TimeRange } from './window.ts';
 
@@ -42,19 +38,20 @@ export interface KeyListEntry {
   };
 }
 
-/** The derived numbers and verdicts over the collector's database. */
+/** The derived numbers and verdicts: logic over what the storage returns. */
 export interface VerdictEngine {
-  /** Full analyses (for alerts and /metrics). */
-  analyse(range: TimeRange, options?: { keyId?: number; all?: boolean }): KeyAnalysis[];
-  verdicts(range: TimeRange): VerdictEntry[];
-  keys(range: TimeRange): KeyListEntry[];
+  /** Full analyses (for alerts and /metrics), unordered. */
+  analyse(range: TimeRange, options?: { keyId?: number; all?: boolean }): Promise<KeyAnalysis[]>;
+  /** Keys with a verdict over the window, worst verdict first, then most calls. */
+  verdicts(range: TimeRange): Promise<VerdictEntry[]>;
+  /** Every known key, by provider, endpoint, model, region. */
+  keys(range: TimeRange): Promise<KeyListEntry[]>;
   /** Null when the key never reported. */
-  keyDetail(key: BreakerKey, range: TimeRange, stepMs: number): KeyDetail | null;
-  cost(range: TimeRange, stepMs: number, operation?: string): CostView;
-  probes(range: TimeRange): ProbesView;
+  keyDetail(key: BreakerKey, range: TimeRange, stepMs: number): Promise<KeyDetail | null>;
+  cost(range: TimeRange, stepMs: number, operation?: string): Promise<CostView>;
+  probes(range: TimeRange): Promise<ProbesView>;
   /** Keys failing for one cause, grouped (the board leads with these). */
-  incidents(range: TimeRange): Incident[];
-  hours: HourRollups;
+  incidents(range: TimeRange): Promise<Incident[]>;
 }
 
 const rank = (v: VerdictEntry['verdict']) => VERDICTS.indexOf(v);
@@ -67,30 +64,24 @@ export function toVerdictEntry(a: KeyAnalysis): VerdictEntry {
   };
 }
 
-/** Creates the engine; `thresholds` is the resolved `verdicts` config section. */
-export function createVerdictEngine(db: Db, thresholds: VerdictThresholds, clock: ServerClock = systemClock, pending?: PendingProbesSource): VerdictEngine {
-  const hours = createHourRollups(db, clock);
-  const reader = createRollupReader(db, hours);
+/** Creates the engine; `thresholds` is the resolved `verdicts` config section, `pending` the probe-on-suspicion source (absent: verdicts never wait). */
+export function createVerdictEngine(storage: Pick<Storage, 'telemetry' | 'rollups' | 'events'>, thresholds: VerdictThresholds, pending?: PendingProbesSource): VerdictEngine {
   const deps = {
-    reader,
-    openShare: createOpenShareReader(db, { idleAfterMs: thresholds.open_idle_after_s * 1000 }),
-    lookups: createLookups(db),
-    instanceSums: createInstanceReader(db),
+    storage,
+    openShare: createOpenShareReader(storage.events, { idleAfterMs: thresholds.open_idle_after_s * 1000 }),
     thresholds,
     ...(pending ? { pending } : {}),
   };
-  const findKey = db.prepare('SELECT id FROM keys WHERE provider = ? AND endpoint = ? AND model = ? AND region = ?').pluck();
 
   return {
-    hours,
     analyse: (range, options) => analyse(deps, range, options),
-    verdicts(range) {
-      return analyse(deps, range)
+    async verdicts(range) {
+      return (await analyse(deps, range))
         .sort((a, b) => rank(a.decision.verdict) - rank(b.decision.verdict) || b.clients.calls - a.clients.calls || a.info.id - b.info.id)
         .map(toVerdictEntry);
     },
-    keys(range) {
-      return analyse(deps, range, { all: true })
+    async keys(range) {
+      return (await analyse(deps, range, { all: true }))
         .sort((a, b) => {
           const x = a.info.key;
           const y = b.info.key;
@@ -132,13 +123,13 @@ export function createVerdictEngine(db: Db, thresholds: VerdictThresholds, clock
           };
         });
     },
-    keyDetail(key, range, stepMs) {
-      const id = findKey.get(key.provider, key.endpoint, key.model, key.region ?? '') as number | undefined;
+    async keyDetail(key, range, stepMs) {
+      const id = await storage.telemetry.findKeyId(key);
       if (id === undefined) return null;
-      return keyDetail(db, deps, id, range, stepMs);
+      return keyDetail(deps, id, range, stepMs);
     },
-    cost: (range, stepMs, operation) => costView(db, range, stepMs, operation),
-    probes: (range) => probesView(db, deps, range),
-    incidents: (range) => groupIncidents(analyse(deps, range), thresholds.provider_aliases).incidents,
+    cost: (range, stepMs, operation) => costView(storage.rollups, range, stepMs, operation),
+    probes: (range) => probesView(deps, range),
+    incidents: async (range) => groupIncidents(await analyse(deps, range), thresholds.provider_aliases).incidents,
   };
 }

@@ -80,7 +80,7 @@ describe('incidents and grouped notifications', () => {
   });
 
   it('pages once for the incident, not once per key', async () => {
-    const result = c.app.alerts.evaluate(at(23));
+    const result = await c.app.alerts.evaluate(at(23));
     await c.app.alerts.idle();
     expect(result.firing).toBe(21); // per model: open_share, probe_failing from two locations
     expect(hookBodies()).toHaveLength(1);
@@ -94,10 +94,10 @@ describe('incidents and grouped notifications', () => {
   });
 
   it('stays quiet while nothing changes, and sends one update when an eighth model joins', async () => {
-    c.app.alerts.evaluate(at(25));
+    await c.app.alerts.evaluate(at(25));
     await c.app.alerts.idle();
     expect(hookBodies()).toHaveLength(1);
-    c.app.alerts.evaluate(at(29));
+    await c.app.alerts.evaluate(at(29));
     await c.app.alerts.idle();
     expect(hookBodies()).toHaveLength(2);
     const update = hookBodies()[1];
@@ -107,12 +107,12 @@ describe('incidents and grouped notifications', () => {
   });
 
   it('sends one resolve notice when the incident is over', async () => {
-    c.app.alerts.evaluate(at(57));
+    await c.app.alerts.evaluate(at(57));
     await c.app.alerts.idle();
     expect(hookBodies()).toHaveLength(3);
     expect(hookBodies()[2]).toMatchObject({ event: 'resolved' });
     expect(hookBodies()[2].group.alerts).toHaveLength(24);
-    c.app.alerts.evaluate(at(58));
+    await c.app.alerts.evaluate(at(58));
     await c.app.alerts.idle();
     expect(hookBodies()).toHaveLength(3);
   });
@@ -152,7 +152,7 @@ describe('grouped by a real Alertmanager', () => {
   it('labels each alert with its incident, so a group_by route sends one notification for all of them', async () => {
     if (!am) return; // no prometheus-alertmanager installed: the payload shape is covered in notifiers.test.ts
     // Evaluated at the real time: Alertmanager holds a new group for group_wait (3 s) only for alerts that started recently.
-    expect(d.app.alerts.evaluate(Date.now()).firing).toBe(21);
+    expect((await d.app.alerts.evaluate(Date.now())).firing).toBe(21);
     await d.app.alerts.idle();
     const [first] = await amHook.waitFor(1);
     const { incidents } = await d.get('/api/incidents');

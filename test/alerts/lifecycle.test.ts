@@ -57,7 +57,7 @@ describe('alert lifecycle (open share: fire at 10%, resolve below 5%, for 2 min)
     expect(silence.statusCode).toBe(201);
     silenceId = silence.json().silence.id;
 
-    c.app.alerts.evaluate(at(25));
+    await c.app.alerts.evaluate(at(25));
     await c.app.alerts.idle();
     const [a] = await alertsOf(K1);
     expect(a).toMatchObject({ state: 'pending', started_at: at(25), fired_at: null, severity: 'warning', key: K1 });
@@ -66,7 +66,7 @@ describe('alert lifecycle (open share: fire at 10%, resolve below 5%, for 2 min)
   });
 
   it('fires once its for duration has passed, with the verdict and hint in the summary, and notifies', async () => {
-    c.app.alerts.evaluate(at(27));
+    await c.app.alerts.evaluate(at(27));
     await c.app.alerts.idle();
     const [a] = await alertsOf(K1, '?state=firing');
     expect(a).toMatchObject({ state: 'firing', started_at: at(25), fired_at: at(27), verdict: 'self_inflicted', hint: 'retry_storm', value: 0.2667 });
@@ -83,16 +83,16 @@ describe('alert lifecycle (open share: fire at 10%, resolve below 5%, for 2 min)
   });
 
   it('repeats a firing alert after the repeat interval, not before', async () => {
-    c.app.alerts.evaluate(at(35));
+    await c.app.alerts.evaluate(at(35));
     await c.app.alerts.idle();
     expect(eventsOf(K1)).toEqual(['firing']);
-    c.app.alerts.evaluate(at(37));
+    await c.app.alerts.evaluate(at(37));
     await c.app.alerts.idle();
     expect(eventsOf(K1)).toEqual(['firing', 'repeat']);
   });
 
   it('holds a firing alert between the resolve and fire thresholds (hysteresis)', async () => {
-    c.app.alerts.evaluate(at(38));
+    await c.app.alerts.evaluate(at(38));
     await c.app.alerts.idle();
     const [a] = await alertsOf(K1);
     expect(a).toMatchObject({ state: 'firing', value: 0.0667 });
@@ -102,13 +102,13 @@ describe('alert lifecycle (open share: fire at 10%, resolve below 5%, for 2 min)
     const del = await c.app.inject({ method: 'DELETE', url: `/api/silences/${silenceId}`, headers: { authorization: `Bearer ${c.token}` } });
     expect(del.statusCode).toBe(200);
     expect(del.json().silence.state).toBe('expired');
-    c.app.alerts.evaluate(at(38.2));
+    await c.app.alerts.evaluate(at(38.2));
     await c.app.alerts.idle();
     expect(eventsOf(K2)).toEqual(['firing']);
   });
 
   it('resolves below the resolve threshold and notifies the resolution', async () => {
-    c.app.alerts.evaluate(at(39));
+    await c.app.alerts.evaluate(at(39));
     await c.app.alerts.idle();
     const [a] = await alertsOf(K1, '?state=resolved');
     expect(a).toMatchObject({ state: 'resolved', fired_at: at(27), resolved_at: at(39) });
@@ -117,9 +117,9 @@ describe('alert lifecycle (open share: fire at 10%, resolve below 5%, for 2 min)
   });
 
   it('drops a pending alert whose condition clears before its for duration', async () => {
-    c.app.alerts.evaluate(at(23));
+    await c.app.alerts.evaluate(at(23));
     expect((await alertsOf(K1, '?state=pending')).length).toBe(1);
-    c.app.alerts.evaluate(at(50));
+    await c.app.alerts.evaluate(at(50));
     expect(await alertsOf(K1, '?state=pending')).toEqual([]);
   });
 
@@ -140,7 +140,7 @@ describe('alert lifecycle (open share: fire at 10%, resolve below 5%, for 2 min)
       payload: { matchers: [], ends_at: Date.now() + 60_000, comment: 'x' },
     });
     expect(bad.statusCode).toBe(400);
-    const reader = c.app.tokens.create('reader', ['read']).secret;
+    const reader = (await c.app.storage.tokens.create('reader', ['read'])).secret;
     const denied = await c.app.inject({
       method: 'POST', url: '/api/silences', headers: { authorization: `Bearer ${reader}` },
       payload: { matchers: [{ name: 'rule', value: 'flapping' }], ends_at: Date.now() + 60_000, comment: 'x' },

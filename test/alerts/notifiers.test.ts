@@ -74,7 +74,7 @@ afterAll(async () => {
 
 describe('notifiers', () => {
   it('evaluates and delivers to every other notifier while one hangs', async () => {
-    const result = c.app.alerts.evaluate(at(4));
+    const result = await c.app.alerts.evaluate(at(4));
     expect(result).toMatchObject({ firing: 1, notifications: 7 });
     await Promise.all([r.slack, r.pd, r.good, r.bad].map((x) => x.waitFor(1)));
     await r.flaky.waitFor(2);
@@ -82,7 +82,7 @@ describe('notifiers', () => {
     expect((await deliveries('good'))[0]).toMatchObject({ status: 'ok', event: 'firing', rule: 'probe_failing' });
     expect((await deliveries('hang'))[0]).toMatchObject({ status: 'pending' });
     // Another pass while the hanging delivery is in flight neither waits for it nor queues it again.
-    expect(c.app.alerts.evaluate(at(4.5)).notifications).toBe(0);
+    expect((await c.app.alerts.evaluate(at(4.5))).notifications).toBe(0);
     await c.app.alerts.idle();
     expect((await deliveries('hang'))[0]).toMatchObject({ status: 'failed', attempts: 1, error: 'timed out after 3000 ms' });
   });
@@ -131,7 +131,7 @@ describe('notifiers', () => {
 
   it('sends resolve notices: PagerDuty resolve with the same dedup_key, Slack RESOLVED, Alertmanager endsAt', async () => {
     const fingerprint = r.pd.received[0]!.body.dedup_key;
-    c.app.alerts.evaluate(at(7));
+    await c.app.alerts.evaluate(at(7));
     await c.app.alerts.idle();
     expect(r.pd.received.at(-1)!.body).toEqual({ routing_key: 'R0UT1NGKEY-secret', event_action: 'resolve', dedup_key: fingerprint });
     expect(r.slack.received.at(-1)!.body.text).toMatch(/^\[RESOLVED\]/);

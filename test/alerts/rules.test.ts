@@ -38,23 +38,23 @@ afterAll(() => c.close());
 
 describe('flapping (opens per hour of the worst instance, start 6, stop 2)', () => {
   it('fires with the instance that flaps and how many do', async () => {
-    c.app.alerts.evaluate(c.now);
+    await c.app.alerts.evaluate(c.now);
     const a = await alertOf('flapping');
     expect(a).toMatchObject({ state: 'firing', key: FLAP, value: 7, severity: 'warning' });
     expect(a.summary).toMatch(/^flapping: opened 7 times in the last 1 h on pod-1 \(1 of 2 instances flapping\) — /);
   });
 
   it('stays firing between the stop and start thresholds and resolves at the stop threshold', async () => {
-    c.app.alerts.evaluate(c.now + 22 * MIN);
+    await c.app.alerts.evaluate(c.now + 22 * MIN);
     expect(await alertOf('flapping')).toMatchObject({ state: 'firing', value: 4 });
-    c.app.alerts.evaluate(c.now + 37 * MIN);
+    await c.app.alerts.evaluate(c.now + 37 * MIN);
     expect(await alertOf('flapping')).toMatchObject({ state: 'resolved', value: 1, resolved_at: c.now + 37 * MIN });
   });
 });
 
 describe('fallback failing', () => {
   it('fires critical when fallbacks fail while the primary is open', async () => {
-    c.app.alerts.evaluate(c.now);
+    await c.app.alerts.evaluate(c.now);
     const a = await alertOf('fallback_failing', (x) => x.key?.model === FALLBACK.model);
     expect(a).toMatchObject({ state: 'firing', severity: 'critical', value: 4 });
     expect(a.summary).toContain('4 of 44 fallback invocations failed in the last 5 min while the breaker was open (open on 1 of 1)');
@@ -71,13 +71,13 @@ describe('cost per successful task (2x its 24 h baseline, for 10 min)', () => {
         cost_usd: cost, levels: { '0': completed }, fallback: { invoked: 0, failed: 0 },
       });
       await own.send({ service: 'drafts', instance: 'pod-1' }, [task(own.now - 180 * MIN, 100, 1), task(own.now - 3 * MIN, 40, 2.4)]);
-      own.app.alerts.evaluate(own.now);
+      await own.app.alerts.evaluate(own.now);
       const [pending] = (await own.get('/api/alerts')).alerts;
       expect(pending).toMatchObject({ rule: 'cost_per_success', state: 'pending', key: null, operation: 'draft-reply', value: 6, verdict: null });
       expect(pending.summary).toBe('draft-reply: cost per successful task $0.0600 over the last 1 h, 6.0× its 24 h baseline $0.0100');
-      own.app.alerts.evaluate(own.now + 5 * MIN);
+      await own.app.alerts.evaluate(own.now + 5 * MIN);
       expect((await own.get('/api/alerts')).alerts[0]).toMatchObject({ state: 'pending' });
-      own.app.alerts.evaluate(own.now + 10 * MIN);
+      await own.app.alerts.evaluate(own.now + 10 * MIN);
       expect((await own.get('/api/alerts')).alerts[0]).toMatchObject({ state: 'firing', started_at: own.now, fired_at: own.now + 10 * MIN });
     } finally {
       await own.close();
@@ -87,13 +87,13 @@ describe('cost per successful task (2x its 24 h baseline, for 10 min)', () => {
 
 describe('probe failing (3 in a row fire, 2 ok in a row resolve)', () => {
   it('fires per key and location, says when the probe itself looks misconfigured, and holds on a single ok', async () => {
-    c.app.alerts.evaluate(at(3.5));
+    await c.app.alerts.evaluate(at(3.5));
     const a = await alertOf('probe_failing');
     expect(a).toMatchObject({ state: 'firing', key: PROBED, location: 'ap-south', value: 3 });
     expect(a.summary).toMatch(/^probe from ap-south failed 3 times in a row \(last: error auth 401\) — the probe itself looks misconfigured — /);
-    c.app.alerts.evaluate(at(4.5));
+    await c.app.alerts.evaluate(at(4.5));
     expect(await alertOf('probe_failing')).toMatchObject({ state: 'firing' });
-    c.app.alerts.evaluate(at(5.5));
+    await c.app.alerts.evaluate(at(5.5));
     expect(await alertOf('probe_failing')).toMatchObject({ state: 'resolved', resolved_at: at(5.5) });
   });
 });

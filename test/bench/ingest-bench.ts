@@ -15,8 +15,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Pool } from 'undici';
-import { openDatabase } from '../../server/storage/database.ts';
-import { applyMigrations } from '../../server/storage/migrations.ts';
+import { openDatabase } from '../../server/storage/sqlite/database.ts';
+import { applyMigrations } from '../../server/storage/sqlite/migrations.ts';
 import type { TelemetryBatch, WindowEvent } from '@breakerbox/protocol';
 import { peakRssMb, startServer } from './bench-server.ts';
 

@@ -19,6 +19,7 @@ import { Counter, Registry } from 'prom-client';
 import { buildApp } from '../../server/app.ts';
 import { loadConfig } from '../../server/config/load.ts';
 import { DEFAULT_LATENCY_BOUNDS_MS, type BreakerKey, type TelemetryEvent } from '@breakerbox/protocol';
+import { sqlOf } from '../support/sql.ts';
 
 const MIN = 60_000;
 const SIZES = (process.env.METRICS_BENCH_KEYS ?? '1000,10000,50000').split(',').map(Number);
@@ -90,7 +91,7 @@ function keyOf(i: number): BreakerKey {
 }
 
 /** Three minutes of one window a minute per key from one of four services; 10 % of keys with errors, 5 % probed. */
-function seed(app: Awaited<ReturnType<typeof buildApp>>, keys: number, now: number): void {
+async function seed(app: Awaited<ReturnType<typeof buildApp>>, keys: number, now: number): Promise<void> {
   const counts = new Array<number>(DEFAULT_LATENCY_BOUNDS_MS.length + 1).fill(0);
   counts[3] = 12;
   counts[4] = 6;
@@ -98,9 +99,9 @@ function seed(app: Awaited<ReturnType<typeof buildApp>>, keys: number, now: numb
   let batch = 0;
   for (let s = 0; s < SERVICES; s++) {
     let events: TelemetryEvent[] = [];
-    const flush = () => {
+    const flush = async () => {
       if (events.length === 0) return;
-      app.telemetry.insertBatch({ batch_id: `seed-${batch++}`, source: { service: `svc-${s}`, instance: 'pod-0' }, events }, now);
+      await app.storage.telemetry.insertBatch({ batch_id: `seed-${batch++}`, source: { service: `svc-${s}`, instance: 'pod-0' }, events }, now);
       events = [];
     };
     for (let i = s; i < keys; i += SERVICES) {
@@ -120,9 +121,9 @@ function seed(app: Awaited<ReturnType<typeof buildApp>>, keys: number, now: numb
           events.push({ type: 'probe', ts: now - 2 * MIN, key, location, outcome: 'ok', latency_ms: { connect: 20, ttfb: 200, total: 350 } });
         }
       }
-      if (events.length >= 4000) flush();
+      if (events.length >= 4000) await flush();
     }
-    flush();
+    await flush();
   }
 }
 
@@ -146,11 +147,11 @@ for (const keys of SIZES) {
     });
     const app = await buildApp({ config, logger: false });
     await app.ready();
-    app.db.pragma('synchronous = OFF'); // seeding only; the figures below are reads
-    const token = app.tokens.create('bench', ['read']).secret;
+    sqlOf(app).pragma('synchronous = OFF'); // seeding only; the figures below are reads
+    const token = (await app.storage.tokens.create('bench', ['read'])).secret;
     const now = Date.now();
     const t0 = performance.now();
-    seed(app, keys, now);
+    await seed(app, keys, now);
     const seedS = (performance.now() - t0) / 1000;
     const url = await app.listen({ port: 0, host: '127.0.0.1' });
     global.gc?.();

@@ -56,7 +56,7 @@ async function warmUp(stack: Stack, started: number): Promise<string> {
     const total = LOCATIONS.reduce((n, l) => n + probes[l]!.n, 0);
     const arrived = total > seen;
     seen = total;
-    const v = stack.verdict();
+    const v = await stack.verdict();
     const ready = LOCATIONS.every((l) => probes[l]!.n >= 3) && v?.verdict === 'healthy';
     // Right after a scheduled probe landed: the probes on the schedule alone are as old as they get.
     if ((ready && arrived) || Date.now() - started > WARMUP_MAX_MS) return v ? `${v.verdict}${v.hint ? ` (${v.hint})` : ''}` : 'none';
@@ -76,7 +76,7 @@ async function runOne(incident: Incident, suspicion: boolean): Promise<RunResult
     let rightPage: Page | undefined;
     while (Date.now() - t0 < WATCH_MS) {
       await sleep(1_000);
-      if (firstRightVerdict === null && stack.verdict()?.verdict === RIGHT[incident]) firstRightVerdict = Date.now();
+      if (firstRightVerdict === null && (await stack.verdict())?.verdict === RIGHT[incident]) firstRightVerdict = Date.now();
       rightPage = stack.pages().find((p) => p.at >= t0 && (p.event === 'firing' || p.event === 'update') && causeOf(p) === (incident === 'outage' ? 'provider' : 'self') && p.verdict === RIGHT[incident]);
       if (rightPage && firstRightVerdict !== null) break;
     }

@@ -17,6 +17,7 @@ import { loadConfig } from '../../server/config/load.ts';
 import { startServer } from '../../server/main.ts';
 import { receiver } from '../alerts/receiver.ts';
 import { startFakeProvider } from '../support/fake-provider.ts';
+import { sqlOf } from '../support/sql.ts';
 
 export const PRIMARY = 'gpt-4o';
 export const FALLBACK = 'gpt-4o-mini';
@@ -46,7 +47,7 @@ export interface Page {
 /** A running stack. */
 export interface Stack {
   /** The primary key's verdict over the alerts' verdict window (900 s), now. */
-  verdict(): { verdict: string; hint: string | null } | null;
+  verdict(): Promise<{ verdict: string; hint: string | null } | null>;
   /** Warm scheduled probes of the primary stored per location. */
   scheduledProbes(): Record<string, { n: number; last: number | null }>;
   pages(): Page[];
@@ -86,7 +87,7 @@ export async function startStack(o: { suspicion: boolean }): Promise<Stack> {
   const config = loadConfig({ env: {}, flags: { config: file, db: join(dir, 'bbx.db'), port: '0', host: '127.0.0.1' } });
   const server = await startServer(config, { handleSignals: false, print: () => undefined });
   const app = server.app;
-  const ingest = app.tokens.create('bench-ingest', ['ingest']).secret;
+  const ingest = (await app.storage.tokens.create('bench-ingest', ['ingest'])).secret;
 
   // The probers: the CLI of `breakerbox probe`, in-process, stopped through its signal hook.
   const probeFile = join(dir, 'probes.json');
@@ -131,18 +132,18 @@ export async function startStack(o: { suspicion: boolean }): Promise<Stack> {
     next();
   }
 
-  const primaryId = () => app.db.prepare("SELECT id FROM keys WHERE provider = 'openai' AND endpoint = 'chat' AND model = ?").pluck().get(PRIMARY) as number | undefined;
+  const primaryId = () => sqlOf(app).prepare("SELECT id FROM keys WHERE provider = 'openai' AND endpoint = 'chat' AND model = ?").pluck().get(PRIMARY) as number | undefined;
 
   return {
-    verdict() {
+    async verdict() {
       const id = primaryId();
       if (id === undefined) return null;
       const now = app.clock.now();
-      const a = app.verdicts.analyse({ from: now - config.alerts.verdict_window_s * 1000, to: now }, { keyId: id }).find((x) => x.info.id === id);
+      const a = (await app.verdicts.analyse({ from: now - config.alerts.verdict_window_s * 1000, to: now }, { keyId: id })).find((x) => x.info.id === id);
       return a ? { verdict: a.decision.verdict, hint: a.decision.hint ?? null } : null;
     },
     scheduledProbes() {
-      const rows = app.db
+      const rows = sqlOf(app)
         .prepare("SELECT location, count(*) AS n, max(ts) AS last FROM probe_events WHERE key_id = ? AND cold = 0 AND trigger IS NOT 'suspicion' GROUP BY location")
         .all(primaryId() ?? -1) as { location: string; n: number; last: number }[];
       return Object.fromEntries(LOCATIONS.map((l) => {
@@ -162,7 +163,7 @@ export async function startStack(o: { suspicion: boolean }): Promise<Stack> {
     outage: () => fake.script(PRIMARY, { kind: 'status', status: 503, latencyMs: 60 }, { persistent: true }),
     exhaustSupportQuota: () => gate.exhaust(KEYS.support, 'rate_limit'),
     onDemand(since) {
-      const r = app.db
+      const r = sqlOf(app)
         .prepare("SELECT sum(CASE WHEN trigger = 'suspicion' THEN 1 ELSE 0 END) AS n, sum(CASE WHEN trigger = 'suspicion' THEN coalesce(cost_usd, 0) ELSE 0 END) AS cost, sum(CASE WHEN trigger IS NOT 'suspicion' THEN 1 ELSE 0 END) AS scheduled FROM probe_events WHERE ts >= ? AND cold = 0")
         .get(since) as { n: number | null; cost: number | null; scheduled: number | null };
       return { probes: r.n ?? 0, costUsd: r.cost ?? 0, scheduled: r.scheduled ?? 0 };

@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import { buildApp } from '../../server/app.ts';
 import { loadConfig } from '../../server/config/load.ts';
 import { DEFAULT_LATENCY_BOUNDS_MS, type BreakerKey, type TelemetryEvent } from '@breakerbox/protocol';
+import { sqlOf } from '../support/sql.ts';
 
 const MIN = 60_000;
 const HOUR = 60 * MIN;
@@ -31,8 +32,8 @@ const dir = mkdtempSync(join(tmpdir(), 'bbx-verdicts-bench-'));
 const config = loadConfig({ env: { BREAKERBOX_DB: join(dir, 'bench.db'), BREAKERBOX_ALERT_INTERVAL_S: '0', BREAKERBOX_LOG_LEVEL: 'silent' } });
 const app = await buildApp({ config, logger: false });
 await app.ready();
-const token = app.tokens.create('bench', ['admin']).secret;
-const db = app.db;
+const token = (await app.storage.tokens.create('bench', ['admin'])).secret;
+const db = sqlOf(app);
 db.pragma('synchronous = OFF'); // seeding only; the figures below are reads
 
 const keys: BreakerKey[] = Array.from({ length: KEYS }, (_, i) => ({
@@ -167,7 +168,7 @@ for (let t = recentStart; t < now; t += 5 * MIN) {
         }
       }
       events += batch.length;
-      app.telemetry.insertBatch({ batch_id: `seed-${t}-${s}-${i}`, source: { service: `svc-${s}`, instance: `pod-${i}`, sdk: 'bench' }, events: batch }, now);
+      await app.storage.telemetry.insertBatch({ batch_id: `seed-${t}-${s}-${i}`, source: { service: `svc-${s}`, instance: `pod-${i}`, sdk: 'bench' }, events: batch }, now);
     }
   }
   for (const loc of LOCATIONS) {
@@ -179,11 +180,11 @@ for (let t = recentStart; t < now; t += 5 * MIN) {
       }
     }
     events += probes.length;
-    app.telemetry.insertBatch({ batch_id: `probe-${t}-${loc}`, source: { service: `prober-${loc}`, instance: loc, sdk: 'bench' }, events: probes }, now);
+    await app.storage.telemetry.insertBatch({ batch_id: `probe-${t}-${loc}`, source: { service: `prober-${loc}`, instance: loc, sdk: 'bench' }, events: probes }, now);
   }
 }
 const tStore = performance.now();
-const built = await app.verdicts.hours.warm(8 * 24 * HOUR);
+const built = await app.storage.rollups.warmHours(8 * 24 * HOUR, Date.now());
 const tWarm = performance.now();
 const rows = (t: string) => (db.prepare(`SELECT COUNT(*) AS n FROM ${t}`).get() as { n: number }).n;
 console.log(`seeded in ${((tStore - t0) / 1000).toFixed(1)} s: rollups direct ${((tDirect - t0) / 1000).toFixed(1)} s, ` +

@@ -28,9 +28,9 @@ export async function startCollector(env: Record<string, string> = {}): Promise<
   });
   const server = await startServer(config, { handleSignals: false, print: () => {} });
   const tokens = {
-    ingest: server.app.tokens.create('test-ingest', ['ingest']).secret,
-    read: server.app.tokens.create('test-read', ['read']).secret,
-    admin: server.app.tokens.create('test-admin', ['admin']).secret,
+    ingest: (await server.app.storage.tokens.create('test-ingest', ['ingest'])).secret,
+    read: (await server.app.storage.tokens.create('test-read', ['read'])).secret,
+    admin: (await server.app.storage.tokens.create('test-admin', ['admin'])).secret,
   };
   const url = server.url.replace('localhost', '127.0.0.1');
   let closed = false;

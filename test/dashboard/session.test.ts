@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCollector, type TestCollector } from './server-harness.ts';
+import { sqlOf } from '../support/sql.ts';
 
 let collector: TestCollector;
 beforeAll(async () => {
@@ -28,7 +29,7 @@ describe('dashboard sessions', () => {
   it('stores only a hash of the session id', async () => {
     const res = await signIn(collector.tokens.read);
     const id = cookieOf(res).split('=')[1]!;
-    const rows = collector.server.app.db.prepare('SELECT id_hash FROM sessions').all() as { id_hash: string }[];
+    const rows = sqlOf(collector.server.app).prepare('SELECT id_hash FROM sessions').all() as { id_hash: string }[];
     expect(rows.length).toBeGreaterThan(0);
     expect(rows.some((r) => r.id_hash === id)).toBe(false);
     expect(rows.every((r) => /^[0-9a-f]{64}$/.test(r.id_hash))).toBe(true);
@@ -57,10 +58,10 @@ describe('dashboard sessions', () => {
   });
 
   it('ends the sessions of a revoked token', async () => {
-    const { secret } = collector.server.app.tokens.create('short-lived', ['read']);
+    const { secret } = await collector.server.app.storage.tokens.create('short-lived', ['read']);
     const cookie = cookieOf(await signIn(secret));
     expect((await fetch(`${collector.url}/api/keys`, { headers: { cookie } })).status).toBe(200);
-    collector.server.app.tokens.revoke('short-lived');
+    await collector.server.app.storage.tokens.revoke('short-lived');
     expect((await fetch(`${collector.url}/api/keys`, { headers: { cookie } })).status).toBe(401);
   });
 

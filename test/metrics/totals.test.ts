@@ -3,11 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { KEY_COLUMNS, PROBE_COLUMNS, TASK_COLUMNS, type BreakerKey } from '@breakerbox/protocol';
-import { openDatabase } from '../../server/storage/database.ts';
-import { MIGRATIONS_DIR, applyMigrations } from '../../server/storage/migrations.ts';
-import { createPruner } from '../../server/storage/retention.ts';
+import { openDatabase } from '../../server/storage/sqlite/database.ts';
+import { MIGRATIONS_DIR, applyMigrations } from '../../server/storage/sqlite/migrations.ts';
+import { createPruner } from '../../server/storage/sqlite/retention.ts';
 import { MIN, collector, probes, transition, windows } from '../verdicts/support.ts';
 import { sample, scrape } from './support.ts';
+import { sqlOf } from '../support/sql.ts';
 
 const DAY = 86_400_000;
 const KEY: BreakerKey = { provider: 'mistral', endpoint: 'chat', model: 'mistral-large' };
@@ -37,8 +38,8 @@ describe('counters from the all-time totals', () => {
       ]);
       await c.send({ service: 'prober', instance: 'eu' }, probes(KEY, 'eu-west', c.now - 3 * MIN, c.now, 'ok'));
       const before = await scrape(c);
-      await createPruner(c.app.db, { rawDays: 7, rollupDays: 90, batchIdHours: 48 }).prune(Date.now() + 91 * DAY);
-      const minutes = c.app.db.prepare('SELECT (SELECT COUNT(*) FROM key_minutes) + (SELECT COUNT(*) FROM probe_minutes) AS n').get() as { n: number };
+      await createPruner(sqlOf(c.app), { rawDays: 7, rollupDays: 90, batchIdHours: 48, alertHistoryDays: 30, silenceDays: 7 }).prune(Date.now() + 91 * DAY);
+      const minutes = sqlOf(c.app).prepare('SELECT (SELECT COUNT(*) FROM key_minutes) + (SELECT COUNT(*) FROM probe_minutes) AS n').get() as { n: number };
       expect(minutes.n).toBe(0);
       const after = await scrape(c);
       for (const [name, labels] of [

@@ -114,7 +114,7 @@ describe('OTLP ingest under the per-token and per-source key caps', () => {
     });
     expect(v1.statusCode).toBe(200);
     expect((await post('/v1/metrics', metricsBody([0]))).json().partialSuccess.rejectedDataPoints).toBe('1');
-    const other = t.app.tokens.create('other-otel', ['ingest']).secret;
+    const other = (await t.app.storage.tokens.create('other-otel', ['ingest'])).secret;
     expect((await post('/v1/metrics', metricsBody([0, 1], { instance: 'i-2' }), other)).json()).toEqual({});
   });
 });

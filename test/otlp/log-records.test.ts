@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCollector } from './collector.ts';
 import { otelLogger } from './otel-clients.ts';
+import { sqlOf } from '../support/sql.ts';
 
 const KEY_ATTRS = { 'gen_ai.provider.name': 'anthropic', 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': 'claude-3-5-haiku-latest' };
 const KEY = { provider: 'anthropic', endpoint: 'messages', model: 'claude-3-5-haiku-latest' };
@@ -33,7 +34,7 @@ describe('resilience events as OTLP log records', () => {
       expect(row.key).toEqual({ ...KEY, model });
       expect(row.state.summary).toBe('open');
       expect(row.state.text).toBe('open on 1 of 1');
-      const stored = c.app.db
+      const stored = sqlOf(c.app)
         .prepare(`SELECT t.from_state, t.to_state, t.reason, t.cooldown_ms FROM transition_events t JOIN keys k ON k.id = t.key_id WHERE k.model = ? ORDER BY t.ts`)
         .all(model);
       expect(stored).toEqual([
@@ -65,7 +66,7 @@ describe('resilience events as OTLP log records', () => {
     const v = verdicts.find((x) => x.key.model === KEY.model && x.key.provider === 'anthropic');
     expect(v.clients.rejected).toBe(3);
     expect(v.clients.short_circuited).toBe(5);
-    const tasks = c.app.db
+    const tasks = sqlOf(c.app)
       .prepare(`SELECT SUM(completed) AS completed, SUM(failed) AS failed, SUM(attempts) AS attempts, SUM(level0) AS level0, SUM(level2) AS level2,
         SUM(fallback_invoked) AS invoked, SUM(fallback_failed) AS failed_fallbacks, round(SUM(cost_usd), 6) AS cost FROM task_minutes WHERE operation = 'summarise'`)
       .get();

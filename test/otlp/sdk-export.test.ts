@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCollector } from './collector.ts';
 import { genAiMeter } from './otel-clients.ts';
 import { batch, windowEvent } from '../server/helpers.ts';
+import { sqlOf } from '../support/sql.ts';
 
 const GPT = { 'gen_ai.provider.name': 'openai', 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': 'gpt-4o-mini', 'server.address': 'api.openai.com' };
 const KEY = { provider: 'openai', endpoint: 'chat', model: 'gpt-4o-mini' };
@@ -56,7 +57,7 @@ describe('an unmodified OpenTelemetry SDK exporting GenAI metrics', () => {
       expect(v.clients.latency_ms.p99).toBeGreaterThan(10_000);
       expect(v.clients.degraded).toBe(true);
 
-      const raw = c.app.db.prepare(`SELECT w.errors FROM window_events w JOIN keys k ON k.id = w.key_id WHERE k.model = ?`).all(model) as { errors: string }[];
+      const raw = sqlOf(c.app).prepare(`SELECT w.errors FROM window_events w JOIN keys k ON k.id = w.key_id WHERE k.model = ?`).all(model) as { errors: string }[];
       expect(raw.map((r) => JSON.parse(r.errors))).toEqual([{ server: 8, timeout: 4, bad_request: 1 }]);
     });
   }

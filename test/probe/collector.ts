@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { buildApp } from '../../server/app.ts';
 import { loadConfig } from '../../server/config/load.ts';
 import type { Config } from '../../server/config/schema.ts';
+import { sqlOf } from '../support/sql.ts';
 
 /** Starts a collector (`suspicion` overrides that section); `close` stops it and removes its files. */
 export async function startCollector(options: { suspicion?: Partial<Config['suspicion']> } = {}) {
@@ -17,7 +18,7 @@ export async function startCollector(options: { suspicion?: Partial<Config['susp
   const config: Config = { ...loaded, suspicion: { ...loaded.suspicion, ...options.suspicion } };
   const app = await buildApp({ config, logger: false });
   await app.ready();
-  const ingestToken = app.tokens.create('prober', ['ingest']).secret;
+  const ingestToken = (await app.storage.tokens.create('prober', ['ingest'])).secret;
   const url = await app.listen({ port: 0, host: '127.0.0.1' });
   let closed = false;
   return {
@@ -26,7 +27,7 @@ export async function startCollector(options: { suspicion?: Partial<Config['susp
     ingestToken,
     /** Rows of a query on the collector's database. */
     rows<T = Record<string, unknown>>(sql: string, ...params: unknown[]): T[] {
-      return app.db.prepare(sql).all(...params) as T[];
+      return sqlOf(app).prepare(sql).all(...params) as T[];
     },
     /** Stops the collector (checkpointing SQLite into its file). */
     async stop() {

@@ -119,7 +119,7 @@ describe('locations', () => {
         { location: 'us-east', ok: 0, error: 2 },
       ]);
       // And the read API on-call uses reports them apart too.
-      const read = collector.app.tokens.create('reader', ['read']).secret;
+      const read = (await collector.app.storage.tokens.create('reader', ['read'])).secret;
       const res = await collector.app.inject({ url: '/api/probes?window=15m', headers: { authorization: `Bearer ${read}` } });
       expect(res.statusCode).toBe(200);
       const last = (res.json().locations as { location: string; targets: { key: { model: string }; last: { outcome: string; status: number } }[] }[])

@@ -73,7 +73,7 @@ async function setUp(collectorOptions: Parameters<typeof startCollector>[0], fil
     payload: { batch_id: `od-${Date.now()}`, source: { service: 'ticket-drafts', instance: 'pod-1', sdk: 'test/0' }, events: [transition(KEY, Date.now() - 30_000, 'closed', 'open')] },
   });
   expect(res.statusCode).toBe(200);
-  expect(collector.app.suspicion.evaluate().opened.map((s) => s.locations)).toEqual([['eu-west']]);
+  expect((await collector.app.suspicion.evaluate()).opened.map((s) => s.locations)).toEqual([['eu-west']]);
   const asked = () => collector.rows<{ outcome: string; location: string; cost_usd: number | null }>("SELECT outcome, location, cost_usd FROM probe_events WHERE trigger = 'suspicion' ORDER BY ts");
   return { collector, prober, asked };
 }
@@ -86,7 +86,7 @@ describe('a prober asked for probes', () => {
       await until(() => asked().length === 3);
       expect(asked().map((r) => [r.location, r.outcome])).toEqual([['eu-west', 'ok'], ['eu-west', 'ok'], ['eu-west', 'ok']]);
       for (const r of asked()) expect(r.cost_usd).toBeGreaterThan(0);
-      const read = collector.app.tokens.create('board', ['read']).secret;
+      const read = (await collector.app.storage.tokens.create('board', ['read'])).secret;
       const probes = (await collector.app.inject({ url: '/api/probes?window=15m', headers: { authorization: `Bearer ${read}` } })).json();
       expect(probes.locations.find((l: any) => l.location === 'eu-west').on_demand).toEqual({ requested: 3, delivered: 3, served: 3, pending: 0, expired: 0 });
       expect(await prober.stop()).toBe(0);

@@ -8,8 +8,8 @@ import { describe, expect, it } from 'vitest';
 import {
   ERROR_CLASSES, KEY_COLUMNS, PROBE_COLUMNS, ProbeSchema, SOURCE_COLUMNS, TASK_COLUMNS, TASK_KEY_COLUMNS, WindowSchema,
 } from '@breakerbox/protocol';
-import { openDatabase } from '../../server/storage/database.ts';
-import { applyMigrations } from '../../server/storage/migrations.ts';
+import { openDatabase } from '../../server/storage/sqlite/database.ts';
+import { applyMigrations } from '../../server/storage/sqlite/migrations.ts';
 import { validateBatch } from '../../server/ingest/validate-batch.ts';
 import { batch, tempDir, windowEvent } from '../server/helpers.ts';
 

@@ -22,8 +22,8 @@ beforeAll(async () => {
   const config = loadConfig({ env: { BREAKERBOX_DB: join(dir, 'bbx.db'), BREAKERBOX_PORT: '0', BREAKERBOX_LOG_LEVEL: 'silent' } });
   app = await buildApp({ config, logger: false });
   await app.ready();
-  token = app.tokens.create('sdk', ['ingest']).secret;
-  readToken = app.tokens.create('reader', ['read']).secret;
+  token = (await app.storage.tokens.create('sdk', ['ingest'])).secret;
+  readToken = (await app.storage.tokens.create('reader', ['read'])).secret;
   url = await app.listen({ port: 0, host: '127.0.0.1' });
 });
 afterAll(async () => {

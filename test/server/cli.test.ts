@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { writeFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig, ConfigError } from '../../server/config/load.ts';
-import { openDatabase } from '../../server/storage/database.ts';
-import { createTokenStore } from '../../server/storage/token-store.ts';
+import { openDatabase } from '../../server/storage/sqlite/database.ts';
+import { createTokenStore } from '../../server/storage/sqlite/token-store.ts';
 import { tempDir } from './helpers.ts';
 
 const BIN = join(import.meta.dirname, '..', '..', 'bin', 'breakerbox.js');

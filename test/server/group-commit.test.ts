@@ -2,13 +2,14 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { minuteOf, type TelemetryAck, type TelemetryBatch } from '@breakerbox/protocol';
 import { createGroupCommit } from '../../server/ingest/group-commit.ts';
 import { batch, makeApp, windowEvent } from './helpers.ts';
+import { sqlOf } from '../support/sql.ts';
 
 const ack = (b: TelemetryBatch): TelemetryAck => ({ accepted: b.events.length, duplicate: false });
 
 describe('group commit', () => {
   it('writes the batches queued in one turn of the event loop in one transaction, each answered with its own ack', async () => {
     const groups: string[][] = [];
-    const commit = createGroupCommit((batches) => {
+    const commit = createGroupCommit(async (batches) => {
       groups.push(batches.map((b) => b.batch_id));
       return batches.map(ack);
     });
@@ -25,7 +26,7 @@ describe('group commit', () => {
   it('retries a failed group batch by batch, so only the faulty batch is refused', async () => {
     const bad = batch([windowEvent()]);
     const good = batch([windowEvent()]);
-    const commit = createGroupCommit((batches) => {
+    const commit = createGroupCommit(async (batches) => {
       if (batches.includes(bad)) throw new Error('constraint failed');
       return batches.map(ack);
     });
@@ -36,7 +37,7 @@ describe('group commit', () => {
 
   it('does not retry a group whose error is final (the storage is down): every batch gets that error once', async () => {
     let calls = 0;
-    const commit = createGroupCommit(() => {
+    const commit = createGroupCommit(async () => {
       calls++;
       throw new Error('disk I/O error');
     }, { isFinal: () => true });
@@ -72,11 +73,11 @@ describe('concurrent ingest', () => {
     const replies = await Promise.all([...batches, batches[0]!].map(post));
     expect(replies.map((r) => r.statusCode)).toEqual(Array(7).fill(200));
     expect(replies.filter((r) => r.json().duplicate)).toHaveLength(1);
-    const row = t.app.db.prepare('SELECT calls, e_server, windows FROM key_minutes WHERE minute = ?').get(minuteOf(start));
+    const row = sqlOf(t.app).prepare('SELECT calls, e_server, windows FROM key_minutes WHERE minute = ?').get(minuteOf(start));
     expect(row).toEqual({ calls: 120, e_server: 12, windows: 12 });
-    const totals = t.app.db.prepare('SELECT SUM(calls) AS calls FROM key_totals').get();
+    const totals = sqlOf(t.app).prepare('SELECT SUM(calls) AS calls FROM key_totals').get();
     expect(totals).toEqual({ calls: 120 });
-    const sources = t.app.db.prepare('SELECT COUNT(*) AS n, SUM(calls) AS calls FROM key_minute_sources WHERE minute = ?').get(minuteOf(start));
+    const sources = sqlOf(t.app).prepare('SELECT COUNT(*) AS n, SUM(calls) AS calls FROM key_minute_sources WHERE minute = ?').get(minuteOf(start));
     expect(sources).toEqual({ n: 3, calls: 120 });
   });
 });

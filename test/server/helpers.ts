@@ -7,6 +7,7 @@ import { buildApp, loggerOptions } from '../../server/app.ts';
 import { loadConfig } from '../../server/config/load.ts';
 import type { Config } from '../../server/config/schema.ts';
 import type { BreakerKey, TelemetryBatch, TelemetryEvent, WindowEvent } from '@breakerbox/protocol';
+import { sqlOf } from '../support/sql.ts';
 
 /** A fresh temp folder, removed by the returned cleanup. */
 export function tempDir(): { dir: string; cleanup(): void } {
@@ -24,9 +25,9 @@ export async function makeApp(config?: Partial<Config>) {
   const tmp = tempDir();
   const app: FastifyInstance = await buildApp({ config: { ...testConfig(join(tmp.dir, 'bbx.db')), ...config }, logger: false });
   await app.ready();
-  const ingest = app.tokens.create('ingest', ['ingest']).secret;
-  const read = app.tokens.create('read', ['read']).secret;
-  const admin = app.tokens.create('admin', ['admin']).secret;
+  const ingest = (await app.storage.tokens.create('ingest', ['ingest'])).secret;
+  const read = (await app.storage.tokens.create('read', ['read'])).secret;
+  const admin = (await app.storage.tokens.create('admin', ['admin'])).secret;
   return {
     app,
     tokens: { ingest, read, admin },
@@ -117,5 +118,5 @@ export function batch(events: TelemetryEvent[], source = { service: 'ticket-draf
 /** Counts rows in every raw and rollup table: "nothing stored" means all zero. */
 export function rowCounts(app: FastifyInstance): Record<string, number> {
   const tables = ['batches', 'keys', 'window_events', 'transition_events', 'task_events', 'config_events', 'probe_events', 'key_minutes', 'task_minutes', 'probe_minutes'];
-  return Object.fromEntries(tables.map((t) => [t, (app.db.prepare(`SELECT COUNT(*) AS n FROM ${t}`).get() as { n: number }).n]));
+  return Object.fromEntries(tables.map((t) => [t, (sqlOf(app).prepare(`SELECT COUNT(*) AS n FROM ${t}`).get() as { n: number }).n]));
 }

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { KEY, batch, makeApp, oneOfEach, rowCounts, windowEvent } from './helpers.ts';
+import { sqlOf } from '../support/sql.ts';
 
 type TestApp = Awaited<ReturnType<typeof makeApp>>;
 
@@ -45,7 +46,7 @@ describe('ingest bounds keep the rollups sane', () => {
     const max = Number.MAX_SAFE_INTEGER;
     const e = windowEvent({ calls: max, ok: 0, slow: 0, errors: {}, retries: 0, latency_ms: { bounds: [], counts: [max] }, ttft_ms: undefined });
     expect((await post(batch([e]))).statusCode).toBe(200);
-    expect(t.app.db.prepare('SELECT calls FROM window_events').get()).toEqual({ calls: max });
+    expect(sqlOf(t.app).prepare('SELECT calls FROM window_events').get()).toEqual({ calls: max });
   });
 
   it('refuses a window whose ok + slow + errors exceed its calls (9 errors and 7 slow out of 1 call)', async () => {

@@ -1,6 +1,7 @@
 import { gzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { KEY, batch, makeApp, oneOfEach, rowCounts, testConfig, windowEvent } from './helpers.ts';
+import { sqlOf } from '../support/sql.ts';
 
 type TestApp = Awaited<ReturnType<typeof makeApp>>;
 
@@ -31,13 +32,13 @@ describe('POST /v1/telemetry', () => {
     expect(res.json()).toEqual({ accepted: 5, duplicate: false });
     const counts = rowCounts(t.app);
     expect(counts).toMatchObject({ batches: 1, keys: 1, window_events: 1, transition_events: 1, task_events: 1, config_events: 1, probe_events: 1 });
-    const w = t.app.db.prepare('SELECT * FROM window_events').get() as Record<string, unknown>;
+    const w = sqlOf(t.app).prepare('SELECT * FROM window_events').get() as Record<string, unknown>;
     expect(w).toMatchObject({ calls: 120, ok: 100, slow: 5, rejected: 2, retries: 8, cost_usd: 0.42 });
     expect(JSON.parse(w.errors as string)).toEqual({ server: 12, rate_limit: 3 });
     // Histograms are stored as the JSON of what was sent.
     expect(w.latency).toBe(JSON.stringify({ bounds: [100, 500, 1000], counts: [40, 60, 15, 5] }));
     expect(w.ttft).toBe(JSON.stringify({ bounds: [100, 500], counts: [70, 40, 10] }));
-    const p = t.app.db.prepare('SELECT * FROM probe_events').get() as Record<string, unknown>;
+    const p = sqlOf(t.app).prepare('SELECT * FROM probe_events').get() as Record<string, unknown>;
     expect(p).toMatchObject({ location: 'eu-west', outcome: 'error', error_class: 'server', status: 503, total_ms: 81, cold: 0 });
   });
 
@@ -190,8 +191,8 @@ describe('POST /v1/telemetry', () => {
     });
 
     it('a revoked token → 401', async () => {
-      const { secret } = t.app.tokens.create('short-lived', ['ingest']);
-      t.app.tokens.revoke('short-lived');
+      const { secret } = await t.app.storage.tokens.create('short-lived', ['ingest']);
+      await t.app.storage.tokens.revoke('short-lived');
       expect((await post(batch(oneOfEach()), {}, secret)).statusCode).toBe(401);
       nothingStored();
     });

@@ -66,7 +66,7 @@ describe('caps on breaker keys per token and per source', () => {
 
   it('never counts one token against another', async () => {
     t = await withKeys({ new_per_minute_per_token: 5 });
-    const other = t.app.tokens.create('other-sender', ['ingest']).secret;
+    const other = (await t.app.storage.tokens.create('other-sender', ['ingest'])).secret;
     expect((await post(t.tokens.ingest, windows(0, 5))).statusCode).toBe(200);
     expect((await post(t.tokens.ingest, windows(5, 1))).statusCode).toBe(429);
     expect((await post(other, windows(100, 5), { service: 'other', instance: 'pod-9' })).statusCode).toBe(200);

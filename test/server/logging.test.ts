@@ -10,7 +10,7 @@ describe('logs', () => {
   it('are JSON lines that never carry a token, an Authorization header or a request body', async () => {
     const { app, logs, close } = await appWithLogs('trace');
     cleanups.push(close);
-    const { secret } = app.tokens.create('t', ['ingest']);
+    const { secret } = await app.storage.tokens.create('t', ['ingest']);
     const body = batch(oneOfEach(), { service: 'secret-service-name', instance: 'pod-1' });
     const headers = { 'content-type': 'application/json', authorization: `Bearer ${secret}` };
     expect((await app.inject({ method: 'POST', url: '/v1/telemetry', headers, payload: JSON.stringify(body) })).statusCode).toBe(200);

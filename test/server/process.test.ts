@@ -2,7 +2,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../server/storage/database.ts';
+import { openDatabase } from '../../server/storage/sqlite/database.ts';
 import { batch, oneOfEach, tempDir, windowEvent } from './helpers.ts';
 import { ADMIN, BIN, exited, startProcess as start } from './process-harness.ts';
 

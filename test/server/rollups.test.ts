@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { KEY, batch, makeApp, windowEvent } from './helpers.ts';
 import { histogramJson, quantile } from '../../server/storage/histogram.ts';
 import { minuteOf } from '@breakerbox/protocol';
+import { sqlOf } from '../support/sql.ts';
 
 type TestApp = Awaited<ReturnType<typeof makeApp>>;
 let t: TestApp;
@@ -30,14 +31,14 @@ describe('per-minute rollups', () => {
     await post(batch([w(10)], { service: 'drafts', instance: 'pod-1' }));
     await post(batch([w(20)], { service: 'drafts', instance: 'pod-2' }));
     await post(batch([w(5)], { service: 'search', instance: 'pod-1' }));
-    const rows = t.app.db
+    const rows = sqlOf(t.app)
       .prepare('SELECT s.name AS service, m.calls, m.e_server, m.windows FROM key_minutes m JOIN services s ON s.id = m.service_id WHERE m.minute = ? ORDER BY s.name')
       .all(minuteOf(start));
     expect(rows).toEqual([
       { service: 'drafts', calls: 30, e_server: 2, windows: 2 },
       { service: 'search', calls: 5, e_server: 1, windows: 1 },
     ]);
-    const instances = t.app.db.prepare('SELECT COUNT(*) AS n FROM key_minute_sources WHERE minute = ?').get(minuteOf(start)) as { n: number };
+    const instances = sqlOf(t.app).prepare('SELECT COUNT(*) AS n FROM key_minute_sources WHERE minute = ?').get(minuteOf(start)) as { n: number };
     expect(instances.n).toBe(3);
   });
 
@@ -47,7 +48,7 @@ describe('per-minute rollups', () => {
       windowEvent({ start, end: start + 10_000, latency_ms: { bounds: [100, 1000], counts: [10, 0, 0] } }),
       windowEvent({ start, end: start + 10_000, latency_ms: { bounds: [30, 400, 4000], counts: [0, 0, 10, 0] } }),
     ]));
-    const row = t.app.db.prepare('SELECT * FROM key_minutes WHERE minute = ?').get(start) as Record<string, number>;
+    const row = sqlOf(t.app).prepare('SELECT * FROM key_minutes WHERE minute = ?').get(start) as Record<string, number>;
     const counts = Array.from({ length: 12 }, (_, i) => row[`h${i}`]!);
     // <=100 lands in the 100 bucket (index 2); <=4000 in the 5000 bucket (index 7).
     expect(counts[2]).toBe(10);
@@ -70,10 +71,10 @@ describe('per-minute rollups', () => {
       { type: 'probe', ts, key: KEY, location: 'us-east', outcome: 'slow', latency_ms: { total: 9000 } },
       { type: 'probe', ts, key: KEY, location: 'us-east', outcome: 'ok', cold: true, latency_ms: { total: 4000 } },
     ], { service: 'probe', instance: 'eu-west' }));
-    const k = t.app.db.prepare('SELECT transitions, opens FROM key_minutes').get();
+    const k = sqlOf(t.app).prepare('SELECT transitions, opens FROM key_minutes').get();
     // The first report (from: null, 'created') is not a change of state.
     expect(k).toEqual({ transitions: 2, opens: 1 });
-    const p = t.app.db.prepare('SELECT location, probes, ok, slow, error, misconfigured, cold FROM probe_minutes ORDER BY location').all();
+    const p = sqlOf(t.app).prepare('SELECT location, probes, ok, slow, error, misconfigured, cold FROM probe_minutes ORDER BY location').all();
     expect(p).toEqual([
       { location: 'eu-west', probes: 2, ok: 1, slow: 0, error: 1, misconfigured: 1, cold: 0 },
       { location: 'us-east', probes: 1, ok: 0, slow: 1, error: 0, misconfigured: 0, cold: 1 },
@@ -87,15 +88,15 @@ describe('per-minute rollups', () => {
       cost_usd: 0.5, levels: { '0': completed - 2, '2': 1, '4': 1 }, fallback: { invoked: 2, failed: 1 },
     });
     await post(batch([tasks(10), tasks(20)]));
-    const row = t.app.db.prepare('SELECT * FROM task_minutes').get();
+    const row = sqlOf(t.app).prepare('SELECT * FROM task_minutes').get();
     expect(row).toMatchObject({ operation: 'summarise', completed: 30, failed: 2, degraded: 2, attempts: 36, cost_usd: 1, level0: 26, level2: 2, level4: 2, fallback_invoked: 4, fallback_failed: 2 });
   });
 
   it('writes nothing of a batch whose last event is invalid, rollups included', async () => {
     const res = await post(batch([windowEvent(), windowEvent(), windowEvent({ ok: -3 })]));
     expect(res.statusCode).toBe(400);
-    expect(t.app.db.prepare('SELECT COUNT(*) AS n FROM key_minutes').get()).toEqual({ n: 0 });
-    expect(t.app.db.prepare('SELECT COUNT(*) AS n FROM keys').get()).toEqual({ n: 0 });
+    expect(sqlOf(t.app).prepare('SELECT COUNT(*) AS n FROM key_minutes').get()).toEqual({ n: 0 });
+    expect(sqlOf(t.app).prepare('SELECT COUNT(*) AS n FROM keys').get()).toEqual({ n: 0 });
   });
 });
 
@@ -105,7 +106,7 @@ describe('dropped events', () => {
     expect((await post(b)).statusCode).toBe(200);
     expect((await post(b)).json().duplicate).toBe(true);
     await post({ ...batch([windowEvent()], { service: 'drafts', instance: 'pod-9' }), dropped_events: 2 });
-    expect(t.app.db.prepare("SELECT dropped_events FROM sources WHERE instance = 'pod-9'").get()).toEqual({ dropped_events: 42 });
+    expect(sqlOf(t.app).prepare("SELECT dropped_events FROM sources WHERE instance = 'pod-9'").get()).toEqual({ dropped_events: 42 });
   });
 });
 

@@ -2,6 +2,7 @@ import { copyFileSync, renameSync } from 'node:fs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { BreakerKey } from '@breakerbox/protocol';
 import { batch, makeApp, windowEvent } from './helpers.ts';
+import { sqlOf } from '../support/sql.ts';
 
 type TestApp = Awaited<ReturnType<typeof makeApp>>;
 let t: TestApp;
@@ -24,9 +25,9 @@ describe('storage faults in a running collector', () => {
   it('answers 503 with Retry-After while the disk is full, turns /readyz red, and recovers on its own', async () => {
     t = await makeApp();
     expect((await post()).statusCode).toBe(200);
-    const pages = t.app.db.pragma('page_count', { simple: true }) as number;
+    const pages = sqlOf(t.app).pragma('page_count', { simple: true }) as number;
     // SQLite answers SQLITE_FULL exactly as on a full disk once the file may not grow.
-    t.app.db.pragma(`max_page_count = ${pages}`);
+    sqlOf(t.app).pragma(`max_page_count = ${pages}`);
     vi.useFakeTimers({ toFake: ['Date'] });
 
     const full = await post(manyKeys(0));
@@ -39,7 +40,7 @@ describe('storage faults in a running collector', () => {
     // Until Retry-After has passed, batches are refused before their body is even read.
     expect((await post()).statusCode).toBe(503);
 
-    t.app.db.pragma('max_page_count = 1073741823');
+    sqlOf(t.app).pragma('max_page_count = 1073741823');
     vi.setSystemTime(Date.now() + t.app.config.storage.retry_after_s * 1000);
     expect((await post(manyKeys(0))).statusCode).toBe(200);
     expect((await t.app.inject({ url: '/readyz' })).statusCode).toBe(200);

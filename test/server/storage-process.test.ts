@@ -3,8 +3,8 @@ import { chmodSync, chownSync, existsSync, readdirSync, rmSync, writeFileSync } 
 import { join } from 'node:path';
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../server/storage/database.ts';
-import { applyMigrations } from '../../server/storage/migrations.ts';
+import { openDatabase } from '../../server/storage/sqlite/database.ts';
+import { applyMigrations } from '../../server/storage/sqlite/migrations.ts';
 import { batch, tempDir, windowEvent } from './helpers.ts';
 import { ADMIN, BIN, eventually, exited, startProcess } from './process-harness.ts';
 

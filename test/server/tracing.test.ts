@@ -28,7 +28,7 @@ describe('self-telemetry', () => {
     const tmp = tempDir();
     cleanups.push(tmp.cleanup);
     const app = await buildApp({ config: testConfig(join(tmp.dir, 'db'), { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint }), logger: false });
-    const { secret } = app.tokens.create('t', ['ingest']);
+    const { secret } = await app.storage.tokens.create('t', ['ingest']);
     const res = await app.inject({
       method: 'POST', url: '/v1/telemetry',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${secret}` },

@@ -45,7 +45,7 @@ async function degrading(config: Record<string, unknown> = {}): Promise<{ c: Tes
     ]);
   }
   for (const location of LOCATIONS) await c.send({ service: 'probe', instance: location }, probes(KEY, location, from, START, 'ok'));
-  const opened = c.app.suspicion.evaluate(START).opened;
+  const opened = (await c.app.suspicion.evaluate(START)).opened;
   expect(opened.map((s) => [s.startedAt, s.locations])).toEqual([[START - 20_000, LOCATIONS]]);
   return { c, clock };
 }
@@ -111,7 +111,7 @@ describe('the first page of such a key (group_wait)', () => {
     });
   };
   const evaluate = async (at: number) => {
-    c!.app.alerts.evaluate(at);
+    await c!.app.alerts.evaluate(at);
     await c!.app.alerts.idle();
   };
 
@@ -167,7 +167,7 @@ describe('the first page of such a key (group_wait)', () => {
       ]);
     }
     for (const location of LOCATIONS) await c.send({ service: 'probe', instance: location }, probes(KEY, location, START - 15 * MIN, START, 'ok'));
-    expect(c.app.suspicion.evaluate(START).opened).toEqual([]);
+    expect((await c.app.suspicion.evaluate(START)).opened).toEqual([]);
     await evaluate(START);
     expect(pages()).toEqual([]);
     expect((await verdictAt(START)).hint).not.toBe('probes_pending');
@@ -186,7 +186,7 @@ describe('probe_failing on a burst', () => {
       }));
       await c.send({ service: 'probe', instance: location }, [...probes(KEY, location, START - 15 * MIN, START, 'ok'), ...burst]);
     }
-    c.app.alerts.evaluate(START);
+    await c.app.alerts.evaluate(START);
     const { alerts } = await c.get('/api/alerts?state=firing');
     expect(alerts.filter((a: any) => a.rule === 'probe_failing').map((a: any) => [a.location, a.value]).sort()).toEqual([
       ['eu-west', 3],
@@ -218,11 +218,11 @@ describe('before the trigger has asked', () => {
     }
     for (const location of LOCATIONS) await c.send({ service: 'probe', instance: location }, probes(KEY, location, from, START, 'ok'));
     // Open for 3 s: below min_open_s, and one failing window: the trigger asks nothing yet.
-    expect(c.app.suspicion.evaluate(START).opened).toEqual([]);
+    expect((await c.app.suspicion.evaluate(START)).opened).toEqual([]);
     const held = await verdictAt(START);
     expect([held.verdict, held.hint]).toEqual(['insufficient_data', 'probes_pending']);
     expect(held.evidence.join('\n')).toContain('a breaker has been open since 23:59:57 UTC');
-    c.app.alerts.evaluate(START);
+    await c.app.alerts.evaluate(START);
     await c.app.alerts.idle();
     const { alerts } = await c.get('/api/alerts?state=firing');
     expect(alerts.map((a: any) => [a.rule, a.hint])).toEqual([['open_share', 'probes_pending']]);
@@ -231,10 +231,10 @@ describe('before the trigger has asked', () => {
 
     // The trigger asks once the breaker has been open 5 s; the burst fails: the first page names the outage.
     clock.advance(2_000);
-    expect(c.app.suspicion.evaluate(START + 2_000).opened).toHaveLength(1);
+    expect((await c.app.suspicion.evaluate(START + 2_000)).opened).toHaveLength(1);
     clock.advance(10_000);
     await answer('error');
-    c.app.alerts.evaluate(START + 12_000);
+    await c.app.alerts.evaluate(START + 12_000);
     await c.app.alerts.idle();
     expect(pages().map((p) => [p.event, p.group.incident?.verdict])).toEqual([['firing', 'provider_outage']]);
   });

@@ -29,7 +29,7 @@ async function serve(config: Record<string, unknown> = {}): Promise<{ url: strin
   await c.send({ service: 'probe', instance: 'eu-west' }, probes(KEY, 'eu-west', from, START, 'ok'));
   await c.send({ service: 'probe', instance: 'ap-south' }, probes(OTHER, 'ap-south', from, START, 'ok'));
   const url = await c.app.listen({ port: 0, host: '127.0.0.1' });
-  return { url, clock, ingest: c.app.tokens.create('prober', ['ingest']).secret, read: c.app.tokens.create('board', ['read']).secret };
+  return { url, clock, ingest: (await c.app.storage.tokens.create('prober', ['ingest'])).secret, read: (await c.app.storage.tokens.create('board', ['read'])).secret };
 }
 
 const poll = async (url: string, token: string | null, query: string) => {

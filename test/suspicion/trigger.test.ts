@@ -40,21 +40,21 @@ describe('probe on suspicion: the trigger', () => {
     const opened = START - 30_000;
     await sendPods(() => [transition(KEY, opened, 'closed', 'open'), ...windows(KEY, START - 60_000, START, { calls: 10, errors: { server: 8 } })]);
 
-    const first = c!.app.suspicion.evaluate(START);
+    const first = await c!.app.suspicion.evaluate(START);
     expect(first.opened).toHaveLength(1);
     expect(first.opened[0]).toMatchObject({ reason: 'breaker_open', startedAt: START - 60_000, triggeredAt: START, locations: ['eu-west', 'us-east'] });
 
     // The burst: three requests per location, due now, in 3 s and in 6 s; none for ap-south.
     const store = c!.app.suspicion.store;
-    expect(store.take('eu-west', START, 10).map((r) => r.key)).toEqual([KEY]);
-    expect(store.take('ap-south', START + 60_000, 10)).toEqual([]);
-    expect(store.nextDue('eu-west', START)).toBe(START + 3_000);
-    expect(store.take('eu-west', START + 6_000, 10)).toHaveLength(2);
-    expect(store.take('us-east', START + 6_000, 10)).toHaveLength(3);
+    expect((await store.take('eu-west', START, 10)).map((r) => r.key)).toEqual([KEY]);
+    expect(await store.take('ap-south', START + 60_000, 10)).toEqual([]);
+    expect(await store.nextDue('eu-west', START)).toBe(START + 3_000);
+    expect(await store.take('eu-west', START + 6_000, 10)).toHaveLength(2);
+    expect(await store.take('us-east', START + 6_000, 10)).toHaveLength(3);
 
     // Still open 10 s later: no second burst within the cooldown.
     clock.advance(10_000);
-    expect(c!.app.suspicion.evaluate(START + 10_000).opened).toEqual([]);
+    expect((await c!.app.suspicion.evaluate(START + 10_000)).opened).toEqual([]);
     const counts = (await c!.get('/api/probes')).locations.map((l: any) => [l.location, l.on_demand]);
     expect(counts).toEqual([
       ['ap-south', { requested: 0, delivered: 0, served: 0, pending: 0, expired: 0 }],
@@ -71,14 +71,14 @@ describe('probe on suspicion: the trigger', () => {
       ...windows(KEY, START - 60_000, START - 10_000, { calls: 10 }),
       ...windows(KEY, START - 10_000, START, { calls: 10, errors: { server: 10 } }),
     ]);
-    expect(c!.app.suspicion.evaluate(START)).toMatchObject({ degrading: 0, opened: [] });
+    expect(await c!.app.suspicion.evaluate(START)).toMatchObject({ degrading: 0, opened: [] });
     expect((await c!.get('/api/probes')).locations.every((l: any) => l.on_demand.requested === 0)).toBe(true);
   });
 
   it('triggers on provider-side errors that last two windows of an instance, over the minimum volume', async () => {
     await healthy();
     await sendPods(() => [...windows(KEY, START - 60_000, START - 20_000, { calls: 10 }), ...windows(KEY, START - 20_000, START, { calls: 10, errors: { server: 4 } })]);
-    const r = c!.app.suspicion.evaluate(START);
+    const r = await c!.app.suspicion.evaluate(START);
     expect(r.opened.map((s) => [s.reason, s.startedAt])).toEqual([['provider_errors', START - 20_000]]);
 
     // Client-side classes are not the provider degrading.
@@ -88,7 +88,7 @@ describe('probe on suspicion: the trigger', () => {
         await quiet.send({ service: 's', instance: pod }, windows(KEY, START - 30_000, START, { calls: 10, errors: { bad_request: 9 } }));
       }
       await quiet.send({ service: 'probe', instance: 'eu-west' }, probes(KEY, 'eu-west', START - 15 * MIN, START, 'ok'));
-      expect(quiet.app.suspicion.evaluate(START).opened).toEqual([]);
+      expect((await quiet.app.suspicion.evaluate(START)).opened).toEqual([]);
     } finally {
       await quiet.close();
     }
@@ -99,7 +99,7 @@ describe('probe on suspicion: the trigger', () => {
     const from = START - 15 * MIN;
     await c!.send({ service: 'probe', instance: 'eu-west' }, probes(OTHER, 'eu-west', from, START, 'ok'));
     await sendPods(() => [transition(KEY, START - 30_000, 'closed', 'open'), transition(OTHER, START - 30_000, null, 'open')]);
-    const r = c!.app.suspicion.evaluate(START);
+    const r = await c!.app.suspicion.evaluate(START);
     expect(r.opened).toHaveLength(2);
     const counts = Object.fromEntries((await c!.get('/api/probes')).locations.map((l: any) => [l.location, l.on_demand.requested]));
     // eu-west covers both keys but takes 4 requests in the hour; us-east and ap-south one key each.
@@ -109,7 +109,7 @@ describe('probe on suspicion: the trigger', () => {
   it('stays off when disabled by config', async () => {
     await healthy({ suspicion: { enabled: false } });
     await sendPods(() => [transition(KEY, START - 30_000, 'closed', 'open')]);
-    expect(c!.app.suspicion.evaluate(START).opened).toEqual([]);
+    expect((await c!.app.suspicion.evaluate(START)).opened).toEqual([]);
     expect((await c!.get('/api/probes')).locations.every((l: any) => l.on_demand === null)).toBe(true);
   });
 });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BreakerKey } from '@breakerbox/protocol';
 import { MIN, collector, windows, type TestCollector } from './support.ts';
+import { hourPlanOf } from '../support/sql.ts';
 
 const KEY: BreakerKey = { provider: 'openai', endpoint: 'chat', model: 'gpt-4o-mini:2024-07-18' };
 const HOUR = 60 * MIN;
@@ -21,20 +22,20 @@ describe('hourly aggregates of the rollups', () => {
   it('answers a long window the same from hours as from minutes', async () => {
     const fromMinutes = await calls24h();
     expect(fromMinutes).toBe(720);
-    const { built } = await c.app.verdicts.hours.warm(24 * HOUR);
+    const { built } = await c.app.storage.rollups.warmHours(24 * HOUR, c.app.clock.now());
     expect(built).toBeGreaterThan(0);
-    const plan = c.app.verdicts.hours.plan(c.now - 24 * HOUR - ((c.now - 24 * HOUR) % MIN), c.now);
+    const plan = hourPlanOf(c.app).plan(c.now - 24 * HOUR - ((c.now - 24 * HOUR) % MIN), c.now);
     expect(plan.some((s) => s.table === 'hours' && s.from <= hourStart && s.to >= hourStart + 2 * HOUR)).toBe(true);
     expect(await calls24h()).toBe(fromMinutes);
   });
 
   it('reads an hour from its minutes again as soon as late data arrives for it, until it is rebuilt', async () => {
     await c.send({ service: 'drafts', instance: 'pod-2' }, windows(KEY, hourStart + 10 * MIN, hourStart + 11 * MIN, { calls: 5 }));
-    const plan = c.app.verdicts.hours.plan(hourStart - 3 * HOUR, c.now);
+    const plan = hourPlanOf(c.app).plan(hourStart - 3 * HOUR, c.now);
     expect(plan.find((s) => s.from <= hourStart && hourStart < s.to)?.table).toBe('minutes');
     expect(await calls24h()).toBe(750);
-    expect((await c.app.verdicts.hours.warm(24 * HOUR)).built).toBe(1);
-    expect(c.app.verdicts.hours.plan(hourStart - 3 * HOUR, c.now).find((s) => s.from <= hourStart && hourStart < s.to)?.table).toBe('hours');
+    expect((await c.app.storage.rollups.warmHours(24 * HOUR, c.app.clock.now())).built).toBe(1);
+    expect(hourPlanOf(c.app).plan(hourStart - 3 * HOUR, c.now).find((s) => s.from <= hourStart && hourStart < s.to)?.table).toBe('hours');
     const v = (await c.get(`/api/verdicts?window=24h&to=${c.now}`)).verdicts[0];
     expect(v.clients).toMatchObject({ calls: 750, instances: 2 });
   });

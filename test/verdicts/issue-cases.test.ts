@@ -61,7 +61,7 @@ describe('issue 15 cases through ingest and GET /api/verdicts', () => {
   });
 
   it('tells whoever runs the prober with one alert, instead of a probe alert per key', async () => {
-    c.app.alerts.evaluate(c.now);
+    await c.app.alerts.evaluate(c.now);
     const { alerts } = await c.get('/api/alerts');
     const prober = alerts.filter((a: any) => a.rule === 'prober_unhealthy');
     expect(prober).toHaveLength(1);
@@ -155,7 +155,7 @@ describe('fallback_failing fires for the key whose chain failed', () => {
     const c = await collector();
     try {
       await fallbackCase(c.now, keyed).send(c);
-      c.app.alerts.evaluate(c.now);
+      await c.app.alerts.evaluate(c.now);
       const { alerts } = await c.get('/api/alerts');
       return alerts.filter((a: any) => a.rule === 'fallback_failing' && a.state === 'firing').map((a: any) => a.key.model).sort();
     } finally {
@@ -193,7 +193,7 @@ describe('an alert summary while an outage is ending', () => {
           ...[0, 15_000, 30_000, 45_000].flatMap((o) => probes(K, location, recovered + o, c.now, 'ok')),
         ]);
       }
-      c.app.alerts.evaluate(c.now);
+      await c.app.alerts.evaluate(c.now);
       const [alert] = (await c.get('/api/alerts')).alerts.filter((a: any) => a.rule === 'open_share');
       expect(alert.summary).toBe(
         'open 73% of the last 15 min (closed on all 1) — probes failed for most of the window from eu-west and us-east and are recovering: likely provider outage, ending',

@@ -34,13 +34,13 @@ describe('the server clock', () => {
       const answer = await c.get('/api/verdicts');
       expect(answer.window).toEqual({ from: START - 15 * MIN, to: START });
       expect(answer.verdicts[0]).toMatchObject({ key: KEY, verdict: 'provider_outage' });
-      expect(c.app.alerts.evaluate().firing).toBeGreaterThan(0);
+      expect((await c.app.alerts.evaluate()).firing).toBeGreaterThan(0);
       expect((await c.get('/api/alerts?state=firing')).alerts.map((a: any) => a.rule)).toContain('open_share');
 
       // An hour later, without waiting: the breaker has idled out and the alerts resolve.
       clock.advance(60 * MIN);
       expect((await c.get('/api/verdicts')).window.to).toBe(START + 60 * MIN);
-      c.app.alerts.evaluate();
+      await c.app.alerts.evaluate();
       expect((await c.get('/api/alerts?state=firing')).alerts).toEqual([]);
     } finally {
       await c.close();

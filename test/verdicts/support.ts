@@ -33,7 +33,7 @@ export async function collector(options: { config?: Record<string, unknown>; env
   });
   const app = await buildApp({ config, logger: false, ...(options.clock ? { clock: options.clock } : {}) });
   await app.ready();
-  const token = app.tokens.create(options.tokenName ?? 't', ['admin']).secret;
+  const token = (await app.storage.tokens.create(options.tokenName ?? 't', ['admin'])).secret;
   const clockNow = app.clock.now();
   const now = clockNow - (clockNow % 60_000);
   return {

@@ -217,7 +217,7 @@ describe('GET /api/verdicts', () => {
 
   it('needs a token with the read right', async () => {
     expect((await c.app.inject({ url: '/api/verdicts' })).statusCode).toBe(401);
-    const ingestOnly = c.app.tokens.create('ingest-only', ['ingest']).secret;
+    const ingestOnly = (await c.app.storage.tokens.create('ingest-only', ['ingest'])).secret;
     expect((await c.app.inject({ url: '/api/verdicts', headers: { authorization: `Bearer ${ingestOnly}` } })).statusCode).toBe(403);
   });
 });

@@ -9,7 +9,7 @@ import type { BreakerKey } from '@breakerbox/protocol';
 import type { ClientFigures, Hint, Percentiles, ProbeFigures, ProbeStatus, Verdict, VerdictEntry } from '../../../server/verdicts/types.ts';
 
 import type { Silence } from '../../../server/alerts/silences.ts';
-import type { Delivery } from '../../../server/notifiers/delivery-store.ts';
+import type { Delivery } from '../../../server/storage/storage.ts';
 import type { OperationCost as CostOperation } from '../../../server/verdicts/cost-view.ts';
 import type { FallbackHealth } from '../../../server/verdicts/fallback-health.ts';
 import type { Incident } from '../../../server/verdicts/incidents.ts';

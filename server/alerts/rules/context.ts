@@ -1,23 +1,23 @@
 import type { Config } from '../../config/schema.ts';
-import type { Db } from '../../storage/database.ts';
+import type { Storage } from '../../storage/storage.ts';
 import type { KeyAnalysis } from '../../verdicts/analyse.ts';
 import type { Condition } from '../types.ts';
 
-/** What every rule reads: the time, the database, and key analyses per window. */
+/** What every rule reads: the time, the storage's rollup and event reads, and key analyses per window. */
 export interface RuleContext {
   now: number;
-  db: Db;
+  storage: Pick<Storage, 'rollups' | 'events'>;
   /** Analyses of every key seen over the last `seconds`, by key id (memoised per pass). */
-  analysesOver(seconds: number): Map<number, KeyAnalysis>;
+  analysesOver(seconds: number): Promise<Map<number, KeyAnalysis>>;
   /** The analyses over the verdict window (`alerts.verdict_window_s`). */
-  verdictAnalyses(): Map<number, KeyAnalysis>;
+  verdictAnalyses(): Promise<Map<number, KeyAnalysis>>;
 }
 
 /** The rules section of the configuration. */
 export type RulesConfig = Config['alerts']['rules'];
 
 /** A rule: looks at the data and says, per target, fire / hold / clear. */
-export type Rule<C> = (ctx: RuleContext, config: C) => Condition[];
+export type Rule<C> = (ctx: RuleContext, config: C) => Promise<Condition[]>;
 
 /** fire at or above `fire`, clear below `resolve`, hold in between. */
 export function hysteresis(value: number | null, fire: number, resolve: number): Condition['status'] {

@@ -10,18 +10,12 @@ const usd = (x: number) => `$${x < 0.01 ? x.toPrecision(2) : x.toFixed(4)}`;
  * `baseline_s` before that window: fires at `fire_ratio` ×, resolves below `resolve_ratio` ×.
  * Too few completed tasks on either side clears it (no judgement on noise).
  */
-export const costPerSuccessRule: Rule<RulesConfig['cost_per_success']> = (ctx, cfg) => {
+export const costPerSuccessRule: Rule<RulesConfig['cost_per_success']> = async (ctx, cfg) => {
   const windowStart = ctx.now - cfg.window_s * 1000;
   const baseStart = windowStart - cfg.baseline_s * 1000;
-  const rows = ctx.db
-    .prepare(`SELECT operation,
-        SUM(CASE WHEN minute >= ? THEN cost_usd ELSE 0 END), SUM(CASE WHEN minute >= ? THEN completed ELSE 0 END),
-        SUM(CASE WHEN minute < ? THEN cost_usd ELSE 0 END), SUM(CASE WHEN minute < ? THEN completed ELSE 0 END)
-      FROM task_minutes WHERE minute >= ? AND minute < ? GROUP BY operation`)
-    .raw()
-    .all(windowStart, windowStart, windowStart, windowStart, baseStart - (baseStart % 60_000), ctx.now) as [string, number, number, number, number][];
+  const rows = await ctx.storage.rollups.costSplit(baseStart - (baseStart % 60_000), windowStart, ctx.now);
   const out: Condition[] = [];
-  for (const [operation, cost, completed, baseCost, baseCompleted] of rows) {
+  for (const { operation, cost, completed, baseCost, baseCompleted } of rows) {
     const enough = completed >= cfg.min_tasks && baseCompleted >= cfg.min_tasks && baseCost > 0;
     const now = completed > 0 ? cost / completed : 0;
     const base = baseCompleted > 0 ? baseCost / baseCompleted : 0;

@@ -8,13 +8,13 @@ import type { Rule, RulesConfig } from './context.ts';
  * breaker was open in the window — the incident behind the incident. No hysteresis: it
  * resolves as soon as a window passes without both.
  */
-export const fallbackFailingRule: Rule<RulesConfig['fallback_failing']> = (ctx, cfg) => {
+export const fallbackFailingRule: Rule<RulesConfig['fallback_failing']> = async (ctx, cfg) => {
   const out: Condition[] = [];
   const from = ctx.now - cfg.window_s * 1000;
   // The common case, no fallback failing anywhere, costs one small query and no analysis.
-  const failures = ctx.db.prepare('SELECT COALESCE(SUM(fallback_failed), 0) FROM task_minutes WHERE minute >= ? AND minute <= ?').pluck().get(from - (from % 60_000), ctx.now) as number;
+  const failures = await ctx.storage.rollups.fallbackFailures(from - (from % 60_000), ctx.now);
   if (failures < cfg.min_failures) return out;
-  for (const [keyId, a] of ctx.analysesOver(cfg.window_s)) {
+  for (const [keyId, a] of await ctx.analysesOver(cfg.window_s)) {
     if (a.clients.fallback.failed === 0) continue;
     const open = (a.clients.open_share ?? 0) > 0 || a.state.open + a.state.half_open > 0;
     const failed = a.clients.fallback.failed;

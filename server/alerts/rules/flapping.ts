@@ -2,34 +2,29 @@ import { fingerprint } from '../fingerprint.ts';
 import { duration } from '../summary.ts';
 import type { Condition } from '../types.ts';
 import type { Rule, RulesConfig } from './context.ts';
-import { keyFromRow } from '../../storage/telemetry-store.ts';
 
 /**
  * Flapping: transitions into open per hour, counted per instance (a breaker lives in one
  * instance) and judged on the worst instance of the key. Nagios-style hysteresis on the
  * rate: it starts at `fire_opens_per_hour` and stops only at or below `resolve_opens_per_hour`.
  */
-export const flappingRule: Rule<RulesConfig['flapping']> = (ctx, cfg) => {
+export const flappingRule: Rule<RulesConfig['flapping']> = async (ctx, cfg) => {
   const from = ctx.now - cfg.window_s * 1000;
-  const rows = ctx.db
-    .prepare(`SELECT t.key_id, s.instance, COUNT(*) AS opens, k.provider, k.endpoint, k.model, k.region
-      FROM transition_events t JOIN sources s ON s.id = t.source_id JOIN keys k ON k.id = t.key_id
-      WHERE t.ts >= ? AND t.ts <= ? AND t.to_state IN ('open', 'forced_open') GROUP BY t.key_id, t.source_id`)
-    .all(from, ctx.now) as { key_id: number; instance: string; opens: number; provider: string; endpoint: string; model: string; region: string }[];
+  const rows = await ctx.storage.events.opensPerInstance(from, ctx.now);
   const perKey = new Map<number, typeof rows>();
   for (const row of rows) {
-    let list = perKey.get(row.key_id);
-    if (!list) perKey.set(row.key_id, (list = []));
+    let list = perKey.get(row.keyId);
+    if (!list) perKey.set(row.keyId, (list = []));
     list.push(row);
   }
-  const verdicts = ctx.verdictAnalyses();
+  const verdicts = await ctx.verdictAnalyses();
   const perHour = (opens: number) => (opens * 3600) / cfg.window_s;
   // Keys without opens are clear: no condition needed (an alert left without one resolves).
   const out: Condition[] = [];
   for (const [keyId, list] of perKey) {
     list.sort((x, y) => y.opens - x.opens || x.instance.localeCompare(y.instance));
     const worst = list[0]!;
-    const key = keyFromRow(worst);
+    const { key } = worst;
     const value = perHour(worst.opens);
     const flapping = list.filter((x) => perHour(x.opens) >= cfg.fire_opens_per_hour).length;
     const instances = Math.max(verdicts.get(keyId)?.state.instances ?? 0, list.length);

@@ -4,9 +4,9 @@ import type { Condition } from '../types.ts';
 import { hysteresis, type Rule, type RulesConfig } from './context.ts';
 
 /** Open share over the last `window_s`: fires at `fire_share`, resolves below `resolve_share`. */
-export const openShareRule: Rule<RulesConfig['open_share']> = (ctx, cfg) => {
+export const openShareRule: Rule<RulesConfig['open_share']> = async (ctx, cfg) => {
   const out: Condition[] = [];
-  for (const [keyId, a] of ctx.analysesOver(cfg.window_s)) {
+  for (const [keyId, a] of await ctx.analysesOver(cfg.window_s)) {
     const value = a.clients.open_share;
     out.push({
       fingerprint: fingerprint('open_share', a.info.key),

@@ -2,7 +2,6 @@ import { fingerprint } from '../fingerprint.ts';
 import type { Condition } from '../types.ts';
 import type { Rule, RulesConfig } from './context.ts';
 import { locationHealth } from './prober-unhealthy.ts';
-import { keyFromRow } from '../../storage/telemetry-store.ts';
 
 /**
  * Probe failing, per key and location: fires after `consecutive` failed (error or slow)
@@ -12,17 +11,11 @@ import { keyFromRow } from '../../storage/telemetry-store.ts';
  * no order inside it) that minute's raw probes are read, newest first, to finish the run —
  * so a burst of failed on-demand probes right after an ok scheduled one counts.
  */
-export const probeFailingRule: Rule<RulesConfig['probe_failing']> = (ctx, cfg) => {
+export const probeFailingRule: Rule<RulesConfig['probe_failing']> = async (ctx, cfg) => {
   const from = ctx.now - cfg.lookback_s * 1000;
-  const rows = ctx.db
-    .prepare('SELECT key_id, location, minute, probes, ok FROM probe_minutes WHERE minute >= ? AND minute <= ? AND probes > 0')
-    .raw()
-    .all(from - (from % 60_000), ctx.now) as [number, string, number, number, number][];
-  const last = ctx.db.prepare(`SELECT p.outcome, p.error_class, p.status, k.provider, k.endpoint, k.model, k.region FROM probe_events p
-    JOIN keys k ON k.id = p.key_id WHERE p.key_id = ? AND p.location = ? AND p.ts <= ? AND p.cold = 0 ORDER BY p.ts DESC, p.id DESC LIMIT 1`);
-  const inMinute = ctx.db.prepare('SELECT outcome FROM probe_events WHERE key_id = ? AND location = ? AND ts >= ? AND ts < ? AND ts <= ? AND cold = 0 ORDER BY ts DESC, id DESC').pluck();
+  const rows = await ctx.storage.rollups.probeOutcomes(from - (from % 60_000), ctx.now);
   const groups = new Map<string, { keyId: number; location: string; minutes: [number, number, number][] }>();
-  for (const [keyId, location, minute, probes, ok] of rows) {
+  for (const { keyId, location, minute, probes, ok } of rows) {
     const id = `${keyId}\u0000${location}`;
     let g = groups.get(id);
     if (!g) groups.set(id, (g = { keyId, location, minutes: [] }));
@@ -30,7 +23,7 @@ export const probeFailingRule: Rule<RulesConfig['probe_failing']> = (ctx, cfg) =
   }
 
   // An unhealthy prober location is one alert of its own (prober_unhealthy), not one per key.
-  const unhealthy = new Set([...locationHealth(ctx).values()].filter((h) => h.status === 'unhealthy').map((h) => h.location));
+  const unhealthy = new Set([...(await locationHealth(ctx)).values()].filter((h) => h.status === 'unhealthy').map((h) => h.location));
   const out: Condition[] = [];
   for (const { keyId, location, minutes } of groups.values()) {
     if (unhealthy.has(location)) continue;
@@ -43,7 +36,7 @@ export const probeFailingRule: Rule<RulesConfig['probe_failing']> = (ctx, cfg) =
       else {
         // Outcomes change here: in a mixed minute, its newest probes may still extend the run.
         if (ok !== 0 && ok !== probes) {
-          for (const outcome of inMinute.all(keyId, location, minute, minute + 60_000, ctx.now) as string[]) {
+          for (const outcome of await ctx.storage.events.warmOutcomes(keyId, location, minute, minute + 60_000, ctx.now)) {
             if (outcome !== 'ok' && okRun === 0) failedRun++;
             else if (outcome === 'ok' && failedRun === 0) okRun++;
             else break;
@@ -54,13 +47,11 @@ export const probeFailingRule: Rule<RulesConfig['probe_failing']> = (ctx, cfg) =
     }
     // Only targets that are not clear need a condition; an alert left without one resolves.
     if (okRun >= cfg.resolve_consecutive) continue;
-    const head = last.get(keyId, location, ctx.now) as
-      | { outcome: string; error_class: string | null; status: number | null; provider: string; endpoint: string; model: string; region: string }
-      | undefined;
+    const head = await ctx.storage.events.lastWarmProbe(keyId, location, ctx.now);
     if (!head) continue;
-    const key = keyFromRow(head);
-    const detail = head.outcome === 'ok' ? 'ok' : `${head.outcome}${head.error_class ? ` ${head.error_class}` : ''}${head.status ? ` ${head.status}` : ''}`;
-    const misconfigured = head.error_class === 'auth' || head.error_class === 'bad_request';
+    const { key } = head;
+    const detail = head.outcome === 'ok' ? 'ok' : `${head.outcome}${head.errorClass ? ` ${head.errorClass}` : ''}${head.status ? ` ${head.status}` : ''}`;
+    const misconfigured = head.errorClass === 'auth' || head.errorClass === 'bad_request';
     out.push({
       fingerprint: fingerprint('probe_failing', key, location),
       rule: 'probe_failing',

@@ -4,8 +4,8 @@ import type { RuleContext, Rule, RulesConfig } from './context.ts';
 import type { LocationHealth } from '../../verdicts/prober-health.ts';
 
 /** The prober locations' health over the verdict window (the same for every key's analysis). */
-export function locationHealth(ctx: RuleContext): Map<string, LocationHealth> {
-  for (const a of ctx.verdictAnalyses().values()) return a.proberHealth;
+export async function locationHealth(ctx: RuleContext): Promise<Map<string, LocationHealth>> {
+  for (const a of (await ctx.verdictAnalyses()).values()) return a.proberHealth;
   return new Map();
 }
 
@@ -15,9 +15,9 @@ export function locationHealth(ctx: RuleContext): Map<string, LocationHealth> {
  * probes are set aside for verdicts. Resolves when the location is judged healthy again or
  * stops probing.
  */
-export const proberUnhealthyRule: Rule<RulesConfig['prober_unhealthy']> = (ctx) => {
+export const proberUnhealthyRule: Rule<RulesConfig['prober_unhealthy']> = async (ctx) => {
   const out: Condition[] = [];
-  for (const h of locationHealth(ctx).values()) {
+  for (const h of (await locationHealth(ctx)).values()) {
     out.push({
       fingerprint: fingerprint('prober_unhealthy', null, h.location),
       rule: 'prober_unhealthy',

@@ -1,7 +1,7 @@
 import { keyId as keyCacheId, type BreakerKey, type TelemetryAck, type TelemetryBatch } from '@breakerbox/protocol';
 import type { Db } from './database.ts';
-import { RollupAccumulator, prepareRollupStatements } from './rollups.ts';
-import { histogramJson } from './histogram.ts';
+import { RollupAccumulator, prepareRollupStatements } from '../rollups.ts';
+import { histogramJson } from '../histogram.ts';
 
 /** A stored key with its id and the span it reported over. */
 export interface StoredKey {

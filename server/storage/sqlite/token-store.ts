@@ -1,25 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Db } from './database.ts';
-
-/** What a token may do. `admin` implies the other two. */
-export type Right = 'ingest' | 'read' | 'admin';
-export const RIGHTS: readonly Right[] = ['ingest', 'read', 'admin'];
-
-/** A token as listed: never its secret or hash. */
-export interface TokenInfo {
-  id: number;
-  name: string;
-  rights: Right[];
-  createdAt: number;
-  revokedAt: number | null;
-}
-
-/** The identity a verified secret resolves to. */
-export interface Principal {
-  tokenId: number;
-  name: string;
-  rights: ReadonlySet<Right>;
-}
+import { RIGHTS, expandRights, type Principal, type Right, type TokenInfo, type TokensPart } from '../parts/tokens.ts';
+import type { SyncPart } from './sync-part.ts';
 
 interface TokenRow {
   id: number;
@@ -30,16 +12,8 @@ interface TokenRow {
   revoked_at: number | null;
 }
 
-/** Token persistence and verification over one database handle. */
-export interface TokenStore {
-  create(name: string, rights: Right[], secret?: string): { secret: string; token: TokenInfo };
-  list(): TokenInfo[];
-  revoke(name: string): boolean;
-  count(): number;
-  /** Ensures a token named `name` exists with exactly this secret and rights. */
-  ensure(name: string, secret: string, rights: Right[]): void;
-  verify(secret: string): Principal | null;
-}
+/** The tokens part, answered synchronously over one connection. */
+export type TokenStore = SyncPart<TokensPart>;
 
 function hashSecret(secret: string): Buffer {
   return createHash('sha256').update(secret, 'utf8').digest();
@@ -75,6 +49,7 @@ export function createTokenStore(db: Db, options: { cacheMs?: number; now?: () =
   const selectByName = db.prepare('SELECT * FROM tokens WHERE name = ?');
   const revokeStmt = db.prepare('UPDATE tokens SET revoked_at = ? WHERE name = ? AND revoked_at IS NULL');
   const countStmt = db.prepare('SELECT COUNT(*) AS n FROM tokens WHERE revoked_at IS NULL');
+  const byId = db.prepare('SELECT * FROM tokens WHERE id = ?');
   const updateStmt = db.prepare('UPDATE tokens SET hash = ?, rights = ?, revoked_at = NULL WHERE name = ?');
 
   let cache: { at: number; entries: { hash: Buffer; principal: Principal }[] } | null = null;
@@ -99,7 +74,7 @@ export function createTokenStore(db: Db, options: { cacheMs?: number; now?: () =
     create(name, rights, secret = generateSecret()) {
       const info = insert.run(name, hashSecret(secret).toString('hex'), normaliseRights(rights).join(','), now());
       invalidate();
-      const row = db.prepare('SELECT * FROM tokens WHERE id = ?').get(info.lastInsertRowid) as TokenRow;
+      const row = byId.get(info.lastInsertRowid) as TokenRow;
       return { secret, token: toInfo(row) };
     },
     list() {
@@ -134,18 +109,4 @@ export function createTokenStore(db: Db, options: { cacheMs?: number; now?: () =
 
 function normaliseRights(rights: Right[]): Right[] {
   return RIGHTS.filter((r) => rights.includes(r));
-}
-
-function expandRights(rights: Right[]): ReadonlySet<Right> {
-  return new Set(rights.includes('admin') ? RIGHTS : rights);
-}
-
-/** Parses `ingest,read` into rights, naming the first unknown one. */
-export function parseRights(text: string): Right[] {
-  const parts = text.split(',').map((s) => s.trim()).filter(Boolean);
-  if (parts.length === 0) throw new Error('--rights needs at least one of ingest, read, admin');
-  for (const p of parts) {
-    if (!RIGHTS.includes(p as Right)) throw new Error(`--rights: unknown right "${p}" (allowed: ingest, read, admin)`);
-  }
-  return parts as Right[];
 }

@@ -1,58 +1,23 @@
 import type { Statement } from 'better-sqlite3';
-import type { Db } from '../storage/database.ts';
+import type { Db } from './database.ts';
 import { KEY_COLUMNS, PROBE_COLUMNS } from '@breakerbox/protocol';
-import { P, newKeySums, newProbeSums, sumList, type KeySums, type ProbeSums } from './counters.ts';
+import type { KeyLocationSums, KeySourceMinutes, ProbeMinute, RollupsPart } from '../parts/rollups.ts';
+import type { SyncPart } from './sync-part.ts';
 import type { HourRollups, Segment } from './hour-rollups.ts';
+import { sumList } from './sum-list.ts';
 
-/** Per key, per service: summed key counters. */
-export type KeyServiceSums = Map<number, Map<number, KeySums>>;
-/** Per key, per location: summed probe counters. */
-export type KeyLocationSums = Map<number, Map<string, ProbeSums>>;
-/** Per key, per source: minutes reported. */
-export type KeySourceMinutes = Map<number, Map<number, number>>;
+/** The rollup reads of the rollups part (the hourly aggregation is added by the storage). */
+export type RollupReader = Omit<SyncPart<RollupsPart>, 'buildHour' | 'warmHours'>;
 
-/** One minute of one key × location's probes, newest first in `recentProbes`. */
-export interface ProbeMinute {
-  minute: number;
-  probes: number;
-  failed: number;
-  misconfigured: number;
-}
-
-/** Reads the rollups (hourly where built, per-minute elsewhere) summed over a minute span. */
-export interface RollupReader {
-  keyServiceSums(first: number, end: number, keyId?: number): KeyServiceSums;
-  probeSums(first: number, end: number, keyId?: number): KeyLocationSums;
-  keySources(first: number, end: number, keyId?: number): KeySourceMinutes;
-  /** Probe minutes in `[first, end)`, newest first, per key and location. */
-  recentProbes(first: number, end: number, keyId?: number): Map<number, Map<string, ProbeMinute[]>>;
-  /**
-   * Both of the above from one read of the per-minute probes, for spans short enough to read
-   * minute by minute: the sums over `[first, end)` and the minutes newest first.
-   */
-  probesBoth(first: number, end: number, keyId?: number): { sums: KeyLocationSums; recent: Map<number, Map<string, ProbeMinute[]>> };
-  /** Per-minute sums of one key per service: minute → service id → sums. */
-  keyMinutes(keyId: number, first: number, end: number): Map<number, Map<number, KeySums>>;
-  /** Instances reporting one key per minute. */
-  sourcesPerMinute(keyId: number, first: number, end: number): Map<number, number>;
-  /** Per-minute probe sums of one key, per location, keyed by minute. */
-  probeMinutes(keyId: number, first: number, end: number): Map<string, Map<number, ProbeSums>>;
-  /** Fallback invocations/failures per service over `[first, end)`. */
-  fallbackByService(first: number, end: number): Map<number, { invoked: number; failed: number }>;
-  /**
-   * Fallback invocations/failures per service and primary key, for services whose tasks carry
-   * their primary key (migration 010). A service missing here sends tasks without keys.
-   */
-  fallbackByKey(first: number, end: number): Map<number, Map<number, { invoked: number; failed: number }>>;
-  /** Per key, whether its latest `config` event lists fallbacks (keys without a config event are absent). */
-  hasFallbacks(): Map<number, boolean>;
-  /** Failed warm probes per location over `[from, to)` (raw probes), and how many were network/timeout. */
-  probeFailureClasses(from: number, to: number): Map<string, { failed: number; network: number }>;
-}
+const newKeySums = () => new Float64Array(KEY_COLUMNS.length);
+const newProbeSums = () => new Float64Array(PROBE_COLUMNS.length);
+const P = { probes: PROBE_COLUMNS.indexOf('probes'), slow: PROBE_COLUMNS.indexOf('slow'), error: PROBE_COLUMNS.indexOf('error'), misconfigured: PROBE_COLUMNS.indexOf('misconfigured') };
+type KeySums = Float64Array;
+type ProbeSums = Float64Array;
 
 type Row = (number | string)[];
 
-/** Creates the reader; statements are prepared once per (table, key filter). */
+/** Creates the reader; each statement is prepared once, on first use (one per table and key filter). */
 export function createRollupReader(db: Db, hours: HourRollups): RollupReader {
   const cache = new Map<string, Statement<unknown[]>>();
   const stmt = (sql: string) => {
@@ -211,15 +176,50 @@ export function createRollupReader(db: Db, hours: HourRollups): RollupReader {
       }
       return out;
     },
-    hasFallbacks() {
-      // SQLite returns the bare columns of the row holding MAX(ts): the latest config per key.
-      const sql = `SELECT key_id, fallbacks, MAX(ts) FROM config_events GROUP BY key_id`;
-      return new Map((stmt(sql).all() as [number, string][]).map(([key, fallbacks]) => [key, fallbacks !== '[]']));
+    instanceSums(keyId, from, to) {
+      const sql = `SELECT source_id, SUM(calls), SUM(failed), SUM(slow), SUM(rejected), SUM(retries), MAX(last_end)
+        FROM key_minute_sources WHERE key_id = ? AND minute >= ? AND minute < ? AND calls > 0 GROUP BY source_id`;
+      const out = new Map<number, { calls: number; failed: number; slow: number; rejected: number; retries: number; lastEnd: number }>();
+      for (const [source, calls, failed, slow, rejected, retries, lastEnd] of stmt(sql).all(keyId, from - (from % 60_000), to) as number[][]) {
+        out.set(source!, { calls: calls!, failed: failed!, slow: slow!, rejected: rejected!, retries: retries!, lastEnd: lastEnd! });
+      }
+      return out;
     },
-    probeFailureClasses(from, to) {
-      const sql = `SELECT location, COUNT(*), SUM(CASE WHEN error_class IN ('network', 'timeout') THEN 1 ELSE 0 END) FROM probe_events
-        WHERE ts >= ? AND ts < ? AND outcome <> 'ok' AND cold = 0 GROUP BY location`;
-      return new Map((stmt(sql).all(from, to) as [string, number, number][]).map(([location, failed, network]) => [location, { failed, network }]));
+    fallbackMinutes(serviceIds, first, end) {
+      if (serviceIds.length === 0) return new Map();
+      const sql = `SELECT minute, SUM(fallback_invoked), SUM(fallback_failed) FROM task_minutes
+        WHERE service_id IN (SELECT value FROM json_each(?)) AND minute >= ? AND minute < ? GROUP BY minute`;
+      return new Map((stmt(sql).all(JSON.stringify(serviceIds), first, end) as number[][]).map(([m, inv, fail]) => [m!, { invoked: inv ?? 0, failed: fail ?? 0 }]));
+    },
+    fallbackFailures(first, last) {
+      const sql = 'SELECT COALESCE(SUM(fallback_failed), 0) FROM task_minutes WHERE minute >= ? AND minute <= ?';
+      return (stmt(sql).get(first, last) as [number])[0];
+    },
+    taskMinutes(first, end, operation) {
+      const sql = `SELECT operation, minute, SUM(completed), SUM(failed), SUM(degraded), SUM(attempts), SUM(cost_usd),
+        SUM(level0), SUM(level1), SUM(level2), SUM(level3), SUM(level4), SUM(fallback_invoked), SUM(fallback_failed)
+        FROM task_minutes WHERE minute >= ? AND minute < ? ${operation === undefined ? '' : 'AND operation = ?'} GROUP BY operation, minute`;
+      return (stmt(sql).all(first, end, ...(operation === undefined ? [] : [operation])) as Row[]).map((r) => ({
+        operation: r[0] as string, minute: r[1] as number, values: r.slice(2).map((v) => (v as number) ?? 0),
+      }));
+    },
+    taskServices(first, end, operation) {
+      const sql = `SELECT DISTINCT t.operation, v.name FROM task_minutes t JOIN services v ON v.id = t.service_id
+        WHERE t.minute >= ? AND t.minute < ? ${operation === undefined ? '' : 'AND t.operation = ?'} ORDER BY v.name`;
+      return (stmt(sql).all(first, end, ...(operation === undefined ? [] : [operation])) as string[][]).map(([op, service]) => ({ operation: op!, service: service! }));
+    },
+    costSplit(first, split, end) {
+      const sql = `SELECT operation,
+          SUM(CASE WHEN minute >= ? THEN cost_usd ELSE 0 END), SUM(CASE WHEN minute >= ? THEN completed ELSE 0 END),
+          SUM(CASE WHEN minute < ? THEN cost_usd ELSE 0 END), SUM(CASE WHEN minute < ? THEN completed ELSE 0 END)
+        FROM task_minutes WHERE minute >= ? AND minute < ? GROUP BY operation`;
+      return (stmt(sql).all(split, split, split, split, first, end) as [string, number, number, number, number][]).map(
+        ([operation, cost, completed, baseCost, baseCompleted]) => ({ operation, cost, completed, baseCost, baseCompleted }),
+      );
+    },
+    probeOutcomes(first, last) {
+      const sql = 'SELECT key_id, location, minute, probes, ok FROM probe_minutes WHERE minute >= ? AND minute <= ? AND probes > 0';
+      return (stmt(sql).all(first, last) as [number, string, number, number, number][]).map(([keyId, location, minute, probes, ok]) => ({ keyId, location, minute, probes, ok }));
     },
   };
 }

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { packageRoot } from '../package-root.ts';
-import { BreakerboxError } from '../errors.ts';
+import { packageRoot } from '../../package-root.ts';
+import { BreakerboxError } from '../../errors.ts';
 import type { Db } from './database.ts';
 
 /** Where the numbered `NNN-name.sql` files live. */

@@ -1,4 +1,4 @@
-import { BreakerboxError } from '../errors.ts';
+import { BreakerboxError } from '../../errors.ts';
 
 /**
  * Turns a failure to open or migrate the database into one line naming the file and what

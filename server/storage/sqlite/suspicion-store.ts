@@ -1,94 +1,13 @@
-import type { BreakerKey, ErrorClass } from '@breakerbox/protocol';
 import type { Db } from './database.ts';
 import { keyFromRow } from './telemetry-store.ts';
+import type { DeliveredRequest, OnDemandCounts, RecentWindow, SuspicionInput, SuspicionRow, SuspicionsPart } from '../parts/suspicions.ts';
+import type { SyncPart } from './sync-part.ts';
 
-/** One client window as the trigger reads it. */
-export interface RecentWindow {
-  keyId: number;
-  sourceId: number;
-  start: number;
-  end: number;
-  calls: number;
-  errors: Partial<Record<ErrorClass, number>>;
-}
+/** The suspicions part, answered synchronously. */
+export type SuspicionStore = SyncPart<SuspicionsPart>;
 
-/** One breaker transition as the trigger reads it. */
-export interface RecentTransition {
-  keyId: number;
-  sourceId: number;
-  ts: number;
-  to: string;
-}
 
-/** A stored suspicion: a key whose client side began to degrade, and whom it asked. */
-export interface SuspicionRow {
-  id: number;
-  keyId: number;
-  startedAt: number;
-  triggeredAt: number;
-  reason: string;
-  locations: string[];
-}
-
-/** A request handed to a prober. */
-export interface DeliveredRequest {
-  id: number;
-  key: BreakerKey;
-  requested_at: number;
-  suspicion_id: number;
-}
-
-/** Probes of one location since a degradation began. */
-export interface FreshProbes {
-  probes: number;
-  failed: number;
-}
-
-/** Per location: what was asked of it over a window. */
-export interface OnDemandCounts {
-  requested: number;
-  delivered: number;
-  /** Probes the location ran on request (events with `trigger: 'suspicion'`). */
-  served: number;
-  /** Not yet handed out and not expired. */
-  pending: number;
-  expired: number;
-}
-
-/** The new suspicion and its requests, written in one transaction. */
-export interface SuspicionInput {
-  keyId: number;
-  startedAt: number;
-  triggeredAt: number;
-  reason: string;
-  /** Per location, the due times of its requests. */
-  requests: { location: string; notBefore: number[] }[];
-  ttlMs: number;
-}
-
-/** Storage of suspicions and probe requests (migration 030); everything else asks it. */
-export interface SuspicionStore {
-  windowsSince(since: number): RecentWindow[];
-  transitionsSince(since: number): RecentTransition[];
-  /** Locations that probed the key (warm probes) at or after `since`. */
-  coveringLocations(keyId: number, since: number): string[];
-  /** The key's latest suspicion triggered at or before `at`, or null. */
-  latest(keyId: number, at: number): SuspicionRow | null;
-  /** The latest suspicion of each key triggered in [from, to]. */
-  latestPerKey(from: number, to: number): Map<number, SuspicionRow>;
-  /** Requests created for a location since `since` (the per-location bound). */
-  requestedOf(location: string, since: number): number;
-  open(input: SuspicionInput): SuspicionRow;
-  /** Marks up to `limit` due requests of a location delivered and returns them. */
-  take(location: string, now: number, limit: number): DeliveredRequest[];
-  /** The earliest due time of a location's undelivered, unexpired requests, or null. */
-  nextDue(location: string, now: number): number | null;
-  /** Warm probes of the key per location with ts in [since, to], and how many failed (misconfiguration aside). */
-  probesSince(keyId: number, since: number, to: number): Map<string, FreshProbes>;
-  onDemand(from: number, to: number, now: number): Map<string, OnDemandCounts>;
-}
-
-/** Creates the store over the collector's database. */
+/** Creates the suspicions part over the collector's database (migration 030). */
 export function createSuspicionStore(db: Db): SuspicionStore {
   const s = {
     windows: db.prepare('SELECT key_id, source_id, start, end, calls, errors FROM window_events WHERE end >= ? ORDER BY end'),

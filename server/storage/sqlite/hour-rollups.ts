@@ -1,7 +1,7 @@
-import { systemClock, type ServerClock } from '../clock.ts';
-import type { Db } from '../storage/database.ts';
+import { systemClock, type ServerClock } from '../../clock.ts';
+import type { Db } from './database.ts';
 import { KEY_COLUMNS, PROBE_COLUMNS } from '@breakerbox/protocol';
-import { sumList } from './counters.ts';
+import { sumList } from './sum-list.ts';
 
 const MINUTE = 60_000;
 const HOUR = 3_600_000;
@@ -28,8 +28,6 @@ export interface HourRollups {
   build(hour: number, now?: number): void;
   /** Builds stale or missing sealed hours back to `spanMs` ago, yielding between hours. */
   warm(spanMs: number, now?: number): Promise<{ built: number }>;
-  /** Deletes hourly rows older than `before`. */
-  prune(before: number): void;
 }
 
 const floorHour = (ms: number) => ms - (ms % HOUR);
@@ -56,11 +54,6 @@ export function createHourRollups(db: Db, clock: ServerClock = systemClock): Hou
     record: db.prepare(`INSERT INTO rollup_hour_builds (hour, version, built_at)
       VALUES (?, coalesce((SELECT version FROM rollup_hour_changes WHERE hour = ?), 0), ?)
       ON CONFLICT (hour) DO UPDATE SET version = excluded.version, built_at = excluded.built_at`),
-    pruneKeys: db.prepare('DELETE FROM key_hours WHERE hour < ?'),
-    pruneSources: db.prepare('DELETE FROM key_hour_sources WHERE hour < ?'),
-    pruneProbes: db.prepare('DELETE FROM probe_hours WHERE hour < ?'),
-    pruneBuilds: db.prepare('DELETE FROM rollup_hour_builds WHERE hour < ?'),
-    pruneChanges: db.prepare('DELETE FROM rollup_hour_changes WHERE hour < ?'),
   };
 
   const buildTx = db.transaction((hour: number, now: number) => {
@@ -118,16 +111,6 @@ export function createHourRollups(db: Db, clock: ServerClock = systemClock): Hou
         await new Promise((resolve) => setImmediate(resolve));
       }
       return { built: stale.length };
-    },
-    prune(before) {
-      const cutoff = floorHour(before);
-      db.transaction(() => {
-        s.pruneKeys.run(cutoff);
-        s.pruneSources.run(cutoff);
-        s.pruneProbes.run(cutoff);
-        s.pruneBuilds.run(cutoff);
-        s.pruneChanges.run(cutoff);
-      })();
     },
   };
 }

@@ -1,57 +1,11 @@
 import { statSync } from 'node:fs';
 import type { Db } from './database.ts';
+import type { MetricsPart, TotalsRow, TransitionTotalsRow, KeyLabelsRow } from '../parts/metrics.ts';
+import type { SyncPart } from './sync-part.ts';
 import { KEY_COLUMNS as KEY_COUNTERS, PROBE_COLUMNS as PROBE_COUNTERS, TASK_COLUMNS as TASK_COUNTERS } from '@breakerbox/protocol';
 
-/** A key's labels as stored (region '' for none). */
-export interface KeyLabelsRow {
-  id: number;
-  provider: string;
-  endpoint: string;
-  model: string;
-  region: string;
-}
-
-/** One all-time totals row: its ids, then the counters in the table's column order. */
-export interface TotalsRow {
-  keyId: number;
-  /** Service name (key_totals) or probe location (probe_totals). */
-  part: string;
-  values: number[];
-}
-
-/** Transitions of a key into a state for a reason, summed over services. */
-export interface TransitionTotalsRow {
-  keyId: number;
-  toState: string;
-  reason: string;
-  transitions: number;
-}
-
-/** Task counters per operation and service (TASK_COUNTERS order). */
-export interface TaskTotalsRow {
-  operation: string;
-  service: string;
-  values: number[];
-}
-
-/** What `/metrics` reads from storage: the all-time totals, page by page, and a few small tables. */
-export interface MetricsReads {
-  /** Keys with id above `afterId`, by id, at most `limit`. */
-  keys(afterId: number, limit: number): KeyLabelsRow[];
-  /** key_totals rows per key and service for keys in (afterId, toId], by key id. */
-  keyTotals(afterId: number, toId: number): TotalsRow[];
-  /** probe_totals rows per key and location for keys in (afterId, toId]. */
-  probeTotals(afterId: number, toId: number): TotalsRow[];
-  /** Transition totals for keys in (afterId, toId]. */
-  transitionTotals(afterId: number, toId: number): TransitionTotalsRow[];
-  taskTotals(): TaskTotalsRow[];
-  /** Events each source reported having dropped (cumulative as the senders report them); non-zero only. */
-  droppedEvents(): { service: string; instance: string; dropped: number }[];
-  /** Unresolved alerts by state and severity. */
-  alertCounts(): { state: string; severity: string; n: number }[];
-  /** Size of the database file and its WAL in bytes (0 for an in-memory database or a missing WAL). */
-  fileSizes(): { database: number; wal: number };
-}
+/** The `/metrics` part, answered synchronously. */
+export type MetricsReads = SyncPart<MetricsPart>;
 
 const sizeOf = (path: string) => {
   try {
@@ -79,7 +33,6 @@ export function createMetricsReads(db: Db, path: string): MetricsReads {
     .raw();
   const dropped = db.prepare(`SELECT sv.name AS service, so.instance, so.dropped_events AS dropped
     FROM sources so JOIN services sv ON sv.id = so.service_id WHERE so.dropped_events > 0 ORDER BY sv.name, so.instance`);
-  const alerts = db.prepare(`SELECT state, severity, COUNT(*) AS n FROM alerts WHERE state <> 'resolved' GROUP BY state, severity`);
   const totals = (rows: unknown[][]): TotalsRow[] =>
     rows.map((r) => ({ keyId: r[0] as number, part: r[1] as string, values: r.slice(2) as number[] }));
 
@@ -91,7 +44,6 @@ export function createMetricsReads(db: Db, path: string): MetricsReads {
     taskTotals: () =>
       (tasks.all() as unknown[][]).map((r) => ({ operation: r[0] as string, service: r[1] as string, values: r.slice(2) as number[] })),
     droppedEvents: () => dropped.all() as { service: string; instance: string; dropped: number }[],
-    alertCounts: () => alerts.all() as { state: string; severity: string; n: number }[],
-    fileSizes: () => (path === ':memory:' ? { database: 0, wal: 0 } : { database: sizeOf(path), wal: sizeOf(`${path}-wal`) }),
+    sizes: () => (path === ':memory:' ? { database: 0, wal: 0 } : { database: sizeOf(path), wal: sizeOf(`${path}-wal`) }),
   };
 }

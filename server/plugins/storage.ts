@@ -1,0 +1,81 @@
+import fp from 'fastify-plugin';
+import type { Storage } from '../storage/storage.ts';
+import { openStorage } from '../storage/open-storage.ts';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Everything stored, behind one interface (docs/architecture.md, "Storage"). */
+    storage: Storage;
+  }
+}
+
+const DAY = 86_400_000;
+/** How far back the background job keeps hourly aggregates built: a 7 d window plus its 24 h baseline. */
+const WARM_SPAN_MS = 8 * DAY;
+const WARM_INTERVAL_MS = 60_000;
+
+/**
+ * Opens the storage (migrations applied), decorates it, and runs its background jobs in
+ * one place: the fault watch, the one pruner every `retention.prune_interval_s`, and the
+ * hourly aggregation every minute, so requests never write. Closes it all on shutdown.
+ */
+export const storagePlugin = fp(
+  async (app) => {
+    const { config } = app;
+    const storage = await openStorage(config, app.clock, {
+      onFault(fault, previous) {
+        if (fault) app.log.error({ fault: fault.kind }, `storage fault: ${fault.reason}; ingest answers 503 with Retry-After until it clears`);
+        else app.log.warn({ cleared: previous?.kind }, 'storage fault cleared: the database takes writes again');
+      },
+      onRescue({ target, error }) {
+        if (error) app.log.error({ err: error }, `could not copy the open database to ${target}`);
+        else app.log.error({ rescued: target }, `everything stored so far was copied to ${target}: stop the collector, move that file to ${config.db}, and start it again`);
+      },
+      onCheckpointError: (message) => app.log.warn({ message }, 'background checkpoint failed; the writer checkpoints instead'),
+    });
+    if (storage.migrations.applied.length) app.log.info({ applied: storage.migrations.applied }, 'migrations applied');
+    app.decorate('storage', storage);
+
+    const watch = setInterval(() => void storage.health.check(Date.now()), config.storage.check_interval_ms);
+    watch.unref();
+
+    /** Runs `job` unless its previous run is still going; failures are logged, never thrown. */
+    const single = (name: 'retention' | 'rollup', job: () => Promise<unknown>, failure: string) => {
+      let running: Promise<unknown> | null = null;
+      const run = () => {
+        if (running || closed) return;
+        running = app.collectorMetrics
+          .timeJob(name, job())
+          .catch((err) => app.log.error({ err }, failure))
+          .finally(() => {
+            running = null;
+          });
+      };
+      return { run, settled: () => running };
+    };
+    let closed = false;
+    const prune = single('retention', async () => {
+      const { deleted } = await storage.retention.prune(app.clock.now());
+      const total = Object.values(deleted).reduce((a, b) => a + b, 0);
+      if (total > 0) app.log.info({ deleted }, 'expired data pruned');
+    }, 'pruning failed');
+    const maxSpanMs = config.retention.rollup_days * DAY;
+    const warm = single('rollup', () => storage.rollups.warmHours(Math.min(WARM_SPAN_MS, maxSpanMs), app.clock.now()), 'building hourly aggregates failed');
+    const timers = [setInterval(prune.run, config.retention.prune_interval_s * 1000), setInterval(warm.run, WARM_INTERVAL_MS)];
+    for (const t of timers) t.unref();
+    app.addHook('onReady', async () => {
+      prune.run();
+      warm.run();
+    });
+
+    app.addHook('onClose', async () => {
+      closed = true;
+      for (const t of timers) clearInterval(t);
+      clearInterval(watch);
+      await prune.settled();
+      await warm.settled();
+      await storage.close();
+    });
+  },
+  { name: 'breakerbox-storage', dependencies: ['breakerbox-collector-metrics'] },
+);

@@ -1,0 +1,69 @@
+import type { BreakerKey, BreakerStateName } from '@breakerbox/protocol';
+
+/** A transition of one key × source, as stored. */
+export interface TransitionRow {
+  keyId: number;
+  sourceId: number;
+  ts: number;
+  toState: BreakerStateName;
+}
+
+/** A transition as key detail lists it. */
+export interface TransitionListed {
+  ts: number;
+  service: string;
+  instance: string;
+  from: BreakerStateName | null;
+  to: BreakerStateName;
+  reason: string;
+}
+
+/** The latest config event of a key, its JSON fields parsed. */
+export interface ConfigRecord {
+  ts: number;
+  service: string;
+  instance: string;
+  settings: Record<string, unknown>;
+  fallbacks: unknown[];
+  warnings: string[];
+}
+
+/** One raw probe event. */
+export interface ProbeEventRow {
+  keyId: number;
+  location: string;
+  ts: number;
+  outcome: 'ok' | 'slow' | 'error';
+  errorClass: string | null;
+  status: number | null;
+  connectMs: number | null;
+  ttfbMs: number | null;
+  totalMs: number;
+  cold: boolean;
+}
+
+/** Reads of the raw events (kept `retention.raw_days`): transitions, probes, config. */
+export interface EventsPart {
+  /** Per key × source, the last transition before `before` (its state holds at `before`); one key when given. Unordered. */
+  stateBefore(before: number, keyId?: number): Promise<TransitionRow[]>;
+  /** Transitions in `[from, to)`, ordered by key, source, time, insertion. */
+  transitionsIn(from: number, to: number, keyId?: number): Promise<TransitionRow[]>;
+  /** The last minute before `before` in which a source reported a key (windows or transitions), or null. */
+  lastReportMinute(keyId: number, sourceId: number, before: number): Promise<number | null>;
+  /** One key's transitions in `[from, to)` with service and instance names, newest first, at most `limit`. */
+  keyTransitions(keyId: number, from: number, to: number, limit: number): Promise<TransitionListed[]>;
+  /** Transitions into open (or forced open) per key × source in `[from, to]`, with the instance name and key. */
+  opensPerInstance(from: number, to: number): Promise<{ keyId: number; key: BreakerKey; instance: string; opens: number }[]>;
+  /** The latest config event of a key, or null. */
+  latestConfig(keyId: number): Promise<ConfigRecord | null>;
+  /** Per key, whether its latest config event lists fallbacks (keys without a config event absent). */
+  hasFallbacks(): Promise<Map<number, boolean>>;
+  /** Probe events in `[from, to)`, ordered by key, location, then newest first. */
+  probeEvents(from: number, to: number): Promise<ProbeEventRow[]>;
+  /** The latest warm probe of a key from a location at or before `at`, with the key's labels; null when none. */
+  lastWarmProbe(keyId: number, location: string, at: number): Promise<{ key: BreakerKey; outcome: string; errorClass: string | null; status: number | null } | null>;
+  /** Outcomes of one key × location's warm probes with ts in `[from, to)` and at or before `at`, newest first. */
+  warmOutcomes(keyId: number, location: string, from: number, to: number, at: number): Promise<string[]>;
+  /** Failed warm probes per location in `[from, to)`, and how many of them were network or timeout. */
+  probeFailureClasses(from: number, to: number): Promise<Map<string, { failed: number; network: number }>>;
+}

@@ -1,0 +1,58 @@
+import type { NotificationEvent } from '../../notifiers/types.ts';
+
+/** What a per-alert notifier (Alertmanager) was last told about an alert. */
+export interface NotifyState {
+  last_event: 'firing' | 'repeat' | 'resolved' | null;
+  last_sent_at: number | null;
+  last_attempt_at: number;
+  last_status: 'ok' | 'failed';
+}
+
+/** Events of a grouped notification: a first page, a change of its alerts, a reminder, the end. */
+export type GroupEvent = 'firing' | 'update' | 'repeat' | 'resolved';
+
+/** What a notifier was last told about a notification group. */
+export type GroupNotifyState = Omit<NotifyState, 'last_event'> & { last_event: GroupEvent | null; digest: string | null };
+
+/** One recorded delivery (docs/api.md, `GET /api/notifications`). */
+export interface Delivery {
+  id: number;
+  notifier: string;
+  type: string;
+  alert_id: number;
+  fingerprint: string;
+  rule: string;
+  /** The notification group (incident id, or the alert's fingerprint). */
+  group_key: string | null;
+  event: NotificationEvent;
+  status: 'pending' | 'ok' | 'failed';
+  attempts: number;
+  http_status: number | null;
+  error: string | null;
+  created_at: number;
+  finished_at: number | null;
+}
+
+/**
+ * Notification state and delivery records. The dedup keys are (group key, notifier) for
+ * grouped notifiers and (alert id, notifier) for per-alert ones: they live in storage, not
+ * in the process, so whichever collector evaluates next knows what was already sent.
+ */
+export interface NotificationsPart {
+  /** What `notifier` was last told about group `groupKey`, or undefined when never. */
+  groupState(groupKey: string, notifier: string): Promise<GroupNotifyState | undefined>;
+  /** Records a finished group delivery: ok sets event, sent time and digest; a failure keeps them and records the attempt. */
+  recordGroup(groupKey: string, notifier: string, event: GroupEvent, ok: boolean, at: number, digest: string): Promise<void>;
+  /** What `notifier` was last told about alert `alertId`, or undefined when never. */
+  alertState(alertId: number, notifier: string): Promise<NotifyState | undefined>;
+  /** Records a finished per-alert delivery (as `recordGroup`). */
+  recordAlert(alertId: number, notifier: string, event: NotifyState['last_event'], ok: boolean, at: number): Promise<void>;
+  /** Records a delivery as pending when it is queued; resolves to its id. */
+  startDelivery(d: Pick<Delivery, 'notifier' | 'type' | 'alert_id' | 'fingerprint' | 'rule' | 'group_key' | 'event' | 'created_at'>): Promise<number>;
+  /** Records how a delivery ended. */
+  finishDelivery(id: number, d: Pick<Delivery, 'status' | 'attempts' | 'http_status' | 'error' | 'finished_at'>): Promise<void>;
+  /** Deliveries newest first (by id), at most `limit`, filtered by notifier, status, and alert fingerprint or group key. */
+  deliveries(options: { limit: number; notifier?: string; status?: string; fingerprint?: string }): Promise<Delivery[]>;
+  /** Marks deliveries a previous process left pending as failed ("abandoned"); called once at start. */
+  failAbandoned(now: number): Promise<void>;
+}

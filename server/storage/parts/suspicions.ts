@@ -1,0 +1,91 @@
+import type { BreakerKey, ErrorClass } from '@breakerbox/protocol';
+
+/** One client window as the trigger reads it. */
+export interface RecentWindow {
+  keyId: number;
+  sourceId: number;
+  start: number;
+  end: number;
+  calls: number;
+  errors: Partial<Record<ErrorClass, number>>;
+}
+
+/** One breaker transition as the trigger reads it. */
+export interface RecentTransition {
+  keyId: number;
+  sourceId: number;
+  ts: number;
+  to: string;
+}
+
+/** A stored suspicion: a key whose client side began to degrade, and whom it asked. */
+export interface SuspicionRow {
+  id: number;
+  keyId: number;
+  startedAt: number;
+  triggeredAt: number;
+  reason: string;
+  locations: string[];
+}
+
+/** A request handed to a prober. */
+export interface DeliveredRequest {
+  id: number;
+  key: BreakerKey;
+  requested_at: number;
+  suspicion_id: number;
+}
+
+/** Probes of one location since a degradation began. */
+export interface FreshProbes {
+  probes: number;
+  failed: number;
+}
+
+/** Per location: what was asked of it over a window. */
+export interface OnDemandCounts {
+  requested: number;
+  delivered: number;
+  /** Probes the location ran on request (events with `trigger: 'suspicion'`). */
+  served: number;
+  /** Not yet handed out and not expired. */
+  pending: number;
+  expired: number;
+}
+
+/** The new suspicion and its requests, written in one transaction. */
+export interface SuspicionInput {
+  keyId: number;
+  startedAt: number;
+  triggeredAt: number;
+  reason: string;
+  /** Per location, the due times of its requests. */
+  requests: { location: string; notBefore: number[] }[];
+  ttlMs: number;
+}
+
+/** Suspicions and probe requests (probe on suspicion, migration 030). */
+export interface SuspicionsPart {
+  /** Raw client windows ending at or after `since`, oldest end first (the trigger's input). */
+  windowsSince(since: number): Promise<RecentWindow[]>;
+  /** Raw transitions at or after `since`, oldest first. */
+  transitionsSince(since: number): Promise<RecentTransition[]>;
+  /** Locations that probed the key (warm probes) at or after `since`. */
+  coveringLocations(keyId: number, since: number): Promise<string[]>;
+  /** The key's latest suspicion triggered at or before `at`, or null. */
+  latest(keyId: number, at: number): Promise<SuspicionRow | null>;
+  /** The latest suspicion of each key triggered in [from, to]. */
+  latestPerKey(from: number, to: number): Promise<Map<number, SuspicionRow>>;
+  /** Requests created for a location since `since` (the per-location bound). */
+  requestedOf(location: string, since: number): Promise<number>;
+  /** Stores a suspicion and its requests in one transaction; resolves to the stored suspicion. */
+  open(input: SuspicionInput): Promise<SuspicionRow>;
+  /** Marks up to `limit` due requests of a location delivered and returns them. */
+  take(location: string, now: number, limit: number): Promise<DeliveredRequest[]>;
+  /** The earliest due time of a location's undelivered, unexpired requests, or null. */
+  nextDue(location: string, now: number): Promise<number | null>;
+  /** Warm probes of the key per location with ts in [since, to], and how many failed (misconfiguration aside). */
+  probesSince(keyId: number, since: number, to: number): Promise<Map<string, FreshProbes>>;
+  /** Per location, the requests created in [from, to] (pending / expired judged at `now`) and the probes served on request. */
+  onDemand(from: number, to: number, now: number): Promise<Map<string, OnDemandCounts>>;
+}

@@ -1,0 +1,44 @@
+import type { BreakerKey, TelemetryAck, TelemetryBatch } from '@breakerbox/protocol';
+
+/** A stored key with its id and the span it reported over. */
+export interface KeyInfo {
+  id: number;
+  key: BreakerKey;
+  firstSeen: number;
+  lastSeen: number;
+}
+
+/** A reporting instance as stored. */
+export interface SourceInfo {
+  id: number;
+  serviceId: number;
+  service: string;
+  instance: string;
+  sdk: string | null;
+  lastSeen: number;
+}
+
+/** Ingest writes and the names behind the ids every other read carries. */
+export interface TelemetryPart {
+  /**
+   * Stores one validated batch in one transaction (events, per-minute rollups, all-time
+   * totals, the batch id). A `batch_id` already stored changes nothing and answers
+   * `{accepted: 0, duplicate: true}`. Resolves once the write is durable; rejects with the
+   * engine's error when it failed (ask `health.writeFailed` what it means).
+   */
+  insertBatch(batch: TelemetryBatch, receivedAt: number): Promise<TelemetryAck>;
+  /** Stores several validated batches in one transaction, all of them or none; one ack per batch, in order. */
+  insertBatches(batches: TelemetryBatch[], receivedAt: number): Promise<TelemetryAck[]>;
+  /** The id of a key, or undefined if it never reported (answered from memory for known keys). */
+  findKeyId(key: BreakerKey): Promise<number | undefined>;
+  /** The ids of those of `keys` that have reported before, by the same index: undefined for new ones. One round trip. */
+  findKeyIds(keys: readonly BreakerKey[]): Promise<(number | undefined)[]>;
+  /** Every key that ever reported, ordered by provider, endpoint, model, region. */
+  listKeys(): Promise<KeyInfo[]>;
+  /** Every key by id (same rows as `listKeys`, in the same order). */
+  keys(): Promise<Map<number, KeyInfo>>;
+  /** Every reporting instance by source id (unordered). */
+  sources(): Promise<Map<number, SourceInfo>>;
+  /** Service names by service id (unordered). */
+  services(): Promise<Map<number, string>>;
+}

@@ -1,0 +1,70 @@
+import type { BreakerStateName } from '@breakerbox/protocol';
+import type { Db } from './database.ts';
+import type { EventsPart, ProbeEventRow, TransitionListed, TransitionRow } from '../parts/events.ts';
+import type { SyncPart } from './sync-part.ts';
+import { keyFromRow } from './telemetry-store.ts';
+
+type KeyLabels = { provider: string; endpoint: string; model: string; region: string };
+
+/** Creates the raw-event reads; every statement is prepared once. */
+export function createEventReads(db: Db): SyncPart<EventsPart> {
+  const s = {
+    beforeAll: db.prepare('SELECT key_id, source_id, MAX(ts), to_state FROM transition_events WHERE ts < ? GROUP BY key_id, source_id').raw(),
+    beforeKey: db.prepare('SELECT key_id, source_id, MAX(ts), to_state FROM transition_events WHERE key_id = ? AND ts < ? GROUP BY key_id, source_id').raw(),
+    withinAll: db.prepare('SELECT key_id, source_id, ts, to_state FROM transition_events WHERE ts >= ? AND ts < ? ORDER BY key_id, source_id, ts, id').raw(),
+    withinKey: db.prepare('SELECT key_id, source_id, ts, to_state FROM transition_events WHERE key_id = ? AND ts >= ? AND ts < ? ORDER BY key_id, source_id, ts, id').raw(),
+    lastReport: db.prepare('SELECT MAX(minute) FROM key_minute_sources WHERE key_id = ? AND source_id = ? AND minute < ?').pluck(),
+    keyTransitions: db.prepare(`SELECT t.ts, v.name AS service, s.instance, t.from_state AS "from", t.to_state AS "to", t.reason FROM transition_events t
+      JOIN sources s ON s.id = t.source_id JOIN services v ON v.id = s.service_id
+      WHERE t.key_id = ? AND t.ts >= ? AND t.ts < ? ORDER BY t.ts DESC, t.id DESC LIMIT ?`),
+    opens: db.prepare(`SELECT t.key_id AS keyId, s.instance, COUNT(*) AS opens, k.provider, k.endpoint, k.model, k.region
+      FROM transition_events t JOIN sources s ON s.id = t.source_id JOIN keys k ON k.id = t.key_id
+      WHERE t.ts >= ? AND t.ts <= ? AND t.to_state IN ('open', 'forced_open') GROUP BY t.key_id, t.source_id`),
+    latestConfig: db.prepare(`SELECT c.ts, c.settings, c.fallbacks, c.warnings, s.instance, v.name AS service FROM config_events c
+      JOIN sources s ON s.id = c.source_id JOIN services v ON v.id = s.service_id WHERE c.key_id = ? ORDER BY c.ts DESC, c.id DESC LIMIT 1`),
+    // SQLite returns the bare columns of the row holding MAX(ts): the latest config per key.
+    hasFallbacks: db.prepare('SELECT key_id, fallbacks, MAX(ts) FROM config_events GROUP BY key_id').raw(),
+    probes: db.prepare(`SELECT key_id, location, ts, outcome, error_class, status, connect_ms, ttfb_ms, total_ms, cold FROM probe_events
+      WHERE ts >= ? AND ts < ? ORDER BY key_id, location, ts DESC, id DESC`).raw(),
+    lastWarm: db.prepare(`SELECT p.outcome, p.error_class AS errorClass, p.status, k.provider, k.endpoint, k.model, k.region FROM probe_events p
+      JOIN keys k ON k.id = p.key_id WHERE p.key_id = ? AND p.location = ? AND p.ts <= ? AND p.cold = 0 ORDER BY p.ts DESC, p.id DESC LIMIT 1`),
+    warmOutcomes: db.prepare('SELECT outcome FROM probe_events WHERE key_id = ? AND location = ? AND ts >= ? AND ts < ? AND ts <= ? AND cold = 0 ORDER BY ts DESC, id DESC').pluck(),
+    failureClasses: db.prepare(`SELECT location, COUNT(*), SUM(CASE WHEN error_class IN ('network', 'timeout') THEN 1 ELSE 0 END) FROM probe_events
+      WHERE ts >= ? AND ts < ? AND outcome <> 'ok' AND cold = 0 GROUP BY location`).raw(),
+  };
+  const transitionRow = ([keyId, sourceId, ts, toState]: [number, number, number, BreakerStateName]): TransitionRow => ({ keyId, sourceId, ts, toState });
+  return {
+    stateBefore(before, keyId) {
+      const rows = (keyId === undefined ? s.beforeAll.all(before) : s.beforeKey.all(keyId, before)) as [number, number, number, BreakerStateName][];
+      return rows.map(transitionRow);
+    },
+    transitionsIn(from, to, keyId) {
+      const rows = (keyId === undefined ? s.withinAll.all(from, to) : s.withinKey.all(keyId, from, to)) as [number, number, number, BreakerStateName][];
+      return rows.map(transitionRow);
+    },
+    lastReportMinute: (keyId, sourceId, before) => (s.lastReport.get(keyId, sourceId, before) as number | null) ?? null,
+    keyTransitions: (keyId, from, to, limit) => s.keyTransitions.all(keyId, from, to, limit) as TransitionListed[],
+    opensPerInstance: (from, to) =>
+      (s.opens.all(from, to) as (KeyLabels & { keyId: number; instance: string; opens: number })[]).map((r) => ({ keyId: r.keyId, key: keyFromRow(r), instance: r.instance, opens: r.opens })),
+    latestConfig(keyId) {
+      const row = s.latestConfig.get(keyId) as { ts: number; settings: string; fallbacks: string; warnings: string; instance: string; service: string } | undefined;
+      if (!row) return null;
+      return { ts: row.ts, service: row.service, instance: row.instance, settings: JSON.parse(row.settings), fallbacks: JSON.parse(row.fallbacks), warnings: JSON.parse(row.warnings) };
+    },
+    hasFallbacks: () => new Map((s.hasFallbacks.all() as [number, string][]).map(([key, fallbacks]) => [key, fallbacks !== '[]'])),
+    probeEvents(from, to) {
+      return (s.probes.all(from, to) as (string | number | null)[][]).map(([keyId, location, ts, outcome, errorClass, status, connect, ttfb, total, cold]): ProbeEventRow => ({
+        keyId: keyId as number, location: location as string, ts: ts as number, outcome: outcome as ProbeEventRow['outcome'],
+        errorClass: errorClass as string | null, status: status as number | null, connectMs: connect as number | null,
+        ttfbMs: ttfb as number | null, totalMs: total as number, cold: cold === 1,
+      }));
+    },
+    lastWarmProbe(keyId, location, at) {
+      const r = s.lastWarm.get(keyId, location, at) as (KeyLabels & { outcome: string; errorClass: string | null; status: number | null }) | undefined;
+      return r ? { key: keyFromRow(r), outcome: r.outcome, errorClass: r.errorClass, status: r.status } : null;
+    },
+    warmOutcomes: (keyId, location, from, to, at) => s.warmOutcomes.all(keyId, location, from, to, at) as string[],
+    probeFailureClasses: (from, to) =>
+      new Map((s.failureClasses.all(from, to) as [string, number, number][]).map(([location, failed, network]) => [location, { failed, network }])),
+  };
+}

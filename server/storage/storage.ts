@@ -1,0 +1,67 @@
+import type { AlertsPart } from './parts/alerts.ts';
+import type { EventsPart } from './parts/events.ts';
+import type { HealthPart } from './parts/health.ts';
+import type { MetricsPart } from './parts/metrics.ts';
+import type { NotificationsPart } from './parts/notifications.ts';
+import type { RetentionPart } from './parts/retention.ts';
+import type { RollupsPart } from './parts/rollups.ts';
+import type { SessionsPart } from './parts/sessions.ts';
+import type { SilencesPart } from './parts/silences.ts';
+import type { SuspicionsPart } from './parts/suspicions.ts';
+import type { TelemetryPart } from './parts/telemetry.ts';
+import type { TokensPart } from './parts/tokens.ts';
+
+export type * from './parts/alerts.ts';
+export type * from './parts/events.ts';
+export type * from './parts/health.ts';
+export type * from './parts/metrics.ts';
+export type * from './parts/notifications.ts';
+export type * from './parts/retention.ts';
+export type * from './parts/rollups.ts';
+export type * from './parts/sessions.ts';
+export * from './parts/silences.ts';
+export type * from './parts/suspicions.ts';
+export type * from './parts/telemetry.ts';
+export * from './parts/tokens.ts';
+
+/** The engines behind the interface. */
+export type StorageEngine = 'sqlite' | 'postgres';
+
+/**
+ * Everything `server/` stores or reads, by domain. Nothing outside `server/storage/`
+ * writes SQL: verdicts, alert rules, the alert engine, sessions, auth, notifiers, metrics
+ * and ingest are logic over what these parts return. Every method is async so one set of
+ * callers serves both engines (embedded SQLite, shared PostgreSQL); results are plain
+ * records, maps and arrays, never rows of a driver.
+ */
+export interface Storage {
+  readonly engine: StorageEngine;
+  /** What opening the storage did to its schema: migrations applied now (by name) and already applied before. */
+  readonly migrations: { applied: string[]; alreadyApplied: number };
+  /** Ingest writes, and the keys, sources and services that reported. */
+  readonly telemetry: TelemetryPart;
+  /** Sums over the per-minute and hourly rollups; the hourly aggregation. */
+  readonly rollups: RollupsPart;
+  /** Reads of raw events: transitions, probes, config. */
+  readonly events: EventsPart;
+  /** Alert lifecycle rows. */
+  readonly alerts: AlertsPart;
+  /** Silences. */
+  readonly silences: SilencesPart;
+  /** Notification state (the dedup keys) and delivery records. */
+  readonly notifications: NotificationsPart;
+  /** Probe on suspicion: suspicions and the probe requests they queue. */
+  readonly suspicions: SuspicionsPart;
+  /** Dashboard sessions. */
+  readonly sessions: SessionsPart;
+  /** API tokens. */
+  readonly tokens: TokensPart;
+  /** What `/metrics` reads. */
+  readonly metrics: MetricsPart;
+  /** The one pruner. */
+  readonly retention: RetentionPart;
+  /** Fault watch and readiness. */
+  readonly health: HealthPart;
+  /** Waits for background work (checkpoints, a rescue copy) and closes every connection. */
+  close(): Promise<void>;
+}

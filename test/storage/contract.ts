@@ -1,0 +1,147 @@
+/**
+ * What every storage engine must do, written once against the `Storage` interface:
+ * `storageContract(name, open)` registers the suite for one engine (SQLite in
+ * sqlite-contract.test.ts; the PostgreSQL engine calls it with its own `open`).
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { BreakerKey, TelemetryBatch } from '@breakerbox/protocol';
+import { KEY_COLUMNS } from '@breakerbox/protocol';
+import type { Storage } from '../../server/storage/storage.ts';
+
+/** An engine under test: a fresh, migrated, empty storage, and how to dispose of it. */
+export type OpenStorage = () => Promise<{ storage: Storage; dispose(): Promise<void> }>;
+
+const MIN = 60_000;
+const KEY: BreakerKey = { provider: 'together', endpoint: 'chat', model: 'meta-llama/Llama-3.3-70B-Instruct-Turbo:fp8@v1' };
+const OTHER: BreakerKey = { provider: 'anthropic', endpoint: 'messages', model: 'claude-x', region: 'us-east' };
+const CALLS = KEY_COLUMNS.indexOf('calls');
+
+function batch(id: string, at: number, key = KEY): TelemetryBatch {
+  return {
+    batch_id: id,
+    source: { service: 'ticket-drafts', instance: 'pod-1', sdk: 'breakerbox-js/0.1.0' },
+    events: [
+      {
+        type: 'window', start: at - 10_000, end: at, key, calls: 10, ok: 8, slow: 1, errors: { server: 1 }, rejected: 0, short_circuited: 0,
+        retries: 1, cold_excluded: 0, half_open: { ok: 0, failed: 0 }, latency_ms: { bounds: [100, 1000], counts: [5, 4, 1] },
+        input_tokens: 100, output_tokens: 50, cost_usd: 0.01,
+      },
+      { type: 'transition', ts: at - 5_000, key, from: 'closed', to: 'open', reason: 'error_rate' },
+    ],
+  };
+}
+
+/** Registers the contract suite for one engine. */
+export function storageContract(engine: string, open: OpenStorage): void {
+  describe(`storage contract: ${engine}`, () => {
+    let s: Storage;
+    let dispose: () => Promise<void>;
+    const now = Date.now() - (Date.now() % MIN) - 5 * MIN;
+    beforeEach(async () => {
+      ({ storage: s, dispose } = await open());
+    });
+    afterEach(async () => {
+      await dispose();
+    });
+
+    it('stores a batch once, recognises its id again, and reads it back through rollups and events', async () => {
+      expect(await s.telemetry.findKeyIds([KEY, OTHER])).toEqual([undefined, undefined]);
+      expect(await s.telemetry.insertBatch(batch('b-1', now + 20_000), now + 20_000)).toEqual({ accepted: 2, duplicate: false });
+      expect(await s.telemetry.insertBatch(batch('b-1', now + 20_000), now + 20_000)).toEqual({ accepted: 0, duplicate: true });
+      const acks = await s.telemetry.insertBatches([batch('b-2', now + MIN + 20_000, OTHER), batch('b-1', now, OTHER)], now + MIN);
+      expect(acks.map((a) => a.duplicate)).toEqual([false, true]);
+
+      const [id, other] = await s.telemetry.findKeyIds([KEY, OTHER]);
+      expect(id).toBeTypeOf('number');
+      expect(await s.telemetry.findKeyId(KEY)).toBe(id);
+      expect((await s.telemetry.listKeys()).map((k) => k.key)).toEqual([OTHER, KEY]);
+      const sums = await s.rollups.keyServiceSums(now, now + 2 * MIN);
+      expect([...sums.get(id!)!.values()][0]![CALLS]).toBe(10);
+      expect([...sums.get(other!)!.values()][0]![CALLS]).toBe(10);
+      const moves = await s.events.transitionsIn(now, now + 2 * MIN, id);
+      expect(moves).toEqual([{ keyId: id, sourceId: expect.any(Number), ts: now + 15_000, toState: 'open' }]);
+      expect(await s.events.opensPerInstance(now, now + 2 * MIN)).toContainEqual({ keyId: id, key: KEY, instance: 'pod-1', opens: 1 });
+    });
+
+    it('verifies tokens by secret, lists them by name, and forgets revoked ones', async () => {
+      const { secret, token } = await s.tokens.create('ci', ['ingest']);
+      await s.tokens.ensure('admin', 'bbx_known_secret_for_the_contract', ['admin']);
+      expect((await s.tokens.verify(secret))?.name).toBe('ci');
+      expect([...(await s.tokens.verify('bbx_known_secret_for_the_contract'))!.rights].sort()).toEqual(['admin', 'ingest', 'read']);
+      expect(await s.tokens.verify('bbx_wrong')).toBeNull();
+      expect((await s.tokens.list()).map((t) => t.name)).toEqual(['admin', 'ci']);
+      expect(await s.tokens.count()).toBe(2);
+      expect(await s.tokens.revoke('ci')).toBe(true);
+      expect(await s.tokens.revoke('ci')).toBe(false);
+      expect(await s.tokens.count()).toBe(1);
+      expect((await s.tokens.list()).find((t) => t.id === token.id)?.revokedAt).toBeTypeOf('number');
+    });
+
+    it('binds a session to its token: it ends when the token is rotated, and a revoked token gets none', async () => {
+      const { token } = await s.tokens.create('board', ['read']);
+      expect(await s.sessions.create({ idHash: 'h1', tokenId: token.id, createdAt: now, expiresAt: now + MIN })).toBe(true);
+      expect(await s.sessions.lookup('h1', now + 1)).toEqual({ tokenId: token.id, name: 'board', rights: ['read'], expiresAt: now + MIN });
+      expect(await s.sessions.lookup('h1', now + MIN)).toBeNull();
+      await s.tokens.ensure('board', 'bbx_rotated_secret_for_the_contract', ['read']);
+      expect(await s.sessions.lookup('h1', now + 1)).toBeNull();
+      await s.tokens.revoke('board');
+      expect(await s.sessions.create({ idHash: 'h2', tokenId: token.id, createdAt: now, expiresAt: now + MIN })).toBe(false);
+    });
+
+    it('applies an evaluation in order, lists alerts newest first, and keeps notification state per group and notifier', async () => {
+      const base = { rule: 'open_share' as const, keyId: null, location: null, operation: null, severity: 'warning' as const, summary: 's', value: 0.5, verdict: null, hint: null, fired_at: null, resolved_at: null };
+      const [a, b] = await s.alerts.apply([
+        { op: 'insert', alert: { ...base, fingerprint: '0000000000000001', state: 'pending', started_at: now, updated_at: now } },
+        { op: 'insert', alert: { ...base, fingerprint: '0000000000000002', state: 'pending', started_at: now + 1, updated_at: now + 1 } },
+      ]);
+      await s.alerts.apply([
+        { op: 'update', id: a!, fields: { ...base, state: 'firing', fired_at: now + 2, summary: 'fired', updated_at: now + 2 } },
+        { op: 'remove', id: b! },
+        { op: 'group', id: a!, groupKey: 'incident-1' },
+      ]);
+      const unresolved = await s.alerts.unresolved();
+      expect([...unresolved.keys()]).toEqual(['0000000000000001']);
+      expect(unresolved.get('0000000000000001')).toMatchObject({ id: a, state: 'firing', summary: 'fired', group_key: 'incident-1', key: null });
+            expect((await s.alerts.toNotify(now)).map((x) => x.id)).toEqual([a]);
+      const [c] = await s.alerts.apply([{ op: 'insert', alert: { ...base, fingerprint: '0000000000000003', state: 'firing', started_at: now + 9, fired_at: now + 9, updated_at: now + 9 } }]);
+      expect((await s.alerts.list({ since: 0, limit: 10 })).map((x) => x.id)).toEqual([c, a]);
+      expect((await s.alerts.list({ since: 0, limit: 1 })).map((x) => x.id)).toEqual([c]);
+      expect((await s.alerts.list({ since: 0, limit: 10, fingerprint: '0000000000000001' })).map((x) => x.id)).toEqual([a]);
+      expect(await s.alerts.countsByState()).toEqual([{ state: 'firing', severity: 'warning', n: 2 }]);
+
+      await s.notifications.recordGroup('incident-1', 'hook', 'firing', true, now + 3, 'digest-1');
+      await s.notifications.recordGroup('incident-1', 'hook', 'repeat', false, now + 4, 'digest-2');
+      expect(await s.notifications.groupState('incident-1', 'hook')).toEqual({ last_event: 'firing', last_sent_at: now + 3, last_attempt_at: now + 4, last_status: 'failed', digest: 'digest-1' });
+      expect(await s.notifications.groupState('incident-1', 'slack')).toBeUndefined();
+      await s.notifications.recordAlert(a!, 'am', 'firing', true, now + 5);
+      expect(await s.notifications.alertState(a!, 'am')).toMatchObject({ last_event: 'firing', last_status: 'ok' });
+
+      const d = { notifier: 'hook', type: 'webhook', alert_id: a!, fingerprint: '0000000000000001', rule: 'open_share', group_key: 'incident-1', event: 'firing' as const };
+      const first = await s.notifications.startDelivery({ ...d, created_at: now });
+      await s.notifications.startDelivery({ ...d, notifier: 'slack', type: 'slack', created_at: now + 1 });
+      await s.notifications.finishDelivery(first, { status: 'ok', attempts: 1, http_status: 200, error: null, finished_at: now + 2 });
+      await s.notifications.failAbandoned(now + 3);
+      const all = await s.notifications.deliveries({ limit: 10 });
+      expect(all.map((x) => [x.notifier, x.status])).toEqual([['slack', 'failed'], ['hook', 'ok']]);
+      expect((await s.notifications.deliveries({ limit: 10, status: 'ok', fingerprint: 'incident-1' })).map((x) => x.id)).toEqual([first]);
+    });
+
+    it('keeps silences, answers the active ones, and ends one early', async () => {
+      const matchers = [{ name: 'provider' as const, value: 'open.*', regex: true }];
+      await s.silences.insert({ id: 'later', matchers, starts_at: now + MIN, ends_at: now + 3 * MIN, comment: 'c', created_by: 'me', created_at: now });
+      await s.silences.insert({ id: 'now', matchers, starts_at: now, ends_at: now + 2 * MIN, comment: 'c', created_by: 'me', created_at: now });
+      expect((await s.silences.active(now + 1)).map((x) => x.id)).toEqual(['now']);
+      expect((await s.silences.listEndingAfter(now)).map((x) => x.id)).toEqual(['later', 'now']);
+      expect(await s.silences.expire('now', now + 10)).toMatchObject({ id: 'now', ends_at: now + 10, matchers });
+      expect(await s.silences.active(now + 11)).toEqual([]);
+      expect(await s.silences.expire('missing', now)).toBeNull();
+    });
+
+    it('prunes every table in one pass and reports what it deleted', async () => {
+      await s.telemetry.insertBatch(batch('old', now), now);
+      const { deleted } = await s.retention.prune(now + 400 * 86_400_000);
+      expect(deleted).toMatchObject({ window_events: 1, transition_events: 1, batches: 1, key_minutes: 1, sessions: 0, alerts: 0 });
+      expect((await s.rollups.keyServiceSums(now - MIN, now + MIN)).size).toBe(0);
+    });
+  });
+}
