@@ -1,3 +1,4 @@
+import { setFlagsFromString } from 'node:v8';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.ts';
 import type { Config } from './config/schema.ts';
@@ -19,6 +20,7 @@ export async function startServer(
   options: { print?: (line: string) => void; handleSignals?: boolean } = {},
 ): Promise<RunningServer> {
   const print = options.print ?? ((line) => process.stdout.write(`${line}\n`));
+  applyMemorySettings(config.memory);
   const app = await buildApp({ config });
   await app.ready();
 
@@ -52,4 +54,14 @@ export async function startServer(
     process.once('SIGINT', onSignal);
   }
   return { app, url, close };
+}
+
+/**
+ * Process-wide V8 settings, set before the app (and its worker threads) allocate. V8 lets a
+ * heap grow to up to 4x what survived its last full GC before collecting again; under steady
+ * ingest that headroom is garbage and shows as RSS (docs/operations.md, "Memory"). The
+ * flag is read at every GC, so setting it at start works like passing it on the command line.
+ */
+export function applyMemorySettings(memory: Config['memory']): void {
+  if (memory.heap_growing_percent > 0) setFlagsFromString(`--heap-growing-percent=${memory.heap_growing_percent}`);
 }

@@ -184,6 +184,19 @@ const StorageSection = Type.Object(
   { default: {}, additionalProperties: false },
 );
 
+/** The collector process's memory (docs/operations.md, "Memory"). */
+const MemorySection = Type.Object(
+  {
+    heap_growing_percent: Type.Integer({
+      minimum: 0,
+      maximum: 1000,
+      default: 50,
+      description: "V8 grows a heap to (1 + this/100) x what survived the last full GC before collecting again (0 = V8's own factor, up to 4x)",
+    }),
+  },
+  { default: {}, additionalProperties: false },
+);
+
 /**
  * Everything the collector can be configured with, as read from the optional config file
  * (YAML or JSON, snake_case keys), then environment, then flags. Defaults live here and
@@ -229,6 +242,7 @@ export const ConfigSchema = Type.Object(
     ),
     http: HttpSection,
     storage: StorageSection,
+    memory: MemorySection,
     api: Type.Object(
       {
         default_limit: Type.Integer({ minimum: 1, maximum: 100_000, default: 500, description: 'entries per page of the read API lists' }),

@@ -9,6 +9,8 @@ export interface HealthSources {
   fileSizes(): { database: number; wal: number };
   /** Finished notification deliveries since the process started, per notifier and outcome. */
   deliveries(): { notifier: string; status: string; count: number }[];
+  /** Requests each ingest limit refused (wholly or in part) since the process started, by limit name. */
+  ingestRefusals(): Record<string, number>;
 }
 
 /**
@@ -125,6 +127,17 @@ export function createCollectorMetrics(sources: HealthSources): CollectorMetrics
       // The dispatcher owns these counts; copy them at scrape time instead of counting twice.
       this.reset();
       for (const d of sources.deliveries()) this.inc({ notifier: d.notifier, outcome: d.status }, d.count);
+    },
+  });
+  new Counter({
+    name: 'breakerbox_ingest_limit_refusals_total',
+    help: 'Ingest requests (protocol v1 and OTLP) a limit refused, wholly or some of their keys, by limit (rate_limit, body_limit_bytes, new_keys_per_token, live_keys_per_source, invalid, storage_unavailable, ...).',
+    labelNames: ['limit'],
+    registers: [registry],
+    collect() {
+      // The ingest plugin owns these counts (app.ingestLimits); copied at scrape time.
+      this.reset();
+      for (const [limit, n] of Object.entries(sources.ingestRefusals())) this.inc({ limit }, n);
     },
   });
   // `kind`, not `job`: Prometheus owns the job label (it names the scrape target).

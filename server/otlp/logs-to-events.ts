@@ -56,12 +56,15 @@ const text = (v: unknown): string | undefined => (typeof v === 'string' && v.len
 export interface MappedLogs {
   batches: TelemetryBatch[];
   rejected: Rejections;
+  /** Log records per key id that went into the batches (what refusing that key refuses). */
+  pointsPerKey: Map<string, number>;
 }
 
 /** Maps decoded log records to batches (one per resource); `now` stands in for a record without a time. */
 export function logsToEvents(resources: ResourceLogs[], bounds: TimeBounds, now: number): MappedLogs {
   const rejected = new Rejections();
   const batches: TelemetryBatch[] = [];
+  const pointsPerKey = new Map<string, number>();
   for (const rl of resources) {
     const events: TelemetryEvent[] = [];
     const windows = new Map<string, WindowEvent>();
@@ -73,20 +76,26 @@ export function logsToEvents(resources: ResourceLogs[], bounds: TimeBounds, now:
         rejected.add(`${record.eventName} records whose time is outside the accepted span`);
         continue;
       }
-      const problem = mapRecord(record, ts, record.attributes, { events, windows, tasks });
+      const problem = mapRecord(record, ts, record.attributes, { events, windows, tasks, pointsPerKey });
       if (problem) rejected.add(`${record.eventName} records ${problem}`);
     }
     events.push(...windows.values(), ...tasks.values());
     if (events.length > 0) batches.push({ batch_id: '', source: sourceFrom(rl.resource), events });
   }
-  return { batches, rejected };
+  return { batches, rejected, pointsPerKey };
 }
 
 interface Sink {
   events: TelemetryEvent[];
   windows: Map<string, WindowEvent>;
   tasks: Map<string, TasksEvent>;
+  pointsPerKey: Map<string, number>;
 }
+
+const counted = (sink: Sink, key: BreakerKey) => {
+  const id = keyId(key);
+  sink.pointsPerKey.set(id, (sink.pointsPerKey.get(id) ?? 0) + 1);
+};
 
 /** Adds one record's contribution; returns why it was refused, if it was. */
 function mapRecord(record: LogRecord, ts: number, a: Attributes, sink: Sink): string | undefined {
@@ -102,6 +111,7 @@ function mapRecord(record: LogRecord, ts: number, a: Attributes, sink: Sink): st
       if (a['breakerbox.cooldown_ms'] !== undefined) event.cooldown_ms = count(a['breakerbox.cooldown_ms'], 0);
       if (a['breakerbox.attempt'] !== undefined) event.attempt = count(a['breakerbox.attempt'], 0);
       sink.events.push(event);
+      counted(sink, key);
       return undefined;
     }
     case EVENTS.rejection: {
@@ -111,6 +121,7 @@ function mapRecord(record: LogRecord, ts: number, a: Attributes, sink: Sink): st
       const n = count(a['breakerbox.count'], 1);
       if (text(a['breakerbox.rejection.by']) === 'circuitbreaker') w.short_circuited += n;
       else w.rejected += n;
+      counted(sink, key);
       return undefined;
     }
     case EVENTS.task: {

@@ -19,6 +19,8 @@ export interface MappedMetrics {
   /** One batch per resource that produced windows. */
   batches: TelemetryBatch[];
   rejected: Rejections;
+  /** Data points per key id that went into the batches (what refusing that key refuses). */
+  pointsPerKey: Map<string, number>;
 }
 
 /** Seconds (the GenAI unit) or milliseconds → ms; undefined for any other unit. */
@@ -70,6 +72,7 @@ export function metricsToWindows(resources: ResourceMetrics[], deltas: StagedDel
   const keyOf = keyInterner();
   const toMs = boundsScaler();
   const batches: TelemetryBatch[] = [];
+  const pointsPerKey = new Map<string, number>();
   for (const rm of resources) {
     const source = sourceFrom(rm.resource);
     const resourceId = `${source.service}\u0000${source.instance}`;
@@ -118,7 +121,9 @@ export function metricsToWindows(resources: ResourceMetrics[], deltas: StagedDel
         if (d.count === 0) continue; // no traffic in this interval: no window, as the SDK sends none
         // Points of one collection share their end; series that began at different moments
         // differ in start: one window per key and end, over the earliest start.
-        const id = `${keyId(key)}\u0000${d.timeMs}`;
+        const kid = keyId(key);
+        pointsPerKey.set(kid, (pointsPerKey.get(kid) ?? 0) + 1);
+        const id = `${kid}\u0000${d.timeMs}`;
         let w = windows.get(id);
         if (!w) windows.set(id, (w = emptyWindow(key, d.startMs, d.timeMs)));
         else if (d.startMs < w.start) w.start = d.startMs;
@@ -128,7 +133,7 @@ export function metricsToWindows(resources: ResourceMetrics[], deltas: StagedDel
     }
     if (windows.size > 0) batches.push({ batch_id: '', source, events: [...windows.values()] });
   }
-  return { batches, rejected };
+  return { batches, rejected, pointsPerKey };
 }
 
 /** Bounds in the metric's unit → ms; the last result is reused, since a request's points nearly always share their bounds. */

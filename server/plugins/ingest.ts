@@ -1,12 +1,12 @@
 import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
 import type { IncomingMessage } from 'node:http';
-import { keyId, type TelemetryBatch } from '@breakerbox/protocol';
+import type { TelemetryBatch } from '@breakerbox/protocol';
 import { BreakerboxError } from '../errors.ts';
 import { parseJsonBody } from '../ingest/decode-body.ts';
 import { createBodyBudget, readBody } from '../ingest/read-body.ts';
 import { createRateLimiter } from '../ingest/rate-limiter.ts';
-import { createKeyLimiter, type BatchKey } from '../ingest/key-limits.ts';
+import { batchKeys, createKeyLimiter, type KeyLimiter } from '../ingest/key-limits.ts';
 import { createLimitCounters, type LimitCounters, type LimitName } from '../ingest/limit-counters.ts';
 import { validateBatch, type TimeBounds } from '../ingest/validate-batch.ts';
 import { AckSchema, BatchEnvelopeSchema, ErrorReplySchema } from '@breakerbox/protocol';
@@ -15,6 +15,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** How often each ingest limit refused a batch (read by `/metrics`). */
     ingestLimits: LimitCounters;
+    /** The per-token and per-source key caps, shared by protocol v1 and OTLP ingest. */
+    keyLimits: KeyLimiter;
     /**
      * The onRequest hooks of every ingest route (protocol v1 and OTLP): the `ingest` right,
      * the token's rate (one bucket per token shared by all of them), then the storage's
@@ -42,17 +44,6 @@ const LIMIT_OF_CODE: Partial<Record<string, LimitName>> = {
   BB_ERR_INGEST_BAD_ENCODING: 'invalid',
 };
 
-/** The distinct keys of a batch, each with the path of its first event. */
-function batchKeys(batch: TelemetryBatch, isStored: (key: BatchKey['key']) => boolean): Map<string, BatchKey> {
-  const keys = new Map<string, BatchKey>();
-  batch.events.forEach((e, i) => {
-    if (e.type === 'tasks') return;
-    const id = keyId(e.key);
-    if (!keys.has(id)) keys.set(id, { key: e.key, path: `/events/${i}/key`, isNew: !isStored(e.key) });
-  });
-  return keys;
-}
-
 /**
  * `POST /v1/telemetry` — protocol v1. Auth, rate limit and the storage check run before
  * the body is read; the body streams in under a size cap and a shared in-flight budget, is
@@ -63,7 +54,6 @@ async function ingestRoutes(app: FastifyInstance): Promise<void> {
   const { config } = app;
   const limit = config.ingest.body_limit_bytes;
   const counters = app.ingestLimits;
-  const keyLimiter = createKeyLimiter(config.ingest.keys, (name) => counters.hit(name));
   const budget = createBodyBudget(config.ingest.max_inflight_body_bytes);
   const count = (err: unknown) => {
     const name = LIMIT_OF_CODE[(err as BreakerboxError).code];
@@ -107,10 +97,9 @@ async function ingestRoutes(app: FastifyInstance): Promise<void> {
         throw err;
       }
       const principal = request.principal!;
-      const admission = keyLimiter.admit(
+      const admission = app.keyLimits.admit(
         { id: principal.tokenId, name: principal.name },
-        batch.source,
-        batchKeys(batch, (key) => app.telemetry.findKeyId(key) !== undefined),
+        [{ source: batch.source, keys: batchKeys(batch, (key) => app.telemetry.findKeyId(key) !== undefined) }],
         now,
       );
       const ack = app.ingestWrite(now, () =>
@@ -135,6 +124,7 @@ export const ingestPlugin = fp(
     const { config } = app;
     const counters = createLimitCounters();
     app.decorate('ingestLimits', counters);
+    app.decorate('keyLimits', createKeyLimiter(config.ingest.keys, (name) => counters.hit(name)));
     const limiter = createRateLimiter({ perSecond: config.ingest.rate_limit.per_second, burst: config.ingest.rate_limit.burst });
     const admit: onRequestHookHandler = async (request) => {
       const waitMs = limiter.take(request.principal!.tokenId);

@@ -29,6 +29,7 @@ export const collectorMetricsPlugin = fp(
         fileSizes: () => reads.fileSizes(),
         // The alerts plugin registers later; at scrape time it is there.
         deliveries: () => (app.hasDecorator('alerts') ? app.alerts.dispatcher.counts() : []),
+        ingestRefusals: () => (app.hasDecorator('ingestLimits') ? app.ingestLimits.snapshot() : {}),
       }),
     );
   },

@@ -1,10 +1,12 @@
 import { createHash } from 'node:crypto';
 import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { TelemetryBatch } from '@breakerbox/protocol';
+import { keyId, type BreakerKey, type TelemetryBatch } from '@breakerbox/protocol';
 import { BreakerboxError, type ErrorBody } from '../errors.ts';
 import { inflateBody, parseJson } from '../ingest/decode-body.ts';
 import { validateBatch } from '../ingest/validate-batch.ts';
+import { batchKeys } from '../ingest/key-limits.ts';
+import type { Rejections } from '../otlp/rejections.ts';
 import { decodeLogsJson, decodeMetricsJson } from '../otlp/decode-json.ts';
 import { decodeLogsProtobuf, decodeMetricsProtobuf } from '../otlp/decode-protobuf.ts';
 import { logsToEvents } from '../otlp/logs-to-events.ts';
@@ -37,8 +39,9 @@ function decode<T>(request: FastifyRequest, protobuf: (b: Buffer) => T, json: (v
 /**
  * `POST /v1/metrics` and `POST /v1/logs` — OTLP/HTTP, protobuf or JSON, gzip or not, with
  * the ingest tokens, rate and size limits of `/v1/telemetry`. What a request maps to is
- * validated as protocol v1 batches and written through the same store in one transaction;
- * refused data points are counted in OTLP's `partial_success`.
+ * validated as protocol v1 batches, put under the same per-token and per-source key caps,
+ * and written through the same store in one transaction; refused data points are counted in
+ * OTLP's `partial_success`.
  */
 async function otlpRoutes(app: FastifyInstance): Promise<void> {
   const limit = app.config.ingest.body_limit_bytes;
@@ -70,20 +73,48 @@ async function otlpRoutes(app: FastifyInstance): Promise<void> {
     return statusResponse(reply.statusCode, body, protobuf);
   });
 
+  /**
+   * Puts a request's keys under the per-token and per-source caps of protocol v1: a 429 for
+   * the per-minute rate (nothing stored, the exporter retries), else the events of the keys
+   * over a cap a retry cannot clear are dropped and their points counted as refused.
+   */
+  const admitKeys = (request: FastifyRequest, batches: TelemetryBatch[], pointsPerKey: Map<string, number>, rejected: Rejections, now: number) => {
+    const principal = request.principal!;
+    const isStored = (key: BreakerKey) => app.telemetry.findKeyId(key) !== undefined;
+    const admission = app.keyLimits.admit(
+      { id: principal.tokenId, name: principal.name },
+      batches.map((b) => ({ source: b.source, keys: batchKeys(b, isStored) })),
+      now,
+      { partial: true },
+    );
+    if (admission.refused.size === 0) return { batches, admission };
+    for (const [id, { reason }] of admission.refused) rejected.add(reason, pointsPerKey.get(id) ?? 0);
+    const kept = batches
+      .map((b) => ({ ...b, events: b.events.filter((e) => e.type === 'tasks' || !admission.refused.has(keyId(e.key))) }))
+      .filter((b) => b.events.length > 0);
+    return { batches: kept, admission };
+  };
+
   /** Validates and stores the batches of one request in one transaction, ids derived from its bytes. */
-  const store = (signal: Signal, request: FastifyRequest, batches: TelemetryBatch[], now: number): void => {
+  const store = (signal: Signal, request: FastifyRequest, mapped: { batches: TelemetryBatch[]; rejected: Rejections; pointsPerKey: Map<string, number> }, now: number): void => {
     const digest = createHash('sha256').update(request.body as Buffer).digest('hex');
     const bounds = app.ingestTimeBounds(now);
     const chunks: TelemetryBatch[] = [];
-    batches.forEach((b, i) => {
+    mapped.batches.forEach((b, i) => {
       for (let j = 0; j < b.events.length; j += MAX_EVENTS) {
         const chunk = { ...b, batch_id: `otlp-${signal}-${digest}-${i}-${j / MAX_EVENTS}`, events: b.events.slice(j, j + MAX_EVENTS) };
         chunks.push(validateBatch(chunk, bounds));
       }
     });
     if (chunks.length === 0) return;
-    const events = chunks.reduce((n, c) => n + c.events.length, 0);
-    app.ingestWrite(now, () => app.tracing.span('db.insert_batch', { 'breakerbox.events': events, 'breakerbox.otlp': signal }, () => app.telemetry.insertBatches(chunks, now)));
+    // Checked after validation, so a request refused as invalid takes no key slots; the chunks
+    // keep the ids derived from the whole request, so a retried request is still a duplicate.
+    const { batches: admitted, admission } = admitKeys(request, chunks, mapped.pointsPerKey, mapped.rejected, now);
+    if (admitted.length > 0) {
+      const events = admitted.reduce((n, c) => n + c.events.length, 0);
+      app.ingestWrite(now, () => app.tracing.span('db.insert_batch', { 'breakerbox.events': events, 'breakerbox.otlp': signal }, () => app.telemetry.insertBatches(admitted, now)));
+    }
+    admission.commit();
   };
 
   const answer = (reply: FastifyReply, request: FastifyRequest, signal: Signal, rejected: number, message: string) => {
@@ -99,7 +130,7 @@ async function otlpRoutes(app: FastifyInstance): Promise<void> {
     const resources = decode(request, decodeMetricsProtobuf, decodeMetricsJson);
     const deltas = series.stage();
     const mapped = metricsToWindows(resources, deltas, app.ingestTimeBounds(now));
-    store('metrics', request, mapped.batches, now);
+    store('metrics', request, mapped, now);
     deltas.commit(); // only once stored: a request that failed leaves the series where they were
     return answer(reply, request, 'metrics', mapped.rejected.count, mapped.rejected.message());
   });
@@ -108,7 +139,7 @@ async function otlpRoutes(app: FastifyInstance): Promise<void> {
     const now = Date.now();
     const resources = decode(request, decodeLogsProtobuf, decodeLogsJson);
     const mapped = logsToEvents(resources, app.ingestTimeBounds(now), now);
-    store('logs', request, mapped.batches, now);
+    store('logs', request, mapped, now);
     return answer(reply, request, 'logs', mapped.rejected.count, mapped.rejected.message());
   });
 }

@@ -5,6 +5,7 @@ import { createVerdictEngine, type VerdictEngine } from '../verdicts/verdict-eng
 import { pendingProbesSource } from '../verdicts/pending-probes.ts';
 import { parseStep, parseWindow, type TimeRange, type WindowQuery } from '../verdicts/window.ts';
 import { PageParams, page, pageRequest } from '../query/pagination.ts';
+import { probesPage } from '../query/probe-pages.ts';
 import { inThreadReads, startReadWorker, type FleetReads } from '../query/read-worker.ts';
 
 declare module 'fastify' {
@@ -120,8 +121,10 @@ export const verdictsPlugin = fp(
       return { window: range, incidents: engine.incidents(range) };
     });
 
-    app.get('/api/probes', { onRequest: read, schema: { querystring: Windowed } }, async (request) => {
-      return engine.probes(app.resolveWindow(request.query as WindowQuery, '1h'));
+    app.get('/api/probes', { onRequest: read, schema: { querystring: PagedWindow } }, async (request) => {
+      const q = request.query as WindowQuery & { limit?: string; cursor?: string };
+      const at = pageRequest(q, paging);
+      return probesPage(engine.probes(at.range ?? app.resolveWindow(q, '1h')), at);
     });
 
   },

@@ -12,14 +12,17 @@ export interface BenchServerOptions {
   logLevel?: string;
   /** `kill -9` on stop instead of a graceful SIGTERM. */
   kill?: boolean;
+  /** More YAML for the config file (top-level sections other than `ingest`). */
+  extraConfig?: string;
 }
 
 /** Starts `bin/breakerbox.js server` on a free port with a temp database in `dir`; `admin` is its admin token. */
 export async function startServer(dir: string, admin: string, o: BenchServerOptions = {}): Promise<{ url: string; port: number; pid: number; stop(): Promise<void> }> {
   const env: Record<string, string> = { BREAKERBOX_DB: join(dir, 'http.db'), BREAKERBOX_ADMIN_TOKEN: admin, BREAKERBOX_LOG_LEVEL: o.logLevel ?? 'warn' };
-  if (!o.defaultLimits) {
+  if (!o.defaultLimits || o.extraConfig) {
     env.BREAKERBOX_CONFIG = join(dir, 'bench.yaml');
-    writeFileSync(env.BREAKERBOX_CONFIG, 'ingest:\n  rate_limit:\n    per_second: 100000\n    burst: 100000\n');
+    const lifted = o.defaultLimits ? '' : 'ingest:\n  rate_limit:\n    per_second: 100000\n    burst: 100000\n';
+    writeFileSync(env.BREAKERBOX_CONFIG, `${lifted}${o.extraConfig ?? ''}`);
   }
   const child = spawn(process.execPath, [...(o.nodeArgs ?? []), join(import.meta.dirname, '..', '..', 'bin', 'breakerbox.js'), 'server', '--port', '0'], {
     env: { ...process.env, ...env },

@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: runs every `test/bench/*-bench.ts` in its own process, one after
  * another, so each one's memory and CPU figures are its own. `npm run bench -- ingest`
- * runs only the benchmarks whose file name contains "ingest".
+ * runs only the benchmarks whose file name contains "ingest"; arguments after the name are
+ * passed to each benchmark run (`npm run bench -- soak --minutes 2`).
  */
 import { readdirSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
@@ -11,6 +12,7 @@ import { dirname, join } from 'node:path';
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
 const filter = process.argv[2];
+const passed = process.argv.slice(3);
 const files = readdirSync(here)
   .filter((f) => f.endsWith('-bench.ts'))
   .filter((f) => !filter || f.includes(filter))
@@ -23,7 +25,7 @@ if (files.length === 0) {
 let failed = 0;
 for (const file of files) {
   console.log(`\n=== ${file} ===`);
-  const run = spawnSync(process.execPath, ['--expose-gc', join(root, 'bin', 'run-ts.js'), join(here, file)], {
+  const run = spawnSync(process.execPath, ['--expose-gc', join(root, 'bin', 'run-ts.js'), join(here, file), ...passed], {
     stdio: 'inherit',
     cwd: root,
   });

@@ -56,6 +56,44 @@ describe('read API lists are paged', () => {
     expect([...first.verdicts, ...rest.verdicts]).toEqual(all);
   });
 
+  it('/api/probes pages by target: every location and target once across pages, location health on each page', async () => {
+    const t = await makeApp({ api: { default_limit: 4, max_limit: 50, read_worker: false } });
+    cleanups.push(() => t.close());
+    const ts = Date.now() - 60_000;
+    const events = ['ap-south', 'eu-west', 'us-east'].flatMap((location) =>
+      Array.from({ length: 3 }, (_, i) => ({
+        type: 'probe' as const, ts, key: keyN(i), location, outcome: 'ok' as const, status: 200, latency_ms: { total: 100 + i },
+      })));
+    const res = await t.app.inject({
+      method: 'POST', url: '/v1/telemetry',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${t.tokens.ingest}` },
+      payload: JSON.stringify(batch(events)),
+    });
+    expect(res.statusCode).toBe(200);
+    const get = async (url: string) => (await t.app.inject({ url, headers: { authorization: `Bearer ${t.tokens.read}` } })).json();
+    const to = Date.now();
+    const whole = await get(`/api/probes?limit=50&to=${to}`);
+    expect(whole.total).toBe(9);
+    expect(whole.next_cursor).toBeNull();
+    const seen: string[] = [];
+    const pages: { location: string; health: unknown }[][] = [];
+    let body = await get(`/api/probes?to=${to}`);
+    for (;;) {
+      expect(body.total).toBe(9);
+      expect(body.window).toEqual(whole.window);
+      pages.push(body.locations);
+      for (const l of body.locations) for (const target of l.targets) seen.push(`${l.location} ${target.key.model}`);
+      if (!body.next_cursor) break;
+      body = await get(`/api/probes?cursor=${body.next_cursor}`);
+    }
+    expect(pages.map((p) => p.reduce((n, l: any) => n + l.targets.length, 0))).toEqual([4, 4, 1]);
+    expect(seen).toEqual(whole.locations.flatMap((l: any) => l.targets.map((target: any) => `${l.location} ${target.key.model}`)));
+    // eu-west's targets span pages 1 and 2: it is listed on both, judged over all of them.
+    const eu = whole.locations.find((l: any) => l.location === 'eu-west');
+    for (const p of pages.slice(0, 2)) expect(p.find((l) => l.location === 'eu-west')).toMatchObject({ health: eu.health, last_ts: eu.last_ts });
+    expect((await t.app.inject({ url: '/api/probes?limit=51', headers: { authorization: `Bearer ${t.tokens.read}` } })).statusCode).toBe(400);
+  });
+
   it('refuses a limit over api.max_limit and a cursor it did not give, naming the parameter', async () => {
     const { get } = await appWithKeys(1);
     const big = await get('/api/keys?limit=999999');

@@ -96,6 +96,15 @@ describe('configuration', () => {
     expect(() => loadConfig({ env: { BREAKERBOX_CONFIG: file } })).toThrowError(/bbx\.yaml: prot: unknown setting/);
   });
 
+  it('sets memory.heap_growing_percent to 50 unless told, and names the setting for a bad value', () => {
+    expect(loadConfig({ env: {} }).memory.heap_growing_percent).toBe(50);
+    const tmp = tempDir();
+    cleanups.push(tmp.cleanup);
+    const file = join(tmp.dir, 'bbx.yaml');
+    writeFileSync(file, 'memory:\n  heap_growing_percent: -5\n');
+    expect(() => loadConfig({ env: { BREAKERBOX_CONFIG: file } })).toThrowError(/memory\.heap_growing_percent: must be an integer >= 0/);
+  });
+
   it('refuses a port out of range from a flag', () => {
     expect(() => loadConfig({ env: {}, flags: { port: '70000' } })).toThrowError('--port: must be an integer >= 0 and <= 65535, got 70000');
   });

@@ -15,7 +15,7 @@ beforeAll(async () => {
   cleanups.push(tmp.cleanup);
   const config = join(tmp.dir, 'config.json');
   writeFileSync(config, JSON.stringify({
-    http: { request_timeout_ms: 1500, headers_timeout_ms: 1000, check_interval_ms: 200, connection_timeout_ms: 5000 },
+    http: { request_timeout_ms: 1500, headers_timeout_ms: 1000, check_interval_ms: 200, connection_timeout_ms: 5000, keep_alive_timeout_ms: 1000, max_requests_per_socket: 3 },
     ingest: { max_inflight_body_bytes: 1024 * 1024 },
   }));
   server = await startProcess(join(tmp.dir, 'bbx.db'), cleanups, { env: { BREAKERBOX_CONFIG: config } });
@@ -95,5 +95,29 @@ describe('slow and stalled clients', () => {
     });
     expect(res.statusCode).toBe(200);
     await res.body.dump();
+  });
+});
+
+describe('keep-alive limits', () => {
+  const get = 'GET /healthz HTTP/1.1\r\nHost: localhost\r\nConnection: keep-alive\r\n\r\n';
+  const answers = (text: string) => text.match(/HTTP\/1\.1 \d+/g) ?? [];
+
+  it('closes a kept-alive connection left idle after its answer (keep_alive_timeout_ms)', async () => {
+    const c = await open();
+    c.socket.write(get);
+    await eventually(() => answers(c.received()).length === 1, 'the request is answered');
+    expect(c.received()).toMatch(/keep-alive/i);
+    await c.closed;
+    expect(answers(c.received())).toEqual(['HTTP/1.1 200']);
+  });
+
+  it('closes a connection after max_requests_per_socket answers, telling the client on the last one', async () => {
+    const c = await open();
+    c.socket.write(get.repeat(4)); // pipelined: the fourth is one too many for this socket
+    await c.closed;
+    const parts = c.received().split(/(?=HTTP\/1\.1 \d{3} )/);
+    expect(answers(c.received())).toEqual(['HTTP/1.1 200', 'HTTP/1.1 200', 'HTTP/1.1 200', 'HTTP/1.1 503']);
+    expect(parts[1]!.toLowerCase()).toContain('keep-alive: timeout=1, max=3');
+    expect(parts[2]!.toLowerCase()).toContain('connection: close');
   });
 });

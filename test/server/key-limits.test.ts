@@ -1,10 +1,16 @@
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { BreakerKey } from '@breakerbox/protocol';
 import { batch, makeApp, rowCounts, testConfig, windowEvent } from './helpers.ts';
 
 type TestApp = Awaited<ReturnType<typeof makeApp>>;
 let t: TestApp;
+beforeEach(() => {
+  // A fixed second early in a minute: the per-minute key window never turns mid-test.
+  vi.useFakeTimers({ toFake: ['Date'] });
+  vi.setSystemTime(Math.floor(Date.now() / 60_000) * 60_000 + 1_000);
+});
 afterEach(async () => {
+  vi.useRealTimers();
   await t.close();
 });
 
@@ -45,15 +51,10 @@ describe('caps on breaker keys per token and per source', () => {
 
   it('lets new keys through again in the next minute', async () => {
     t = await withKeys({ new_per_minute_per_token: 5 });
-    vi.useFakeTimers({ toFake: ['Date'] });
-    try {
-      expect((await post(t.tokens.ingest, windows(0, 5))).statusCode).toBe(200);
-      expect((await post(t.tokens.ingest, windows(5, 1))).statusCode).toBe(429);
-      vi.setSystemTime(Date.now() + 60_000);
-      expect((await post(t.tokens.ingest, windows(5, 5))).statusCode).toBe(200);
-    } finally {
-      vi.useRealTimers();
-    }
+    expect((await post(t.tokens.ingest, windows(0, 5))).statusCode).toBe(200);
+    expect((await post(t.tokens.ingest, windows(5, 1))).statusCode).toBe(429);
+    vi.setSystemTime(Date.now() + 60_000);
+    expect((await post(t.tokens.ingest, windows(5, 5))).statusCode).toBe(200);
   });
 
   it('keeps accepting keys that already exist while new ones are refused', async () => {

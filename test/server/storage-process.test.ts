@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -76,6 +76,36 @@ describe('storage faults against a real server process', () => {
       copy.close();
     }
     expect(existsSync(db)).toBe(false);
+  });
+
+  it('turns /readyz red and answers 503 while its database file is unwritable, and recovers once it is writable again', async () => {
+    const tmp = tempDir();
+    cleanups.push(tmp.cleanup);
+    const db = seededDb(tmp.dir);
+    // Run as an unprivileged user that owns the file: root may write any file whatever its mode.
+    chmodSync(tmp.dir, 0o777);
+    chownSync(db, 65534, 65534);
+    const config = join(tmp.dir, 'config.json');
+    writeFileSync(config, JSON.stringify({ storage: { check_interval_ms: 200, retry_after_s: 1 } }));
+    const server = await startProcess(db, cleanups, { env: { BREAKERBOX_CONFIG: config, HOME: '/tmp' }, spawn: { uid: 65534, gid: 65534 } });
+    expect((await send(server.url, batch([windowEvent()]))).statusCode).toBe(200);
+
+    chmodSync(db, 0o444);
+    await eventually(async () => (await request(`${server.url}/readyz`)).statusCode === 503, '/readyz turns red');
+    const ready = await request(`${server.url}/readyz`);
+    expect(((await ready.body.json()) as { reason: string }).reason).toContain('no longer writable');
+    const refused = await send(server.url, batch([windowEvent()]));
+    expect(refused.statusCode).toBe(503);
+    expect(refused.headers['retry-after']).toBe('1');
+    await refused.body.dump();
+
+    chmodSync(db, 0o644);
+    await eventually(async () => (await request(`${server.url}/readyz`)).statusCode === 200, '/readyz turns green again');
+    await eventually(async () => {
+      const res = await send(server.url, batch([windowEvent()]));
+      await res.body.dump();
+      return res.statusCode === 200;
+    }, 'ingest is accepted again');
   });
 
   it('exits with one line naming the path and what to do when started on a read-only database', async () => {

@@ -192,6 +192,9 @@ export interface ProbesReply {
     health?: LocationHealth;
     targets: { key: BreakerKey; figures: ProbeFigures; last: ProbeResult | null; recent: ProbeResult[] }[];
   }[];
+  /** Paged by target (`limit`, `cursor`); absent from collectors before paging. */
+  next_cursor?: string | null;
+  total?: number;
 }
 
 export interface SessionInfo {

@@ -76,6 +76,11 @@ export default function Probes() {
           </section>
         ))}
       </div>
+      {data?.next_cursor ? (
+        <p className="notice" data-testid="probes-more">
+          Showing the first {data.locations.reduce((n, l) => n + l.targets.length, 0)} of {data.total} probe targets (one page of <code>/api/probes</code>, <code>api.default_limit</code>).
+        </p>
+      ) : null}
     </section>
   );
 }
