@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
 import type { IncomingMessage } from 'node:http';
-import type { TelemetryBatch } from '@breakerbox/protocol';
+import { keyId, type TelemetryBatch } from '@breakerbox/protocol';
 import { BreakerboxError } from '../errors.ts';
 import { parseJsonBody } from '../ingest/decode-body.ts';
 import { createBodyBudget, readBody } from '../ingest/read-body.ts';
@@ -9,6 +9,7 @@ import { createRateLimiter } from '../ingest/rate-limiter.ts';
 import { batchKeys, createKeyLimiter, type KeyLimiter } from '../ingest/key-limits.ts';
 import { createLimitCounters, type LimitCounters, type LimitName } from '../ingest/limit-counters.ts';
 import { validateBatch, type TimeBounds } from '../ingest/validate-batch.ts';
+import { createGroupCommit } from '../ingest/group-commit.ts';
 import { AckSchema, BatchEnvelopeSchema, ErrorReplySchema } from '@breakerbox/protocol';
 
 declare module 'fastify' {
@@ -48,7 +49,9 @@ const LIMIT_OF_CODE: Partial<Record<string, LimitName>> = {
  * `POST /v1/telemetry` — protocol v1. Auth, rate limit and the storage check run before
  * the body is read; the body streams in under a size cap and a shared in-flight budget, is
  * validated as a whole, its keys are checked against the per-token and per-source caps,
- * then it is written in one transaction, so a batch is either stored entirely or not at all.
+ * then it is written in one transaction (with the batches that arrived alongside it, see
+ * `group-commit.ts`), so a batch is either stored entirely or not at all, and answered 200
+ * only once that transaction has committed.
  */
 async function ingestRoutes(app: FastifyInstance): Promise<void> {
   const { config } = app;
@@ -58,6 +61,26 @@ async function ingestRoutes(app: FastifyInstance): Promise<void> {
   const count = (err: unknown) => {
     const name = LIMIT_OF_CODE[(err as BreakerboxError).code];
     if (name) counters.hit(name);
+  };
+  const groups = createGroupCommit(
+    (batches, now) => {
+      const events = batches.reduce((n, b) => n + b.events.length, 0);
+      return app.ingestWrite(now, () =>
+        app.tracing.span('db.insert_batch', { 'breakerbox.events': events, 'breakerbox.batches': batches.length }, () =>
+          app.telemetry.insertBatches(batches, now),
+        ),
+      );
+    },
+    { isFinal: (err) => (err as BreakerboxError).code === 'BB_ERR_STORE_UNAVAILABLE' },
+  );
+  // Keys of batches admitted but not yet committed: not new to a batch queued beside them.
+  const queuedKeys = new Map<string, number>();
+  const holdKeys = (keys: Iterable<string>, by: 1 | -1) => {
+    for (const id of keys) {
+      const n = (queuedKeys.get(id) ?? 0) + by;
+      if (n > 0) queuedKeys.set(id, n);
+      else queuedKeys.delete(id);
+    }
   };
 
   // Scoped to this plugin: only JSON is accepted here (text/plain answers 415, not 400).
@@ -97,15 +120,17 @@ async function ingestRoutes(app: FastifyInstance): Promise<void> {
         throw err;
       }
       const principal = request.principal!;
-      const admission = app.keyLimits.admit(
-        { id: principal.tokenId, name: principal.name },
-        [{ source: batch.source, keys: batchKeys(batch, (key) => app.telemetry.findKeyId(key) !== undefined) }],
-        now,
-      );
-      const ack = app.ingestWrite(now, () =>
-        app.tracing.span('db.insert_batch', { 'breakerbox.events': batch.events.length }, () => app.telemetry.insertBatch(batch, now)),
-      );
+      const keys = batchKeys(batch, (key) => queuedKeys.has(keyId(key)) || app.telemetry.findKeyId(key) !== undefined);
+      const admission = app.keyLimits.admit({ id: principal.tokenId, name: principal.name }, [{ source: batch.source, keys }], now);
+      // Counted as soon as queued, so batches queued together are held to the caps as if written one by one.
       admission.commit();
+      holdKeys(keys.keys(), 1);
+      let ack;
+      try {
+        ack = await groups.write(batch, now);
+      } finally {
+        holdKeys(keys.keys(), -1);
+      }
       app.collectorMetrics.ingestBatch(batch.events, ack.duplicate);
       if (batch.dropped_events && !ack.duplicate) {
         request.log.warn({ service: batch.source.service, instance: batch.source.instance, dropped: batch.dropped_events },

@@ -1,6 +1,6 @@
 import {
   ERROR_CLASSES, KEY_COLUMNS, ROLLUP_BUCKETS, PROBE_COLUMNS, SOURCE_COLUMNS, TASK_COLUMNS, TASK_KEY_COLUMNS, minuteOf,
-  type ErrorClass, type ProbeEvent, type TasksEvent, type TransitionEvent, type WindowEvent,
+  type ProbeEvent, type TasksEvent, type TransitionEvent, type WindowEvent,
 } from '@breakerbox/protocol';
 import { addHistogram, addValue } from './histogram.ts';
 import type { Db } from './database.ts';
@@ -19,17 +19,47 @@ function upsertSql(table: string, ids: readonly string[], counters: readonly str
 
 type Row = { ids: (number | string)[]; values: number[] };
 
+/** Where each taxonomy class is counted in a `key_minutes` row. */
+const ERROR_AT: ReadonlyMap<string, number> = new Map(ERROR_CLASSES.map((c, i) => [c, 3 + i]));
+const AFTER_ERRORS = 3 + ERROR_CLASSES.length;
+const TRANSITIONS_AT = KEY_COUNTERS.indexOf('transitions');
+const HISTOGRAM_AT = KEY_COUNTERS.indexOf('h0');
+
+/**
+ * Rows of one rollup table keyed by (minute, key id, third id), filed under the key id so
+ * a window finds its row with one numeric lookup and a scan of the batch's few minutes,
+ * instead of building and hashing a string per event.
+ */
+class KeyedRows {
+  private readonly byKey = new Map<number, Row[]>();
+
+  constructor(private readonly width: number) {}
+
+  values(minute: number, keyId: number, third: number | string): number[] {
+    let rows = this.byKey.get(keyId);
+    if (!rows) this.byKey.set(keyId, (rows = []));
+    for (const row of rows) if (row.ids[0] === minute && row.ids[2] === third) return row.values;
+    const row: Row = { ids: [minute, keyId, third], values: new Array<number>(this.width).fill(0) };
+    rows.push(row);
+    return row.values;
+  }
+
+  *rows(): IterableIterator<Row> {
+    for (const rows of this.byKey.values()) yield* rows;
+  }
+}
+
 /**
  * Accumulates one batch's contribution to the per-minute rollups in memory, so that a
  * batch of 1,000 windows over 50 keys costs 50 upserts, not 1,000.
  */
 export class RollupAccumulator {
-  private readonly keyRows = new Map<string, Row>();
+  private readonly keyRows = new KeyedRows(KEY_COUNTERS.length);
   private readonly taskRows = new Map<string, Row>();
-  private readonly taskKeyRows = new Map<string, Row>();
-  private readonly probeRows = new Map<string, Row>();
+  private readonly taskKeyRows = new KeyedRows(TASK_KEY_COUNTERS.length);
+  private readonly probeRows = new KeyedRows(PROBE_COUNTERS.length);
   /** Per (minute, key, source): calls, failed, slow, rejected, retries, last window end. */
-  private readonly keySources = new Map<string, Row>();
+  private readonly keySources = new KeyedRows(SOURCE_COUNTERS.length);
   /** Per (key, service, to state, reason): transitions, for the all-time totals. */
   private readonly transitionTotals = new Map<string, Row>();
 
@@ -43,18 +73,21 @@ export class RollupAccumulator {
     return row.values;
   }
 
-  private keyRow(keyId: number, serviceId: number, minute: number): number[] {
-    return this.row(this.keyRows, [minute, keyId, serviceId], KEY_COUNTERS.length);
-  }
-
   addWindow(keyId: number, serviceId: number, sourceId: number, e: WindowEvent): void {
     const minute = minuteOf(e.start);
-    const v = this.keyRow(keyId, serviceId, minute);
+    const v = this.keyRows.values(minute, keyId, serviceId);
     v[0]! += e.calls;
     v[1]! += e.ok;
     v[2]! += e.slow;
-    for (let i = 0; i < ERROR_CLASSES.length; i++) v[3 + i]! += e.errors[ERROR_CLASSES[i]!] ?? 0;
-    let at = 3 + ERROR_CLASSES.length;
+    let failed = 0;
+    const errors = e.errors as Record<string, number | undefined>;
+    for (const cls in errors) {
+      const n = errors[cls] ?? 0;
+      failed += n;
+      const column = ERROR_AT.get(cls);
+      if (column !== undefined) v[column]! += n;
+    }
+    let at = AFTER_ERRORS;
     v[at++]! += e.rejected;
     v[at++]! += e.short_circuited;
     v[at++]! += e.retries;
@@ -64,13 +97,10 @@ export class RollupAccumulator {
     v[at++]! += e.input_tokens;
     v[at++]! += e.output_tokens;
     v[at++]! += e.cost_usd;
-    v[at++]! += 1; // windows
-    at += 2; // transitions, opens
-    addHistogram(v, e.latency_ms, at);
-    if (e.ttft_ms) addHistogram(v, e.ttft_ms, at + ROLLUP_BUCKETS);
-    const s = this.row(this.keySources, [minute, keyId, sourceId], SOURCE_COUNTERS.length);
-    let failed = 0;
-    for (const cls in e.errors) failed += e.errors[cls as ErrorClass] ?? 0;
+    v[at]! += 1; // windows
+    addHistogram(v, e.latency_ms, HISTOGRAM_AT);
+    if (e.ttft_ms) addHistogram(v, e.ttft_ms, HISTOGRAM_AT + ROLLUP_BUCKETS);
+    const s = this.keySources.values(minute, keyId, sourceId);
     s[0]! += e.calls;
     s[1]! += failed;
     s[2]! += e.slow;
@@ -81,8 +111,8 @@ export class RollupAccumulator {
 
   addTransition(keyId: number, serviceId: number, sourceId: number, e: TransitionEvent): void {
     const minute = minuteOf(e.ts);
-    const v = this.keyRow(keyId, serviceId, minute);
-    const at = KEY_COUNTERS.indexOf('transitions');
+    const v = this.keyRows.values(minute, keyId, serviceId);
+    const at = TRANSITIONS_AT;
     // A breaker's first report (from: null) is not a change of state: counting it would show
     // every freshly started instance as a transition, i.e. flapping on a healthy key.
     if (e.from !== null) {
@@ -90,12 +120,12 @@ export class RollupAccumulator {
       this.row(this.transitionTotals, [keyId, serviceId, e.to, e.reason], 1)[0]! += 1;
     }
     if (e.to === 'open' || e.to === 'forced_open') v[at + 1]! += 1;
-    this.row(this.keySources, [minute, keyId, sourceId], SOURCE_COUNTERS.length);
+    this.keySources.values(minute, keyId, sourceId);
   }
 
   addTasks(serviceId: number, e: TasksEvent, keyId?: number): void {
     if (keyId !== undefined) {
-      const k = this.row(this.taskKeyRows, [minuteOf(e.start), keyId, serviceId], TASK_KEY_COUNTERS.length);
+      const k = this.taskKeyRows.values(minuteOf(e.start), keyId, serviceId);
       k[0]! += e.completed;
       k[1]! += e.failed;
       k[2]! += e.fallback.invoked;
@@ -113,7 +143,7 @@ export class RollupAccumulator {
   }
 
   addProbe(keyId: number, e: ProbeEvent): void {
-    const v = this.row(this.probeRows, [minuteOf(e.ts), keyId, e.location], PROBE_COUNTERS.length);
+    const v = this.probeRows.values(minuteOf(e.ts), keyId, e.location);
     if (e.cold) {
       v[5]! += 1;
     } else {
@@ -130,23 +160,23 @@ export class RollupAccumulator {
 
   /** Writes the accumulated rows, and adds them to the all-time totals; call inside the batch's transaction. */
   flush(statements: RollupStatements): void {
-    for (const row of this.keyRows.values()) statements.key.run(...row.ids, ...row.values);
+    for (const row of this.keyRows.rows()) statements.key.run(...row.ids, ...row.values);
     for (const row of this.taskRows.values()) statements.task.run(...row.ids, ...row.values);
-    for (const row of this.taskKeyRows.values()) statements.taskKey.run(...row.ids, ...row.values);
-    for (const row of this.probeRows.values()) statements.probe.run(...row.ids, ...row.values);
+    for (const row of this.taskKeyRows.rows()) statements.taskKey.run(...row.ids, ...row.values);
+    for (const row of this.probeRows.rows()) statements.probe.run(...row.ids, ...row.values);
     // Totals: the same rows without their minute (ids[0]), merged first so a batch spanning two minutes upserts once.
-    for (const row of withoutMinute(this.keyRows).values()) statements.keyTotal.run(...row.ids, ...row.values);
-    for (const row of withoutMinute(this.taskRows).values()) statements.taskTotal.run(...row.ids, ...row.values);
-    for (const row of withoutMinute(this.probeRows).values()) statements.probeTotal.run(...row.ids, ...row.values);
-    for (const row of this.keySources.values()) statements.keySource.run(...row.ids, ...row.values);
+    for (const row of withoutMinute(this.keyRows.rows()).values()) statements.keyTotal.run(...row.ids, ...row.values);
+    for (const row of withoutMinute(this.taskRows.values()).values()) statements.taskTotal.run(...row.ids, ...row.values);
+    for (const row of withoutMinute(this.probeRows.rows()).values()) statements.probeTotal.run(...row.ids, ...row.values);
+    for (const row of this.keySources.rows()) statements.keySource.run(...row.ids, ...row.values);
     for (const row of this.transitionTotals.values()) statements.transitionTotal.run(...row.ids, ...row.values);
   }
 }
 
 /** Rows keyed by [minute, ...ids] summed over their minutes, keyed by the remaining ids. */
-function withoutMinute(rows: Map<string, Row>): Map<string, Row> {
+function withoutMinute(rows: Iterable<Row>): Map<string, Row> {
   const out = new Map<string, Row>();
-  for (const row of rows.values()) {
+  for (const row of rows) {
     const ids = row.ids.slice(1);
     const id = ids.join('\u0000');
     const into = out.get(id);

@@ -1,6 +1,7 @@
-import type { BreakerKey, TelemetryAck, TelemetryBatch } from '@breakerbox/protocol';
+import { keyId as keyCacheId, type BreakerKey, type TelemetryAck, type TelemetryBatch } from '@breakerbox/protocol';
 import type { Db } from './database.ts';
 import { RollupAccumulator, prepareRollupStatements } from './rollups.ts';
+import { histogramJson } from './histogram.ts';
 
 /** A stored key with its id and the span it reported over. */
 export interface StoredKey {
@@ -31,11 +32,12 @@ export function keyFromRow(row: { provider: string; endpoint: string; model: str
   return key;
 }
 
-const keyCacheId = (k: BreakerKey) => `${k.provider}\u0000${k.endpoint}\u0000${k.model}\u0000${k.region ?? ''}`;
+/** Most key ids held in memory; past it the oldest cached is dropped (and read again when it returns). */
+const KEY_CACHE_MAX = 50_000;
 
 /**
  * Creates the telemetry store over the collector's single write connection. Key, service
- * and source ids are cached in memory; ids created inside a batch's transaction are dropped
+ * and source ids are cached in memory (bounded); ids created inside a batch's transaction are dropped
  * from the cache if it rolls back, so a refused batch cannot leave a dangling id behind.
  */
 export function createTelemetryStore(db: Db): TelemetryStore {
@@ -71,11 +73,19 @@ export function createTelemetryStore(db: Db): TelemetryStore {
   // Ids cached while a batch's transaction runs; forgotten again if it rolls back.
   let pending: [Map<string, number>, string][] = [];
   const remember = (map: Map<string, number>, id: string, value: number) => {
+    // Bounded, oldest first out: senders inventing keys cannot grow the cache without limit.
+    if (map.size >= KEY_CACHE_MAX) map.delete(map.keys().next().value!);
     map.set(id, value);
     pending.push([map, id]);
   };
 
-  const write = db.transaction((batch: TelemetryBatch, receivedAt: number): TelemetryAck => {
+  /**
+   * Writes one batch's rows into the open transaction; its rollup increments go to `acc`,
+   * shared by every batch of the transaction, so batches written together upsert each
+   * (key, minute) row once.
+   */
+  const writeOne = (batch: TelemetryBatch, receivedAt: number, acc: RollupAccumulator, touched: Map<number, number>): TelemetryAck => {
+    // A batch id written earlier in the same transaction counts as seen too.
     if (s.batchSeen.get(batch.batch_id)) return { accepted: 0, duplicate: true };
 
     let serviceId = serviceIds.get(batch.source.service);
@@ -95,7 +105,6 @@ export function createTelemetryStore(db: Db): TelemetryStore {
     }
     s.sourceTouch.run(receivedAt, batch.source.sdk ?? null, batch.dropped_events ?? 0, sourceId);
 
-    const touched = new Map<number, number>();
     const keyId = (key: BreakerKey, ts: number): number => {
       const cacheId = keyCacheId(key);
       let id = keyIds.get(cacheId);
@@ -109,14 +118,13 @@ export function createTelemetryStore(db: Db): TelemetryStore {
       return id;
     };
 
-    const acc = new RollupAccumulator();
     for (const e of batch.events) {
       switch (e.type) {
         case 'window': {
           const k = keyId(e.key, e.end);
           s.window.run(k, sourceId, e.start, e.end, e.calls, e.ok, e.slow, JSON.stringify(e.errors), e.rejected,
             e.short_circuited, e.retries, e.cold_excluded, e.half_open.ok, e.half_open.failed,
-            JSON.stringify(e.latency_ms), e.ttft_ms ? JSON.stringify(e.ttft_ms) : null,
+            histogramJson(e.latency_ms), e.ttft_ms ? histogramJson(e.ttft_ms) : null,
             e.input_tokens, e.output_tokens, e.cost_usd);
           acc.addWindow(k, serviceId, sourceId, e);
           break;
@@ -145,16 +153,19 @@ export function createTelemetryStore(db: Db): TelemetryStore {
         }
       }
     }
-    for (const [id, ts] of touched) s.keyTouch.run(ts, id);
-    acc.flush(rollups);
     s.batchInsert.run(batch.batch_id, receivedAt, batch.events.length);
     return { accepted: batch.events.length, duplicate: false };
-  });
+  };
 
-  // Each batch runs as a savepoint inside the one outer transaction.
-  const writeAll = db.transaction((batches: TelemetryBatch[], receivedAt: number): TelemetryAck[] =>
-    batches.map((batch) => write(batch, receivedAt)),
-  );
+  // One transaction for all the batches: all of them are stored or none.
+  const writeAll = db.transaction((batches: readonly TelemetryBatch[], receivedAt: number): TelemetryAck[] => {
+    const acc = new RollupAccumulator();
+    const touched = new Map<number, number>();
+    const acks = batches.map((batch) => writeOne(batch, receivedAt, acc, touched));
+    for (const [id, ts] of touched) s.keyTouch.run(ts, id);
+    acc.flush(rollups);
+    return acks;
+  });
 
   /** Runs a write; ids it cached are forgotten again if it rolls back. */
   const guarded = <T>(run: () => T): T => {
@@ -171,7 +182,7 @@ export function createTelemetryStore(db: Db): TelemetryStore {
 
   return {
     insertBatch(batch, receivedAt) {
-      return guarded(() => write.immediate(batch, receivedAt));
+      return guarded(() => writeAll.immediate([batch], receivedAt)[0]!);
     },
     insertBatches(batches, receivedAt) {
       return guarded(() => writeAll.immediate(batches, receivedAt));

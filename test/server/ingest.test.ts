@@ -34,6 +34,9 @@ describe('POST /v1/telemetry', () => {
     const w = t.app.db.prepare('SELECT * FROM window_events').get() as Record<string, unknown>;
     expect(w).toMatchObject({ calls: 120, ok: 100, slow: 5, rejected: 2, retries: 8, cost_usd: 0.42 });
     expect(JSON.parse(w.errors as string)).toEqual({ server: 12, rate_limit: 3 });
+    // Histograms are stored as the JSON of what was sent.
+    expect(w.latency).toBe(JSON.stringify({ bounds: [100, 500, 1000], counts: [40, 60, 15, 5] }));
+    expect(w.ttft).toBe(JSON.stringify({ bounds: [100, 500], counts: [70, 40, 10] }));
     const p = t.app.db.prepare('SELECT * FROM probe_events').get() as Record<string, unknown>;
     expect(p).toMatchObject({ location: 'eu-west', outcome: 'error', error_class: 'server', status: 503, total_ms: 81, cold: 0 });
   });

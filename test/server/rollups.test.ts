@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { KEY, batch, makeApp, windowEvent } from './helpers.ts';
-import { quantile } from '../../server/storage/histogram.ts';
+import { histogramJson, quantile } from '../../server/storage/histogram.ts';
 import { minuteOf } from '@breakerbox/protocol';
 
 type TestApp = Awaited<ReturnType<typeof makeApp>>;
@@ -106,5 +106,20 @@ describe('dropped events', () => {
     expect((await post(b)).json().duplicate).toBe(true);
     await post({ ...batch([windowEvent()], { service: 'drafts', instance: 'pod-9' }), dropped_events: 2 });
     expect(t.app.db.prepare("SELECT dropped_events FROM sources WHERE instance = 'pod-9'").get()).toEqual({ dropped_events: 42 });
+  });
+});
+
+describe('stored histogram JSON', () => {
+  it('is exactly what JSON.stringify gives, for every bounds set, alternating or new', () => {
+    const hs = [
+      { bounds: [100, 250, 500, 1000, 2500], counts: [5, 10, 20, 10, 4, 1] },
+      { bounds: [100, 250, 500], counts: [10, 20, 15, 5] },
+      { bounds: [], counts: [7] },
+      { bounds: [0.5, 1.25], counts: [0, 0, 3] },
+      { bounds: [100, 250, 500, 1000, 2500], counts: [0, 0, 0, 0, 0, 0] },
+      { bounds: [1, 2, 3, 4, 5, 6], counts: [1, 2, 3, 4, 5, 6, 7] },
+      { bounds: [100, 250, 500], counts: [1, 2, 3, 4] },
+    ];
+    for (const h of [...hs, ...hs]) expect(histogramJson(h)).toBe(JSON.stringify(h));
   });
 });
