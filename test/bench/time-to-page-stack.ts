@@ -55,8 +55,8 @@ export interface Stack {
   outage(): void;
   /** The `support` service's account is over its rate-limit quota (429); `checkout` and the probers are served. */
   exhaustSupportQuota(): void;
-  /** Probes run on request since `since`, and their cost. */
-  onDemand(since: number): { probes: number; costUsd: number; scheduled: number };
+  /** Probes run on request in [since, until], and their cost; scheduled ones beside them. */
+  onDemand(since: number, until?: number): { probes: number; costUsd: number; scheduled: number };
   stop(): Promise<void>;
 }
 
@@ -162,10 +162,10 @@ export async function startStack(o: { suspicion: boolean }): Promise<Stack> {
     },
     outage: () => fake.script(PRIMARY, { kind: 'status', status: 503, latencyMs: 60 }, { persistent: true }),
     exhaustSupportQuota: () => gate.exhaust(KEYS.support, 'rate_limit'),
-    onDemand(since) {
+    onDemand(since, until = Number.MAX_SAFE_INTEGER) {
       const r = sqlOf(app)
-        .prepare("SELECT sum(CASE WHEN trigger = 'suspicion' THEN 1 ELSE 0 END) AS n, sum(CASE WHEN trigger = 'suspicion' THEN coalesce(cost_usd, 0) ELSE 0 END) AS cost, sum(CASE WHEN trigger IS NOT 'suspicion' THEN 1 ELSE 0 END) AS scheduled FROM probe_events WHERE ts >= ? AND cold = 0")
-        .get(since) as { n: number | null; cost: number | null; scheduled: number | null };
+        .prepare("SELECT sum(CASE WHEN trigger = 'suspicion' THEN 1 ELSE 0 END) AS n, sum(CASE WHEN trigger = 'suspicion' THEN coalesce(cost_usd, 0) ELSE 0 END) AS cost, sum(CASE WHEN trigger IS NOT 'suspicion' THEN 1 ELSE 0 END) AS scheduled FROM probe_events WHERE ts >= ? AND ts <= ? AND cold = 0")
+        .get(since, until) as { n: number | null; cost: number | null; scheduled: number | null };
       return { probes: r.n ?? 0, costUsd: r.cost ?? 0, scheduled: r.scheduled ?? 0 };
     },
     async stop() {
