@@ -1,4 +1,5 @@
 import type { ConfigEvent, ProbeEvent, TasksEvent, TransitionEvent, WindowEvent } from '@breakerbox/protocol';
+import { histogramJson } from '../histogram.ts';
 import type { PgClient } from './pool.ts';
 
 type Kind = 'window' | 'transition' | 'tasks' | 'config' | 'probe';
@@ -60,8 +61,8 @@ export class EventColumns {
 
   window(keyId: number, sourceId: number, e: WindowEvent): void {
     this.push('window', [keyId, sourceId, e.start, e.end, e.calls, e.ok, e.slow, JSON.stringify(e.errors), e.rejected,
-      e.short_circuited, e.retries, e.cold_excluded, e.half_open.ok, e.half_open.failed, JSON.stringify(e.latency_ms),
-      e.ttft_ms ? JSON.stringify(e.ttft_ms) : null, e.input_tokens, e.output_tokens, e.cost_usd]);
+      e.short_circuited, e.retries, e.cold_excluded, e.half_open.ok, e.half_open.failed, histogramJson(e.latency_ms),
+      e.ttft_ms ? histogramJson(e.ttft_ms) : null, e.input_tokens, e.output_tokens, e.cost_usd]);
   }
 
   transition(keyId: number, sourceId: number, e: TransitionEvent): void {

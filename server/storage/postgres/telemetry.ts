@@ -1,12 +1,10 @@
-import type { BreakerKey, TelemetryAck, TelemetryBatch } from '@breakerbox/protocol';
+import { keyId as keyCacheId, type BreakerKey, type TelemetryAck, type TelemetryBatch } from '@breakerbox/protocol';
 import type { KeyInfo, SourceInfo, TelemetryPart } from '../parts/telemetry.ts';
 import { RollupAccumulator } from '../rollups.ts';
-import { keyFromRow, regionColumn } from '../sqlite/telemetry-store.ts';
+import { KEY_CACHE_MAX, keyFromRow, regionColumn } from '../sqlite/telemetry-store.ts';
 import { EventColumns } from './event-writes.ts';
 import { inTransaction, type PgClient, type PgPool } from './pool.ts';
 import { writeRollups } from './rollup-writes.ts';
-
-const keyCacheId = (k: BreakerKey) => `${k.provider}\u0000${k.endpoint}\u0000${k.model}\u0000${k.region ?? ''}`;
 
 /** Binary order, as SQLite sorts text: the database's collation may be a locale's. */
 const KEY_ORDER = 'provider COLLATE "C", endpoint COLLATE "C", model COLLATE "C", region COLLATE "C"';
@@ -50,6 +48,11 @@ type KeyRow = { id: number; provider: string; endpoint: string; model: string; r
 export function createPostgresTelemetry(pool: PgPool): TelemetryPart {
   const keyIds = new Map<string, number>();
   const serviceIds = new Map<string, number>();
+  // Bounded, oldest first out, as on SQLite: senders inventing keys cannot grow the cache without limit.
+  const remember = (map: Map<string, number>, id: string, value: number) => {
+    if (!map.has(id) && map.size >= KEY_CACHE_MAX) map.delete(map.keys().next().value!);
+    map.set(id, value);
+  };
 
   const write = async (c: PgClient, batches: readonly TelemetryBatch[], receivedAt: number) => {
     const fresh = new Set(
@@ -166,8 +169,8 @@ export function createPostgresTelemetry(pool: PgPool): TelemetryPart {
       try {
         const { acks, learned } = await inTransaction(pool, (c) => write(c, batches, receivedAt));
         // Committed: only now may other calls rely on these ids.
-        for (const [k, v] of learned.keys) keyIds.set(k, v);
-        for (const [k, v] of learned.services) serviceIds.set(k, v);
+        for (const [k, v] of learned.keys) remember(keyIds, k, v);
+        for (const [k, v] of learned.services) remember(serviceIds, k, v);
         return acks;
       } catch (err) {
         if (attempt >= ATTEMPTS || !RETRYABLE.has((err as { code?: string }).code ?? '')) throw err;
@@ -184,7 +187,7 @@ export function createPostgresTelemetry(pool: PgPool): TelemetryPart {
       values: [missing.map((k) => k.provider), missing.map((k) => k.endpoint), missing.map((k) => k.model), missing.map(regionColumn)],
     })).rows;
     const found = new Map(rows.map((r) => [keyCacheId(keyFromRow(r)), r.id]));
-    for (const [k, v] of found) keyIds.set(k, v);
+    for (const [k, v] of found) remember(keyIds, k, v);
     return list.map((k, i) => out[i] ?? found.get(keyCacheId(k)));
   };
 

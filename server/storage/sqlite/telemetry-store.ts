@@ -33,7 +33,7 @@ export function keyFromRow(row: { provider: string; endpoint: string; model: str
 }
 
 /** Most key ids held in memory; past it the oldest cached is dropped (and read again when it returns). */
-const KEY_CACHE_MAX = 50_000;
+export const KEY_CACHE_MAX = 50_000;
 
 /**
  * Creates the telemetry store over the collector's single write connection. Key, service
