@@ -14,11 +14,13 @@ export interface BenchServerOptions {
   kill?: boolean;
   /** More YAML for the config file (top-level sections other than `ingest`). */
   extraConfig?: string;
+  /** `BREAKERBOX_DB`: a `postgres://` URL or a file path (default: `http.db` in the folder). */
+  db?: string;
 }
 
-/** Starts `bin/breakerbox.js server` on a free port with a temp database in `dir`; `admin` is its admin token. */
+/** Starts `bin/breakerbox.js server` on a free port with a temp database in `dir` (or `o.db`); `admin` is its admin token. */
 export async function startServer(dir: string, admin: string, o: BenchServerOptions = {}): Promise<{ url: string; port: number; pid: number; stop(): Promise<void> }> {
-  const env: Record<string, string> = { BREAKERBOX_DB: join(dir, 'http.db'), BREAKERBOX_ADMIN_TOKEN: admin, BREAKERBOX_LOG_LEVEL: o.logLevel ?? 'warn' };
+  const env: Record<string, string> = { BREAKERBOX_DB: o.db ?? join(dir, 'http.db'), BREAKERBOX_ADMIN_TOKEN: admin, BREAKERBOX_LOG_LEVEL: o.logLevel ?? 'warn' };
   if (!o.defaultLimits || o.extraConfig) {
     env.BREAKERBOX_CONFIG = join(dir, 'bench.yaml');
     const lifted = o.defaultLimits ? '' : 'ingest:\n  rate_limit:\n    per_second: 100000\n    burst: 100000\n';
