@@ -63,6 +63,24 @@ export function storageContract(engine: string, open: OpenStorage): void {
       expect(await s.events.opensPerInstance(now, now + 2 * MIN)).toContainEqual({ keyId: id, key: KEY, instance: 'pod-1', opens: 1 });
     });
 
+    it("reads the trigger's windows only of instances with an error, all of their windows, oldest end first", async () => {
+      const win = (start: number, errors: Record<string, number>) => ({
+        type: 'window' as const, start, end: start + 10_000, key: KEY, calls: 10, ok: 10 - Object.values(errors).reduce((a, b) => a + b, 0), slow: 0,
+        errors, rejected: 0, short_circuited: 0, retries: 0, cold_excluded: 0, half_open: { ok: 0, failed: 0 },
+        latency_ms: { bounds: [100], counts: [10, 0] }, input_tokens: 0, output_tokens: 0, cost_usd: 0,
+      });
+      const from = (instance: string, id: string, events: ReturnType<typeof win>[]): TelemetryBatch => ({
+        batch_id: id, source: { service: 'ticket-drafts', instance, sdk: 'breakerbox-js/0.1.0' }, events,
+      });
+      await s.telemetry.insertBatch(from('healthy', 'w-1', [win(now, {}), win(now + 10_000, {})]), now + 30_000);
+      // The erring instance's healthy window after its failures is kept: it ends the failing run.
+      await s.telemetry.insertBatch(from('erring', 'w-2', [win(now, { server: 4 }), win(now + 10_000, { timeout: 6 }), win(now + 20_000, {})]), now + 30_000);
+      await s.telemetry.insertBatch(from('erring', 'w-3', [win(now - 60_000, { server: 9 })]), now + 30_000);
+      const windows = await s.suspicions.windowsSince(now + 10_000);
+      expect(windows.map((w) => [w.end, w.errors])).toEqual([[now + 10_000, { server: 4 }], [now + 20_000, { timeout: 6 }], [now + 30_000, {}]]);
+      expect(new Set(windows.map((w) => w.sourceId)).size).toBe(1);
+    });
+
     it('verifies tokens by secret, lists them by name, and forgets revoked ones', async () => {
       const { secret, token } = await s.tokens.create('ci', ['ingest']);
       await s.tokens.ensure('admin', 'bbx_known_secret_for_the_contract', ['admin']);

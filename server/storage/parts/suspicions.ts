@@ -66,7 +66,11 @@ export interface SuspicionInput {
 
 /** Suspicions and probe requests (probe on suspicion, migration 030). */
 export interface SuspicionsPart {
-  /** Raw client windows ending at or after `since`, oldest end first (the trigger's input). */
+  /**
+   * Raw client windows ending at or after `since`, oldest end first (the trigger's input), of
+   * the instances (key × source) with an error in one of them: an instance without any cannot
+   * be failing, so its windows are left out.
+   */
   windowsSince(since: number): Promise<RecentWindow[]>;
   /** Raw transitions at or after `since`, oldest first. */
   transitionsSince(since: number): Promise<RecentTransition[]>;

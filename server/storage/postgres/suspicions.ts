@@ -3,7 +3,10 @@ import { keyFromRow } from '../sqlite/telemetry-store.ts';
 import { inTransaction, type PgPool } from './pool.ts';
 
 const SQL = {
-  windows: 'SELECT key_id, source_id, start, "end", calls, errors FROM window_events WHERE "end" >= $1 ORDER BY "end"',
+  // Only instances with an error in the lookback can be failing (as on SQLite).
+  windows: `WITH erring AS (SELECT DISTINCT key_id, source_id FROM window_events WHERE "end" >= $1 AND errors <> '{}')
+    SELECT w.key_id, w.source_id, w.start, w."end", w.calls, w.errors FROM erring e
+    JOIN window_events w ON w.key_id = e.key_id AND w."end" >= $1 AND w.source_id = e.source_id ORDER BY w."end"`,
   transitions: 'SELECT key_id, source_id, ts, to_state FROM transition_events WHERE ts >= $1 ORDER BY ts, id',
   covering: 'SELECT DISTINCT location FROM probe_events WHERE key_id = $1 AND ts >= $2 AND cold = 0',
   latest: 'SELECT * FROM suspicions WHERE key_id = $1 AND triggered_at <= $2 ORDER BY triggered_at DESC, id DESC LIMIT 1',
