@@ -9,8 +9,11 @@ import { postgresAvailable } from '../support/postgres-cluster.ts';
 /** One engine a benchmark measures. */
 export type BenchEngine = 'sqlite' | 'postgres';
 
-/** The engines asked for on the command line (`--engine X` or `--engine=X`). */
-export function benchEngines(argv: string[] = process.argv.slice(2)): BenchEngine[] {
+/**
+ * The engines asked for on the command line (`--engine X` or `--engine=X`); without one,
+ * `sqliteOnlyNote` (when given) makes the default SQLite alone and is printed.
+ */
+export function benchEngines(argv: string[] = process.argv.slice(2), sqliteOnlyNote?: string): BenchEngine[] {
   const i = argv.findIndex((a) => a === '--engine' || a.startsWith('--engine='));
   const asked = i < 0 ? undefined : argv[i]!.includes('=') ? argv[i]!.split('=')[1] : argv[i + 1];
   if (asked !== undefined && !['sqlite', 'postgres', 'both'].includes(asked)) {
@@ -18,6 +21,10 @@ export function benchEngines(argv: string[] = process.argv.slice(2)): BenchEngin
   }
   const pg = postgresAvailable();
   if (!asked) {
+    if (sqliteOnlyNote) {
+      console.log(`note: ${sqliteOnlyNote}`);
+      return ['sqlite'];
+    }
     if (pg) return ['sqlite', 'postgres'];
     console.log('note: PostgreSQL is not installed (no pg_ctl): SQLite only; install Debian\'s postgresql for both engines');
     return ['sqlite'];
