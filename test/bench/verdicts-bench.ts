@@ -1,7 +1,7 @@
 /**
  * Verdicts and alerts benchmark (issues 5 and 13), on each storage engine
- * (`--engine sqlite|postgres|both`, default SQLite: seeding the day on PostgreSQL takes over
- * 10 minutes on a loaded 2-core machine; PostgreSQL on a throwaway durable local cluster). A database holding 24 h for 200 keys x 5
+ * (`--engine sqlite|postgres|both`, default SQLite: seeding the day on PostgreSQL is on course for
+ * well over 10 minutes on a loaded 2-core machine; PostgreSQL on a throwaway durable local cluster). A database holding 24 h for 200 keys x 5
  * instances (10-second windows) plus probes from 2 locations every minute, then p50/p95 of
  * `GET /api/verdicts` and `GET /api/keys` for 15 m and 24 h windows (through fastify's
  * inject, JSON included) and of one alert evaluation pass.
@@ -257,9 +257,9 @@ async function benchEngine(engine: BenchEngine, cluster?: PostgresCluster): Prom
 }
 
 const LABELS = ['verdicts 15m', 'keys 15m', 'verdicts 24h', 'keys 24h', 'alert pass'];
-// Seeding the day on PostgreSQL (1.4M key_minute_sources rows, 770k events through the store) took
-// over 10 minutes on the shared 2-core machine, past the few minutes a default run may take.
-const engines = benchEngines(process.argv.slice(2), 'SQLite only by default; --engine postgres or both seeds the same day on PostgreSQL (over 10 min here)');
+// Seeding the day on PostgreSQL (1.4M key_minute_sources rows, 770k events through the store) was on
+// course for well over 10 minutes on the shared 2-core machine, past the few minutes a default run may take.
+const engines = benchEngines(process.argv.slice(2), 'SQLite only by default; --engine postgres or both seeds the same day on PostgreSQL (well over 10 min on a loaded 2-core machine)');
 const table: [string, { p95: number; ok: boolean }[]][] = [];
 let cluster: PostgresCluster | undefined;
 try {
