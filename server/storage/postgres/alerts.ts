@@ -1,27 +1,8 @@
-import type { AlertState, RuleName, Severity } from '../../alerts/types.ts';
-import type { Hint, Verdict } from '../../verdicts/types.ts';
-import type { AlertsPart, StoredAlert } from '../parts/alerts.ts';
-import { keyFromRow } from '../sqlite/telemetry-store.ts';
+import { toAlert, type AlertRow } from '../alert-rows.ts';
+import type { AlertsPart } from '../parts/alerts.ts';
 import { inTransaction, type PgPool } from './pool.ts';
 
-type Row = {
-  id: number; fingerprint: string; rule: RuleName; key_id: number | null; location: string | null; operation: string | null;
-  state: AlertState; severity: Severity; summary: string; value: number | null; verdict: Verdict | null; hint: Hint | null;
-  started_at: number; fired_at: number | null; resolved_at: number | null; updated_at: number; group_key: string | null;
-  provider: string | null; endpoint: string | null; model: string | null; region: string | null;
-};
-
 const SELECT = 'SELECT a.*, k.provider, k.endpoint, k.model, k.region FROM alerts a LEFT JOIN keys k ON k.id = a.key_id';
-
-function toAlert(r: Row): StoredAlert {
-  return {
-    id: r.id, fingerprint: r.fingerprint, rule: r.rule, keyId: r.key_id,
-    key: r.provider === null ? null : keyFromRow({ provider: r.provider, endpoint: r.endpoint!, model: r.model!, region: r.region! }),
-    location: r.location, operation: r.operation, state: r.state, severity: r.severity, summary: r.summary, value: r.value,
-    started_at: r.started_at, fired_at: r.fired_at, resolved_at: r.resolved_at, updated_at: r.updated_at, verdict: r.verdict, hint: r.hint,
-    group_key: r.group_key,
-  };
-}
 
 const SQL = {
   unresolved: `${SELECT} WHERE a.state <> 'resolved'`,
@@ -44,7 +25,7 @@ const SQL = {
  * 002) still refuses a second unresolved row should two ever overlap.
  */
 export function createPostgresAlerts(pool: PgPool): AlertsPart {
-  const rows = async (name: string, text: string, values: unknown[]) => (await pool.query<Row>({ name, text, values })).rows;
+  const rows = async (name: string, text: string, values: unknown[]) => (await pool.query<AlertRow>({ name, text, values })).rows;
   return {
     async unresolved() {
       return new Map((await rows('alerts_unresolved', SQL.unresolved, [])).map((r) => [r.fingerprint, toAlert(r)]));

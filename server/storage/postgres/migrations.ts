@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { BreakerboxError } from '../../errors.ts';
-import { MIGRATIONS_DIR, readMigrations, type MigrationReport } from '../sqlite/migrations.ts';
+import { MIGRATIONS_DIR, assertUnchanged, readMigrations, type MigrationReport } from '../sqlite/migrations.ts';
 import type { PgPool } from './pool.ts';
 
 /** Where the PostgreSQL translations of the numbered migrations live. */
@@ -32,12 +32,7 @@ export async function applyPostgresMigrations(pool: PgPool, dir = POSTGRES_MIGRA
       for (const file of readMigrations(dir)) {
         const done = applied.get(file.id);
         if (done) {
-          if (done.checksum !== file.checksum || done.name !== file.name) {
-            throw new BreakerboxError(
-              'BB_ERR_STORE_MIGRATION_CHANGED',
-              `migration postgres/${done.name} was applied with checksum ${done.checksum.slice(0, 12)} but postgres/${file.name} now has ${file.checksum.slice(0, 12)}; restore the original file and add a new migration instead`,
-            );
-          }
+          assertUnchanged(done, file, 'postgres/');
           report.alreadyApplied++;
           continue;
         }

@@ -1,28 +1,9 @@
+import { toAlert, type AlertRow } from '../alert-rows.ts';
 import type { Db } from './database.ts';
-import { keyFromRow } from './telemetry-store.ts';
-import type { Hint, Verdict } from '../../verdicts/types.ts';
-import type { AlertState, RuleName, Severity } from '../../alerts/types.ts';
-import type { AlertsPart, StoredAlert } from '../parts/alerts.ts';
+import type { AlertsPart } from '../parts/alerts.ts';
 import type { SyncPart } from './sync-part.ts';
 
-type Row = {
-  id: number; fingerprint: string; rule: RuleName; key_id: number | null; location: string | null; operation: string | null;
-  state: AlertState; severity: Severity; summary: string; value: number | null; verdict: Verdict | null; hint: Hint | null;
-  started_at: number; fired_at: number | null; resolved_at: number | null; updated_at: number; group_key: string | null;
-  provider: string | null; endpoint: string | null; model: string | null; region: string | null;
-};
-
 const SELECT = `SELECT a.*, k.provider, k.endpoint, k.model, k.region FROM alerts a LEFT JOIN keys k ON k.id = a.key_id`;
-
-function toAlert(r: Row): StoredAlert {
-  return {
-    id: r.id, fingerprint: r.fingerprint, rule: r.rule, keyId: r.key_id,
-    key: r.provider === null ? null : keyFromRow({ provider: r.provider, endpoint: r.endpoint!, model: r.model!, region: r.region! }),
-    location: r.location, operation: r.operation, state: r.state, severity: r.severity, summary: r.summary, value: r.value,
-    started_at: r.started_at, fired_at: r.fired_at, resolved_at: r.resolved_at, updated_at: r.updated_at, verdict: r.verdict, hint: r.hint,
-    group_key: r.group_key,
-  };
-}
 
 /** Creates the alerts part over the SQLite connection. */
 export function createAlertStore(db: Db): SyncPart<AlertsPart> {
@@ -52,16 +33,16 @@ export function createAlertStore(db: Db): SyncPart<AlertsPart> {
     return ids;
   });
   return {
-    unresolved: () => new Map((s.unresolved.all() as Row[]).map((r) => [r.fingerprint, toAlert(r)])),
+    unresolved: () => new Map((s.unresolved.all() as AlertRow[]).map((r) => [r.fingerprint, toAlert(r)])),
     list({ state, since, limit, fingerprint }) {
       const rows = fingerprint !== undefined
-        ? (s.byFingerprint.all(fingerprint, limit) as Row[]).filter((r) => state === undefined || r.state === state)
+        ? (s.byFingerprint.all(fingerprint, limit) as AlertRow[]).filter((r) => state === undefined || r.state === state)
         : state
-          ? (s.byState.all(state, since, limit) as Row[])
-          : (s.recent.all(since, limit) as Row[]);
+          ? (s.byState.all(state, since, limit) as AlertRow[])
+          : (s.recent.all(since, limit) as AlertRow[]);
       return rows.map(toAlert);
     },
-    toNotify: (since) => (s.toNotify.all(since) as Row[]).map(toAlert),
+    toNotify: (since) => (s.toNotify.all(since) as AlertRow[]).map(toAlert),
     apply: (changes) => apply.immediate(changes),
     countsByState: () => s.counts.all() as { state: string; severity: string; n: number }[],
   };

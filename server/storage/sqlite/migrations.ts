@@ -8,7 +8,8 @@ import type { Db } from './database.ts';
 /** Where the numbered `NNN-name.sql` files live. */
 export const MIGRATIONS_DIR = join(packageRoot(), 'migrations');
 
-interface MigrationFile {
+/** A numbered migration file and the sha256 of its text. */
+export interface MigrationFile {
   id: number;
   name: string;
   sql: string;
@@ -24,6 +25,18 @@ export function readMigrations(dir = MIGRATIONS_DIR): MigrationFile[] {
       const sql = readFileSync(join(dir, name), 'utf8');
       return { id: Number(name.slice(0, 3)), name, sql, checksum: createHash('sha256').update(sql).digest('hex') };
     });
+}
+
+/**
+ * Throws BB_ERR_STORE_MIGRATION_CHANGED when an applied migration's recorded name or checksum
+ * differs from its file (both engines; `folder` prefixes the names in the message).
+ */
+export function assertUnchanged(done: { name: string; checksum: string }, file: MigrationFile, folder = ''): void {
+  if (done.checksum === file.checksum && done.name === file.name) return;
+  throw new BreakerboxError(
+    'BB_ERR_STORE_MIGRATION_CHANGED',
+    `migration ${folder}${done.name} was applied with checksum ${done.checksum.slice(0, 12)} but ${folder}${file.name} now has ${file.checksum.slice(0, 12)}; restore the original file and add a new migration instead`,
+  );
 }
 
 /** What `applyMigrations` did. */
@@ -50,12 +63,7 @@ export function applyMigrations(db: Db, dir = MIGRATIONS_DIR, now = Date.now()):
   for (const file of readMigrations(dir)) {
     const done = applied.get(file.id);
     if (done) {
-      if (done.checksum !== file.checksum || done.name !== file.name) {
-        throw new BreakerboxError(
-          'BB_ERR_STORE_MIGRATION_CHANGED',
-          `migration ${done.name} was applied with checksum ${done.checksum.slice(0, 12)} but ${file.name} now has ${file.checksum.slice(0, 12)}; restore the original file and add a new migration instead`,
-        );
-      }
+      assertUnchanged(done, file);
       report.alreadyApplied++;
       continue;
     }

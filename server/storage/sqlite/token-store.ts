@@ -1,38 +1,10 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Db } from './database.ts';
-import { RIGHTS, expandRights, type Principal, type Right, type TokenInfo, type TokensPart } from '../parts/tokens.ts';
+import type { TokensPart } from '../parts/tokens.ts';
+import { findPrincipal, generateSecret, hashSecret, storedRights, tokenEntryOf, tokenInfoOf, type TokenEntry, type TokenRow } from '../token-rows.ts';
 import type { SyncPart } from './sync-part.ts';
-
-interface TokenRow {
-  id: number;
-  name: string;
-  hash: string;
-  rights: string;
-  created_at: number;
-  revoked_at: number | null;
-}
 
 /** The tokens part, answered synchronously over one connection. */
 export type TokenStore = SyncPart<TokensPart>;
-
-function hashSecret(secret: string): Buffer {
-  return createHash('sha256').update(secret, 'utf8').digest();
-}
-
-function toInfo(row: TokenRow): TokenInfo {
-  return {
-    id: row.id,
-    name: row.name,
-    rights: row.rights.split(',').filter(Boolean) as Right[],
-    createdAt: row.created_at,
-    revokedAt: row.revoked_at,
-  };
-}
-
-/** New secrets: 32 random bytes, prefixed so they are recognisable in a secret scanner. */
-export function generateSecret(): string {
-  return `bbx_${randomBytes(32).toString('base64url')}`;
-}
 
 /**
  * Creates the token store. Active tokens are cached in memory for a few seconds so that
@@ -52,33 +24,26 @@ export function createTokenStore(db: Db, options: { cacheMs?: number; now?: () =
   const byId = db.prepare('SELECT * FROM tokens WHERE id = ?');
   const updateStmt = db.prepare('UPDATE tokens SET hash = ?, rights = ?, revoked_at = NULL WHERE name = ?');
 
-  let cache: { at: number; entries: { hash: Buffer; principal: Principal }[] } | null = null;
+  let cache: { at: number; entries: TokenEntry[] } | null = null;
   const invalidate = () => {
     cache = null;
   };
   const active = () => {
     if (!cache || now() - cache.at > cacheMs) {
-      const rows = selectActive.all() as TokenRow[];
-      cache = {
-        at: now(),
-        entries: rows.map((row) => ({
-          hash: Buffer.from(row.hash, 'hex'),
-          principal: { tokenId: row.id, name: row.name, rights: expandRights(row.rights.split(',') as Right[]) },
-        })),
-      };
+      cache = { at: now(), entries: (selectActive.all() as TokenRow[]).map(tokenEntryOf) };
     }
     return cache.entries;
   };
 
   return {
     create(name, rights, secret = generateSecret()) {
-      const info = insert.run(name, hashSecret(secret).toString('hex'), normaliseRights(rights).join(','), now());
+      const info = insert.run(name, hashSecret(secret).toString('hex'), storedRights(rights), now());
       invalidate();
       const row = byId.get(info.lastInsertRowid) as TokenRow;
-      return { secret, token: toInfo(row) };
+      return { secret, token: tokenInfoOf(row) };
     },
     list() {
-      return (selectAll.all() as TokenRow[]).map(toInfo);
+      return (selectAll.all() as TokenRow[]).map(tokenInfoOf);
     },
     revoke(name) {
       const changed = revokeStmt.run(now(), name).changes > 0;
@@ -91,22 +56,12 @@ export function createTokenStore(db: Db, options: { cacheMs?: number; now?: () =
     ensure(name, secret, rights) {
       const hash = hashSecret(secret).toString('hex');
       const existing = selectByName.get(name) as TokenRow | undefined;
-      if (existing) updateStmt.run(hash, normaliseRights(rights).join(','), name);
-      else insert.run(name, hash, normaliseRights(rights).join(','), now());
+      if (existing) updateStmt.run(hash, storedRights(rights), name);
+      else insert.run(name, hash, storedRights(rights), now());
       invalidate();
     },
     verify(secret) {
-      const candidate = hashSecret(secret);
-      let found: Principal | null = null;
-      // Compare against every token, without an early exit, so timing says nothing about which matched.
-      for (const entry of active()) {
-        if (timingSafeEqual(entry.hash, candidate) && found === null) found = entry.principal;
-      }
-      return found;
+      return findPrincipal(active(), secret);
     },
   };
-}
-
-function normaliseRights(rights: Right[]): Right[] {
-  return RIGHTS.filter((r) => rights.includes(r));
 }
