@@ -14,6 +14,9 @@ const P = { probes: PROBE_COLUMNS.indexOf('probes'), slow: PROBE_COLUMNS.indexOf
  * The rollup reads on PostgreSQL: the same statements and the same folding into maps as the
  * SQLite reader, with `$n` parameters, rows as arrays, and arrays bound where SQLite reads a
  * JSON list. Statements are prepared per connection on first use (named by their text's index).
+ * Grouped reads are ordered by their groups, as SQLite's GROUP BY returns them: the maps keep
+ * that order and the evidence lists instances in it ("degraded on pod-0 and pod-1"), which a
+ * hash aggregate would otherwise shuffle.
  */
 export function createPostgresRollupReads(pool: PgPool, hours: PostgresHourRollups, now: () => number): Omit<RollupsPart, 'buildHour' | 'warmHours'> {
   const names = new Map<string, string>();
@@ -32,7 +35,7 @@ export function createPostgresRollupReads(pool: PgPool, hours: PostgresHourRollu
     for (const seg of segments) {
       const [rows, time] = seg.table === 'hours' ? [`${table}_hours`, 'hour'] : [`${table}_minutes`, 'minute'];
       const p = span(keyId, seg.from, seg.to);
-      const sql = `SELECT key_id, ${group}, ${sumList(cols)} FROM ${rows} WHERE ${p.k} AND ${time} >= ${p.f} AND ${time} < ${p.t} GROUP BY key_id, ${group}`;
+      const sql = `SELECT key_id, ${group}, ${sumList(cols)} FROM ${rows} WHERE ${p.k} AND ${time} >= ${p.f} AND ${time} < ${p.t} GROUP BY key_id, ${group} ORDER BY key_id, ${group}`;
       for (const row of await all(sql, p.args)) {
         const k = row[0] as number;
         let inner = out.get(k);
@@ -62,8 +65,8 @@ export function createPostgresRollupReads(pool: PgPool, hours: PostgresHourRollu
       for (const seg of await hours.plan(first, end, now())) {
         const p = span(keyId, seg.from, seg.to);
         const sql = seg.table === 'hours'
-          ? `SELECT key_id, source_id, SUM(minutes) FROM key_hour_sources WHERE ${p.k} AND hour >= $1 AND hour < $2 GROUP BY key_id, source_id`
-          : `SELECT key_id, source_id, COUNT(*) FROM key_minute_sources WHERE ${p.k} AND minute >= $1 AND minute < $2 GROUP BY key_id, source_id`;
+          ? `SELECT key_id, source_id, SUM(minutes) FROM key_hour_sources WHERE ${p.k} AND hour >= $1 AND hour < $2 GROUP BY key_id, source_id ORDER BY key_id, source_id`
+          : `SELECT key_id, source_id, COUNT(*) FROM key_minute_sources WHERE ${p.k} AND minute >= $1 AND minute < $2 GROUP BY key_id, source_id ORDER BY key_id, source_id`;
         for (const [k, source, minutes] of (await all(sql, p.args)) as number[][]) {
           const inner = nested(out, k!);
           inner.set(source!, (inner.get(source!) ?? 0) + minutes!);
@@ -130,7 +133,7 @@ export function createPostgresRollupReads(pool: PgPool, hours: PostgresHourRollu
     },
     async instanceSums(keyId, from, to) {
       const sql = `SELECT source_id, SUM(calls), SUM(failed), SUM(slow), SUM(rejected), SUM(retries), MAX(last_end)
-        FROM key_minute_sources WHERE key_id = $1 AND minute >= $2 AND minute < $3 AND calls > 0 GROUP BY source_id`;
+        FROM key_minute_sources WHERE key_id = $1 AND minute >= $2 AND minute < $3 AND calls > 0 GROUP BY source_id ORDER BY source_id`;
       const out = new Map<number, InstanceSums>();
       for (const [source, calls, failed, slow, rejected, retries, lastEnd] of (await all(sql, [keyId, from - (from % 60_000), to])) as number[][]) {
         out.set(source!, { calls: calls!, failed: failed!, slow: slow!, rejected: rejected!, retries: retries!, lastEnd: lastEnd! });
