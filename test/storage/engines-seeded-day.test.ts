@@ -76,7 +76,10 @@ describe.skipIf(!available)('the verdicts benchmark day on both engines', () => 
     const bulk = await seeded(bulkUrl, () => postgresSink(bulkUrl), tiny);
     const firingUrl = await cluster.createDatabase('seeded_versions_firing');
     const firing = await seeded(firingUrl, () => postgresSink(firingUrl, { triggers: 'fire' }), tiny);
-    const versions = (u: string) => query(u, 'SELECT hour, version FROM rollup_hour_changes ORDER BY hour');
+    // The directly written hours only: the store's batches bump the last hour through the real
+    // triggers on both, by the wall clock (a minute may turn late between the two seeds).
+    const direct = NOW - tiny.recentHours * 3_600_000;
+    const versions = (u: string) => query(u, `SELECT hour, version FROM rollup_hour_changes WHERE hour < ${direct - (direct % 3_600_000)} ORDER BY hour`);
     const [a, b] = [await versions(bulkUrl), await versions(firingUrl)];
     expect(a.length).toBeGreaterThanOrEqual(tiny.hours - tiny.recentHours);
     expect(a).toEqual(b);
