@@ -17,7 +17,7 @@ import { ADMIN, exited, startProcess, type ServerProcess } from '../server/proce
 import { batch, tempDir } from '../server/helpers.ts';
 import { usePostgresCluster } from '../support/postgres-cluster.ts';
 
-const pg = usePostgresCluster();
+const postgres = usePostgresCluster();
 
 /** Two incidents with nothing in common: other provider, other prober location. */
 const K1: BreakerKey = { provider: 'together', endpoint: 'chat', model: 'meta-llama/Llama-3.3-70B-Instruct-Turbo', region: 'us-east' };
@@ -78,17 +78,17 @@ async function letEvaluate(p: ServerProcess, n: number, minMs: number): Promise<
   await until(async () => Date.now() >= notBefore && (await evaluations(p)) >= from + n, `${n} more evaluation passes`);
 }
 
-describe.skipIf(!pg.available)('paging across a kill -9 of the leading collector (two processes, one PostgreSQL)', () => {
+describe.skipIf(!postgres.available)('paging across a kill -9 of the leading collector (two processes, one PostgreSQL)', () => {
   it('pages a firing alert once, keeps it firing without a second page after the takeover, pages a new incident once and its end once', async () => {
-    const url = await pg.database('ha');
+    const url = await postgres.database('ha');
     const hook = await receiver();
-    pg.defer(() => hook.close());
+    postgres.defer(() => hook.close());
     const tmp = tempDir();
-    pg.defer(tmp.cleanup);
+    postgres.defer(tmp.cleanup);
     const configFile = join(tmp.dir, 'collector.json');
     writeFileSync(configFile, JSON.stringify(CONFIG(hook.url)));
     const cleanups: (() => void)[] = [];
-    pg.defer(() => cleanups.forEach((c) => c()));
+    postgres.defer(() => cleanups.forEach((c) => c()));
     const env = { BREAKERBOX_CONFIG: configFile, BREAKERBOX_SUSPICION_INTERVAL_S: '0' };
 
     const pages = (key: BreakerKey) => hook.received.filter((r: Received) => r.body?.alert?.key?.provider === key.provider).map((r) => r.body.event as string);

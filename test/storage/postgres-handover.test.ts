@@ -5,37 +5,32 @@
  */
 import type { BreakerKey, TelemetryEvent } from '@breakerbox/protocol';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { LEADER_LOCK_KEY } from '../../server/storage/postgres/leader-lease.ts';
 import { receiver, type Receiver } from '../alerts/receiver.ts';
-import { postgresAvailable, startPostgresCluster, type PostgresCluster } from '../support/postgres-cluster.ts';
+import { usePostgresCluster } from '../support/postgres-cluster.ts';
 import { MIN, collector, probes, transition, windows, type TestCollector } from '../verdicts/support.ts';
 
-const available = postgresAvailable();
+const postgres = usePostgresCluster();
 const K1: BreakerKey = { provider: 'together', endpoint: 'chat', model: 'meta-llama/Llama-3.3-70B-Instruct-Turbo', region: 'us-east' };
-let cluster: PostgresCluster;
 let hook: Receiver;
 let a: TestCollector;
 let b: TestCollector;
 let url: string;
 
 beforeAll(async () => {
-  if (!available) return;
-  cluster = await startPostgresCluster();
-  url = await cluster.createDatabase('handover');
+  if (!postgres.available) return;
+  url = await postgres.database('handover');
   hook = await receiver();
+  postgres.defer(() => hook.close());
   const config = {
     alerts: { rules: { open_share: { for_s: 120 } } },
     notifiers: [{ name: 'hook', type: 'webhook', url: `${hook.url}/hooks/x`, min_severity: 'info', repeat_interval_s: 600, retries: 0 }],
   };
   a = await collector({ config, env: { BREAKERBOX_DB: url }, tokenName: 'a' });
+  postgres.defer(() => a.close());
   b = await collector({ config, env: { BREAKERBOX_DB: url }, tokenName: 'b' });
-});
-afterAll(async () => {
-  await a?.close();
-  await b?.close();
-  await hook?.close();
-  await cluster?.stop();
+  postgres.defer(() => b.close());
 });
 
 const events = () => hook.received.filter((r) => r.body.alert.rule === 'open_share').map((r) => r.body.event);
@@ -48,7 +43,7 @@ async function endLeaderSession(): Promise<void> {
   await admin.end();
 }
 
-describe.skipIf(!available)('leader handover on PostgreSQL', () => {
+describe.skipIf(!postgres.available)('leader handover on PostgreSQL', () => {
   it('keeps a firing alert firing across a takeover and does not page it twice', async () => {
     await expect.poll(async () => (await a.app.storage.lease.tick()) !== (await b.app.storage.lease.tick())).toBe(true);
     const [leader, follower] = a.app.storage.lease.isHeld() ? [a, b] : [b, a];
