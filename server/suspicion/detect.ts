@@ -1,11 +1,11 @@
 /**
  * The suspicion trigger's rule (docs/alerts.md, "Probe on suspicion"): which keys' client
- * side is starting to degrade, read from the raw windows and transitions the SDK sends.
- * Pure: the trigger feeds it what storage returned and the server clock's time.
+ * side is starting to degrade, read from the raw windows (as runs, window-tails.ts) and
+ * transitions the SDK sends. Pure: the trigger feeds it what it read and the server clock's time.
  */
-import { PROVIDER_CLASSES } from '@breakerbox/protocol';
 import type { Config } from '../config/schema.ts';
-import type { RecentTransition, RecentWindow } from '../storage/storage.ts';
+import type { RecentTransition } from '../storage/storage.ts';
+import type { WindowRun } from './window-tails.ts';
 
 /** The `suspicion` config section. */
 export type SuspicionConfig = Config['suspicion'];
@@ -42,37 +42,22 @@ export function openBreakers(transitions: RecentTransition[], now: number, t: Pi
   return out;
 }
 
-const providerFailed = (w: RecentWindow) => PROVIDER_CLASSES.reduce((n, c) => n + (w.errors[c] ?? 0), 0);
-
 /**
  * Provider-side errors rising: an instance whose last `min_failed_windows` windows each
- * failed at `provider_error_share` or more, with `min_calls` calls across those runs of the
- * key's instances. One failed window (of one instance or of all at once) is a blip.
+ * failed at `provider_error_share` or more (its run, see window-tails.ts), with `min_calls`
+ * calls across those runs of the key's instances. One failed window (of one instance or of
+ * all at once) is a blip.
  */
-export function failingWindows(windows: RecentWindow[], t: Pick<SuspicionConfig, 'min_calls' | 'provider_error_share' | 'min_failed_windows'>): Map<number, number> {
-  const bySource = new Map<string, RecentWindow[]>();
-  for (const w of windows) {
-    const id = `${w.keyId}:${w.sourceId}`;
-    const list = bySource.get(id);
-    if (list) list.push(w);
-    else bySource.set(id, [w]);
-  }
+export function failingWindows(runs: Iterable<WindowRun>, t: Pick<SuspicionConfig, 'min_calls' | 'min_failed_windows'>): Map<number, number> {
   const perKey = new Map<number, { calls: number; start: number }>();
-  for (const list of bySource.values()) {
-    list.sort((a, b) => a.end - b.end);
-    // The run of failing windows at the end of this instance's list.
-    let run = 0;
+  for (const { keyId, windows } of runs) {
+    if (windows.length < t.min_failed_windows) continue;
     let calls = 0;
     let start = Infinity;
-    for (let i = list.length - 1; i >= 0; i--) {
-      const w = list[i]!;
-      if (w.calls === 0 || providerFailed(w) / w.calls < t.provider_error_share) break;
-      run++;
+    for (const w of windows) {
       calls += w.calls;
-      start = w.start;
+      start = Math.min(start, w.start);
     }
-    if (run < t.min_failed_windows) continue;
-    const keyId = list[0]!.keyId;
     const acc = perKey.get(keyId) ?? { calls: 0, start: Infinity };
     perKey.set(keyId, { calls: acc.calls + calls, start: Math.min(acc.start, start) });
   }
@@ -82,9 +67,9 @@ export function failingWindows(windows: RecentWindow[], t: Pick<SuspicionConfig,
 }
 
 /** Every key degrading now, with its reason and start (the earlier of the two signals). */
-export function detectDegradations(windows: RecentWindow[], transitions: RecentTransition[], now: number, t: SuspicionConfig): Degradation[] {
+export function detectDegradations(runs: Iterable<WindowRun>, transitions: RecentTransition[], now: number, t: SuspicionConfig): Degradation[] {
   const open = openBreakers(transitions, now, t);
-  const failing = failingWindows(windows, t);
+  const failing = failingWindows(runs, t);
   const out: Degradation[] = [];
   for (const keyId of new Set([...open.keys(), ...failing.keys()])) {
     const o = open.get(keyId);

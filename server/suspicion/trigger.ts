@@ -4,8 +4,9 @@
  * requests for every prober location covering the key — bounded per key (one burst per
  * `cooldown_s`) and per location (`max_per_location_per_hour`).
  */
-import type { SuspicionRow, SuspicionsPart } from '../storage/storage.ts';
+import type { SuspicionRow, SuspicionsPart, WindowCursor } from '../storage/storage.ts';
 import { detectDegradations, type SuspicionConfig } from './detect.ts';
+import { WindowTails } from './window-tails.ts';
 
 const HOUR = 3_600_000;
 /** Transitions this old are read to find the start of an open episode. */
@@ -26,10 +27,19 @@ export interface SuspicionTrigger {
 
 /** Creates the trigger; `onQueued` hears the locations that have new requests (long-polls wake). */
 export function createSuspicionTrigger(store: SuspicionsPart, t: SuspicionConfig, onQueued: (locations: string[]) => void): SuspicionTrigger {
+  // What earlier passes read: each pass adds only the windows stored since (where the
+  // engine can tell), so a pass costs what arrived, not the whole lookback again.
+  const tails = new WindowTails(t.provider_error_share);
+  let cursor: WindowCursor = null;
   return {
     async evaluate(now) {
-      const [windows, transitions] = await Promise.all([store.windowsSince(now - t.window_s * 1000), store.transitionsSince(now - TRANSITION_LOOKBACK_MS)]);
-      const found = detectDegradations(windows, transitions, now, t);
+      const since = now - t.window_s * 1000;
+      const [read, transitions] = await Promise.all([store.windowsAfter(cursor, since), store.transitionsSince(now - TRANSITION_LOOKBACK_MS)]);
+      if (read.complete) tails.clear();
+      for (const w of read.windows) if (w.end >= since) tails.add(w);
+      tails.prune(since);
+      cursor = read.cursor;
+      const found = detectDegradations(tails.runs(), transitions, now, t);
       const opened: SuspicionRow[] = [];
       for (const d of found) {
         const last = await store.latest(d.keyId, now);

@@ -63,7 +63,7 @@ export function storageContract(engine: string, open: OpenStorage): void {
       expect(await s.events.opensPerInstance(now, now + 2 * MIN)).toContainEqual({ keyId: id, key: KEY, instance: 'pod-1', opens: 1 });
     });
 
-    it("reads the trigger's windows only of instances with an error, all of their windows, oldest end first", async () => {
+    it("reads the trigger's windows only of instances with an error, all of their windows, oldest end first, then only what is new", async () => {
       const win = (start: number, errors: Record<string, number>) => ({
         type: 'window' as const, start, end: start + 10_000, key: KEY, calls: 10, ok: 10 - Object.values(errors).reduce((a, b) => a + b, 0), slow: 0,
         errors, rejected: 0, short_circuited: 0, retries: 0, cold_excluded: 0, half_open: { ok: 0, failed: 0 },
@@ -76,9 +76,20 @@ export function storageContract(engine: string, open: OpenStorage): void {
       // The erring instance's healthy window after its failures is kept: it ends the failing run.
       await s.telemetry.insertBatch(from('erring', 'w-2', [win(now, { server: 4 }), win(now + 10_000, { timeout: 6 }), win(now + 20_000, {})]), now + 30_000);
       await s.telemetry.insertBatch(from('erring', 'w-3', [win(now - 60_000, { server: 9 })]), now + 30_000);
-      const windows = await s.suspicions.windowsSince(now + 10_000);
+      const first = await s.suspicions.windowsAfter(null, now + 10_000);
+      expect(first.complete).toBe(true);
+      const windows = first.windows;
       expect(windows.map((w) => [w.end, w.errors])).toEqual([[now + 10_000, { server: 4 }], [now + 20_000, { timeout: 6 }], [now + 30_000, {}]]);
       expect(new Set(windows.map((w) => w.sourceId)).size).toBe(1);
+
+      // From the cursor: what was stored since (an engine that cannot tell reads it all again).
+      await s.telemetry.insertBatch(from('erring', 'w-4', [win(now + 30_000, { server: 7 })]), now + 40_000);
+      const next = await s.suspicions.windowsAfter(first.cursor, now + 10_000);
+      const ends = next.windows.map((w) => w.end).sort((a, b) => a - b);
+      if (next.complete) expect(ends).toEqual([now + 10_000, now + 20_000, now + 30_000, now + 40_000]);
+      else expect(next.windows.map((w) => [w.end, w.errors])).toEqual([[now + 40_000, { server: 7 }]]);
+      const none = await s.suspicions.windowsAfter(next.cursor, now + 10_000);
+      if (!none.complete) expect(none.windows).toEqual([]);
     });
 
     it('verifies tokens by secret, lists them by name, and forgets revoked ones', async () => {

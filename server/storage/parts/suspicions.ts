@@ -10,6 +10,18 @@ export interface RecentWindow {
   errors: Partial<Record<ErrorClass, number>>;
 }
 
+/** Where a read of recent windows got to: opaque to the caller; null to start afresh. */
+export type WindowCursor = number | null;
+
+/** One read of recent windows (see `SuspicionsPart.windowsAfter`). */
+export interface WindowsRead {
+  windows: RecentWindow[];
+  /** Pass it to the next read. */
+  cursor: WindowCursor;
+  /** True when `windows` is everything since `since`, false when only what is new since the cursor. */
+  complete: boolean;
+}
+
 /** One breaker transition as the trigger reads it. */
 export interface RecentTransition {
   keyId: number;
@@ -67,11 +79,14 @@ export interface SuspicionInput {
 /** Suspicions and probe requests (probe on suspicion, migration 030). */
 export interface SuspicionsPart {
   /**
-   * Raw client windows ending at or after `since`, oldest end first (the trigger's input), of
-   * the instances (key × source) with an error in one of them: an instance without any cannot
-   * be failing, so its windows are left out.
+   * Raw client windows for the trigger, ending at or after `since`. From a `cursor` an
+   * earlier read returned, only the windows stored after that read (`complete: false`:
+   * add them to what was read before); with `null`, or when the engine cannot tell what is
+   * new, every such window (`complete: true`: replace what was read before). Instances
+   * (key × source) whose windows hold no error at all may be left out of a complete read:
+   * they cannot be failing.
    */
-  windowsSince(since: number): Promise<RecentWindow[]>;
+  windowsAfter(cursor: WindowCursor, since: number): Promise<WindowsRead>;
   /** Raw transitions at or after `since`, oldest first. */
   transitionsSince(since: number): Promise<RecentTransition[]>;
   /** Locations that probed the key (warm probes) at or after `since`. */

@@ -41,10 +41,14 @@ const toRow = (r: SRow): SuspicionRow => ({
 export function createPostgresSuspicions(pool: PgPool): SuspicionsPart {
   const q = async <R extends object>(name: string, text: string, values: unknown[]) => (await pool.query<R>({ name, text, values })).rows;
   return {
-    async windowsSince(since) {
-      return (await q<{ key_id: number; source_id: number; start: number; end: number; calls: number; errors: string }>('susp_windows', SQL.windows, [since])).map((r) => ({
+    async windowsAfter(_cursor, since) {
+      // Several collectors commit concurrently and sequence order is not commit order, so
+      // "stored after the last read" cannot be told from ids: every pass reads it all.
+      const rows = await q<{ key_id: number; source_id: number; start: number; end: number; calls: number; errors: string }>('susp_windows', SQL.windows, [since]);
+      const windows = rows.map((r) => ({
         keyId: r.key_id, sourceId: r.source_id, start: r.start, end: r.end, calls: r.calls, errors: JSON.parse(r.errors) as RecentWindow['errors'],
       }));
+      return { windows, cursor: null, complete: true };
     },
     async transitionsSince(since) {
       return (await q<{ key_id: number; source_id: number; ts: number; to_state: string }>('susp_transitions', SQL.transitions, [since])).map((r) => ({

@@ -7,6 +7,12 @@ import type { SyncPart } from './sync-part.ts';
 export type SuspicionStore = SyncPart<SuspicionsPart>;
 
 
+type WindowRow = { key_id: number; source_id: number; start: number; end: number; calls: number; errors: string };
+const toWindow = (r: WindowRow): RecentWindow => ({
+  keyId: r.key_id, sourceId: r.source_id, start: r.start, end: r.end, calls: r.calls,
+  errors: r.errors === '{}' ? {} : (JSON.parse(r.errors) as RecentWindow['errors']),
+});
+
 /** Creates the suspicions part over the collector's database (migration 030). */
 export function createSuspicionStore(db: Db): SuspicionStore {
   const s = {
@@ -15,6 +21,9 @@ export function createSuspicionStore(db: Db): SuspicionStore {
     windows: db.prepare(`WITH erring AS (SELECT DISTINCT key_id, source_id FROM window_events WHERE end >= @since AND errors <> '{}')
       SELECT w.key_id, w.source_id, w.start, w.end, w.calls, w.errors FROM erring e
       JOIN window_events w ON w.key_id = e.key_id AND w.end >= @since AND w.source_id = e.source_id ORDER BY w.end`),
+    // After the first pass the trigger reads each window once: rowids only grow on the one writer.
+    windowsBetween: db.prepare('SELECT key_id, source_id, start, end, calls, errors FROM window_events WHERE id > ? AND id <= ? AND end >= ?'),
+    lastWindowId: db.prepare('SELECT coalesce(max(id), 0) FROM window_events').pluck(),
     transitions: db.prepare('SELECT key_id, source_id, ts, to_state FROM transition_events WHERE ts >= ? ORDER BY ts, id'),
     covering: db.prepare('SELECT DISTINCT location FROM probe_events WHERE key_id = ? AND ts >= ? AND cold = 0 ORDER BY location').pluck(),
     latest: db.prepare('SELECT * FROM suspicions WHERE key_id = ? AND triggered_at <= ? ORDER BY triggered_at DESC, id DESC LIMIT 1'),
@@ -54,10 +63,12 @@ export function createSuspicionStore(db: Db): SuspicionStore {
   });
 
   return {
-    windowsSince(since) {
-      return (s.windows.all({ since }) as { key_id: number; source_id: number; start: number; end: number; calls: number; errors: string }[]).map((r) => ({
-        keyId: r.key_id, sourceId: r.source_id, start: r.start, end: r.end, calls: r.calls, errors: JSON.parse(r.errors) as RecentWindow['errors'],
-      }));
+    windowsAfter(cursor, since) {
+      const top = s.lastWindowId.get() as number;
+      // Below the cursor the table was emptied (pruned) and rowids started again: read it all.
+      const complete = cursor === null || top < cursor;
+      const rows = (complete ? s.windows.all({ since }) : s.windowsBetween.all(cursor, top, since)) as WindowRow[];
+      return { windows: rows.map(toWindow), cursor: top, complete };
     },
     transitionsSince(since) {
       return (s.transitions.all(since) as { key_id: number; source_id: number; ts: number; to_state: string }[]).map((r) => ({
