@@ -50,16 +50,18 @@ const probes = (key: BreakerKey, location: string, outcome: 'ok' | 'error', n: n
   }));
 };
 
-/** One figure of a process's `/metrics` page (the collector's own, unlabelled). */
-async function figure(p: ServerProcess, name: string): Promise<number | null> {
+/** One figure of a process's `/metrics` page (the collector's own). */
+async function figure(p: ServerProcess, name: string, labels = ''): Promise<number | null> {
   try {
-    return sample(await (await fetch(`${p.url}/metrics`, { headers: auth })).text(), name, '') ?? null;
+    return sample(await (await fetch(`${p.url}/metrics`, { headers: auth })).text(), name, labels) ?? null;
   } catch {
     return null;
   }
 }
 const isLeader = async (p: ServerProcess) => (await figure(p, 'breakerbox_leader')) === 1;
 const evaluations = async (p: ServerProcess) => (await figure(p, 'breakerbox_alert_evaluation_duration_seconds_count')) ?? 0;
+/** Notifications this process delivered since it started (which collector paged). */
+const delivered = async (p: ServerProcess) => (await figure(p, 'breakerbox_notification_deliveries_total', 'notifier="hook",outcome="ok"')) ?? 0;
 
 /** Polls until `check` holds; the deadline is generous (a loaded 2-core machine), never asserted on. */
 async function until(check: () => Promise<boolean> | boolean, what: string, deadlineMs = 90_000): Promise<void> {
@@ -114,6 +116,8 @@ describe.skipIf(!postgres.available)('paging across a kill -9 of the leading col
       ((await (await fetch(`${p.url}/api/alerts?state=firing`, { headers: auth })).json()) as { alerts: { id: number; fired_at: number; key: BreakerKey }[] }).alerts;
     const [firing] = await firingOf(survivor);
     expect(firing).toMatchObject({ id: page!.body.alert.id, fired_at: page!.body.alert.fired_at });
+    // The leader sent it; the follower, with the same notifier, sent nothing.
+    expect([await delivered(leader), await delivered(survivor)]).toEqual([1, 0]);
 
     // kill -9 of the leader: the survivor takes the lease.
     leader.child.kill('SIGKILL');
@@ -142,6 +146,8 @@ describe.skipIf(!postgres.available)('paging across a kill -9 of the leading col
     expect(pages(K1)).toEqual(['firing', 'resolved']);
     expect(pages(K2)).toEqual(['firing']);
     expect((await firingOf(c)).map((x) => x.key)).toEqual([K2]);
+    // Both after the takeover came from the new leader; the replacement follower paged nothing.
+    expect([await delivered(survivor), await delivered(c)]).toEqual([2, 0]);
 
     survivor.child.kill('SIGTERM');
     c.child.kill('SIGTERM');
