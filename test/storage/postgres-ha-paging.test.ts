@@ -25,12 +25,14 @@ const K2: BreakerKey = { provider: 'openai', endpoint: 'chat', model: 'gpt-4o-mi
 const L1 = 'eu-west';
 const L2 = 'us-west';
 
+const GROUP_WAIT_S = 2;
 /** Short lease and evaluation timings, so a takeover happens within seconds. */
 const CONFIG = (hookUrl: string) => ({
-  alerts: { interval_s: 1, group_wait_s: 2, rules: { probe_failing: { consecutive: 3, resolve_consecutive: 2 } } },
+  alerts: { interval_s: 1, group_wait_s: GROUP_WAIT_S, rules: { probe_failing: { consecutive: 3, resolve_consecutive: 2 } } },
   storage: { leader_renew_ms: 250, leader_hold_ms: 1500 },
-  // A reminder would be a second page too: far past the test's length.
-  notifiers: [{ name: 'hook', type: 'webhook', url: `${hookUrl}/hooks/ha`, min_severity: 'info', repeat_interval_s: 3600 }],
+  // A reminder would be a second page too: far past the test's length. A request the receiver
+  // holds stays in flight (no client timeout, no retry) until its sender dies.
+  notifiers: [{ name: 'hook', type: 'webhook', url: `${hookUrl}/hooks/ha`, min_severity: 'info', repeat_interval_s: 3600, timeout_ms: 120_000 }],
   // No per-key state gauges: /metrics is scraped often here, only for the collector's own figures.
   metrics: { state_gauges: false },
 });
@@ -80,26 +82,45 @@ async function letEvaluate(p: ServerProcess, n: number, minMs: number): Promise<
   await until(async () => Date.now() >= notBefore && (await evaluations(p)) >= from + n, `${n} more evaluation passes`);
 }
 
+/**
+ * A fresh database, a receiver answering per `respond`, and two collectors on them: which
+ * one leads is read from their `breakerbox_leader` gauge. `start()` adds another collector.
+ */
+async function fleet(respond?: Parameters<typeof receiver>[0]) {
+  const url = await postgres.database('ha');
+  const hook = await receiver(respond);
+  postgres.defer(() => hook.close());
+  const tmp = tempDir();
+  postgres.defer(tmp.cleanup);
+  const configFile = join(tmp.dir, 'collector.json');
+  writeFileSync(configFile, JSON.stringify(CONFIG(hook.url)));
+  const cleanups: (() => void)[] = [];
+  postgres.defer(() => cleanups.forEach((c) => c()));
+  const start = () => startProcess(url, cleanups, { env: { BREAKERBOX_CONFIG: configFile, BREAKERBOX_SUSPICION_INTERVAL_S: '0' } });
+  const a = await start();
+  const b = await start();
+  await until(async () => (await isLeader(a)) !== (await isLeader(b)), 'exactly one collector leads');
+  const [leader, follower] = (await isLeader(a)) ? [a, b] : [b, a];
+  expect(await isLeader(follower)).toBe(false);
+  /** The events the receiver got for alerts of the key's provider (its incident), in order. */
+  const pages = (key: BreakerKey) => hook.received.filter((r: Received) => r.body?.alert?.key?.provider === key.provider).map((r) => r.body.event as string);
+  return { hook, leader, follower, start, pages };
+}
+
+const firingOf = async (p: ServerProcess) =>
+  ((await (await fetch(`${p.url}/api/alerts?state=firing`, { headers: auth })).json()) as { alerts: { id: number; fired_at: number; key: BreakerKey }[] }).alerts;
+const deliveries = async (p: ServerProcess) =>
+  ((await (await fetch(`${p.url}/api/notifications`, { headers: auth })).json()) as { deliveries: { status: string; event: string }[] }).deliveries;
+
+/** A kill -9 that has happened: the process is gone (its sockets closed by the kernel). */
+async function kill9(p: ServerProcess): Promise<void> {
+  p.child.kill('SIGKILL');
+  await exited(p.child);
+}
+
 describe.skipIf(!postgres.available)('paging across a kill -9 of the leading collector (two processes, one PostgreSQL)', () => {
   it('pages a firing alert once, keeps it firing without a second page after the takeover, pages a new incident once and its end once', async () => {
-    const url = await postgres.database('ha');
-    const hook = await receiver();
-    postgres.defer(() => hook.close());
-    const tmp = tempDir();
-    postgres.defer(tmp.cleanup);
-    const configFile = join(tmp.dir, 'collector.json');
-    writeFileSync(configFile, JSON.stringify(CONFIG(hook.url)));
-    const cleanups: (() => void)[] = [];
-    postgres.defer(() => cleanups.forEach((c) => c()));
-    const env = { BREAKERBOX_CONFIG: configFile, BREAKERBOX_SUSPICION_INTERVAL_S: '0' };
-
-    const pages = (key: BreakerKey) => hook.received.filter((r: Received) => r.body?.alert?.key?.provider === key.provider).map((r) => r.body.event as string);
-
-    const a = await startProcess(url, cleanups, { env });
-    const b = await startProcess(url, cleanups, { env });
-    await until(async () => (await isLeader(a)) !== (await isLeader(b)), 'exactly one collector leads');
-    const [leader, survivor] = (await isLeader(a)) ? [a, b] : [b, a];
-    expect(await isLeader(survivor)).toBe(false);
+    const { hook, leader, follower: survivor, start, pages } = await fleet();
 
     // Incident 1, ingested through the follower: the leader fires and pages it.
     await post(survivor, probes(K1, L1, 'error', 3));
@@ -108,41 +129,35 @@ describe.skipIf(!postgres.available)('paging across a kill -9 of the leading col
     const [page] = hook.received;
     expect(page!.body.alert).toMatchObject({ rule: 'probe_failing', state: 'firing', location: L1, key: K1 });
     // The page is recorded as delivered (the state a new leader reads) before the leader dies.
-    await until(async () => {
-      const { deliveries } = (await (await fetch(`${survivor.url}/api/notifications`, { headers: auth })).json()) as { deliveries: { status: string }[] };
-      return deliveries.length > 0 && deliveries.every((d) => d.status === 'ok');
-    }, 'the delivery is recorded');
-    const firingOf = async (p: ServerProcess) =>
-      ((await (await fetch(`${p.url}/api/alerts?state=firing`, { headers: auth })).json()) as { alerts: { id: number; fired_at: number; key: BreakerKey }[] }).alerts;
+    await until(async () => (await deliveries(survivor)).map((d) => d.status).join() === 'ok', 'the delivery is recorded');
     const [firing] = await firingOf(survivor);
     expect(firing).toMatchObject({ id: page!.body.alert.id, fired_at: page!.body.alert.fired_at });
     // The leader sent it; the follower, with the same notifier, sent nothing.
     expect([await delivered(leader), await delivered(survivor)]).toEqual([1, 0]);
 
     // kill -9 of the leader: the survivor takes the lease.
-    leader.child.kill('SIGKILL');
-    await exited(leader.child);
+    await kill9(leader);
     await until(() => isLeader(survivor), 'the survivor takes over the leader lease');
 
     // Well past the takeover: many passes of the new leader and past the group wait. The
     // alert is still the same firing alert, and nobody was paged again.
-    await letEvaluate(survivor, 8, 3 * CONFIG('').alerts.group_wait_s * 1000);
+    await letEvaluate(survivor, 8, 3 * GROUP_WAIT_S * 1000);
     expect(await firingOf(survivor)).toEqual([expect.objectContaining({ id: firing!.id, fired_at: firing!.fired_at })]);
     expect(pages(K1)).toEqual(['firing']);
 
     // A replacement collector joins as a follower; a new incident ingested through it is paged once, by the leader.
-    const c = await startProcess(url, cleanups, { env });
+    const c = await start();
     await post(c, probes(K2, L2, 'error', 3));
     await until(() => pages(K2).length >= 1, 'the new incident is paged');
     expect(await isLeader(c)).toBe(false);
-    await letEvaluate(survivor, 8, 3 * CONFIG('').alerts.group_wait_s * 1000);
+    await letEvaluate(survivor, 8, 3 * GROUP_WAIT_S * 1000);
     expect(pages(K2)).toEqual(['firing']);
     expect(pages(K1)).toEqual(['firing']);
 
     // Incident 1 ends (two ok probes in a row): its resolve notice is sent once.
     await post(c, probes(K1, L1, 'ok', 2));
     await until(() => pages(K1).length >= 2, 'the first incident is resolved');
-    await letEvaluate(survivor, 8, 3 * CONFIG('').alerts.group_wait_s * 1000);
+    await letEvaluate(survivor, 8, 3 * GROUP_WAIT_S * 1000);
     expect(pages(K1)).toEqual(['firing', 'resolved']);
     expect(pages(K2)).toEqual(['firing']);
     expect((await firingOf(c)).map((x) => x.key)).toEqual([K2]);
@@ -153,5 +168,22 @@ describe.skipIf(!postgres.available)('paging across a kill -9 of the leading col
     c.child.kill('SIGTERM');
     expect(await exited(survivor.child)).toBe(0);
     expect(await exited(c.child)).toBe(0);
+  }, 300_000);
+
+  it('sends a page that was in flight when the leader died once more, from the new leader (at least once), and then not again', async () => {
+    // The first request is held unanswered: the leader has sent it and dies before it can record it.
+    const { leader, follower: survivor, pages } = await fleet((_r, index) => (index === 0 ? null : { status: 200 }));
+    await post(survivor, probes(K1, L1, 'error', 3));
+    await until(() => pages(K1).length >= 1, 'the page is on its way');
+    expect((await deliveries(survivor)).map((d) => d.status)).toEqual(['pending']);
+    await kill9(leader);
+    await until(() => isLeader(survivor), 'the survivor takes over the leader lease');
+
+    // Nothing says the page arrived: the new leader sends it again, and marks the dead one's delivery failed.
+    await until(() => pages(K1).length >= 2, 'the page is sent again');
+    await letEvaluate(survivor, 8, 3 * GROUP_WAIT_S * 1000);
+    expect(pages(K1)).toEqual(['firing', 'firing']);
+    expect((await deliveries(survivor)).map((d) => d.status).sort()).toEqual(['failed', 'ok']);
+    expect(await delivered(survivor)).toBe(1);
   }, 300_000);
 });
