@@ -133,7 +133,7 @@ export async function startPostgresCluster(settings: { durable?: boolean } = {})
 
 /** What `usePostgresCluster()` gives a test file. */
 export interface PostgresTestCluster {
-  /** False when this machine has no PostgreSQL: the file's PostgreSQL tests skip (`describe.skipIf(!pg.available)`). */
+  /** False when this machine has no PostgreSQL: the file's PostgreSQL tests skip (`describe.skipIf(!postgres.available)`). */
   readonly available: boolean;
   /** The file's running cluster (read it inside tests and hooks, not at import). */
   readonly cluster: PostgresCluster;
