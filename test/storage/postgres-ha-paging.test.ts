@@ -186,4 +186,27 @@ describe.skipIf(!postgres.available)('paging across a kill -9 of the leading col
     expect((await deliveries(survivor)).map((d) => d.status).sort()).toEqual(['failed', 'ok']);
     expect(await delivered(survivor)).toBe(1);
   }, 300_000);
+
+  it('takes over from a leader that hangs (SIGSTOP) with its connections open, and the hung one, resumed, follows without paging', async () => {
+    const { leader: hung, follower: survivor, pages } = await fleet();
+    await post(survivor, probes(K1, L1, 'error', 3));
+    await until(() => pages(K1).length >= 1, 'the first incident is paged');
+    await until(async () => (await deliveries(survivor)).map((d) => d.status).join() === 'ok', 'the delivery is recorded');
+
+    // Stopped, not dead: its sockets stay open and the kernel still answers TCP keepalives for it.
+    hung.child.kill('SIGSTOP');
+    await until(() => isLeader(survivor), 'the survivor takes over from the hung leader');
+    await letEvaluate(survivor, 8, 3 * GROUP_WAIT_S * 1000);
+    expect(pages(K1)).toEqual(['firing']);
+
+    // Resumed, it finds it lost the lease and acts as a follower: a new incident is paged once, by the survivor.
+    hung.child.kill('SIGCONT');
+    await until(async () => (await figure(hung, 'breakerbox_leader')) === 0, 'the resumed collector reports it follows');
+    await post(hung, probes(K2, L2, 'error', 3));
+    await until(() => pages(K2).length >= 1, 'the new incident is paged');
+    await letEvaluate(survivor, 8, 3 * GROUP_WAIT_S * 1000);
+    expect(pages(K1)).toEqual(['firing']);
+    expect(pages(K2)).toEqual(['firing']);
+    expect([await delivered(hung), await delivered(survivor)]).toEqual([1, 1]);
+  }, 300_000);
 });

@@ -88,6 +88,17 @@ describe.skipIf(!postgres.available)('leader lease on PostgreSQL', () => {
     }
   });
 
+  it('is taken over from a holder that hangs with its session open: the server ends the session once it idled for the hold time', async () => {
+    const url = await postgres.database('lease');
+    const clock = manualClock(1_000_000);
+    const [a, b] = [0, 1].map(() => createLeaderLease(url, clock, { renewMs: 100, holdMs: 500 })) as [LeaderLease, LeaderLease];
+    for (const l of [a, b]) postgres.defer(() => l.close());
+    expect(await a.tick()).toBe(true);
+    // `a` stops ticking (a stopped process keeps its socket, and its kernel answers keepalives).
+    await expect.poll(() => b.tick(), { timeout: 30_000 }).toBe(true);
+    expect(await a.tick()).toBe(false);
+  });
+
   it('hands over when the holder closes (a clean shutdown)', async () => {
     const { list } = await contenders(2);
     const [a, b] = list as [LeaderLease, LeaderLease];
