@@ -8,6 +8,8 @@ import { createTokenStore } from '../../server/storage/sqlite/token-store.ts';
 import { tempDir } from './helpers.ts';
 
 const BIN = join(import.meta.dirname, '..', '..', 'bin', 'breakerbox.js');
+// Each case starts the CLI process a few times; on a loaded machine one start takes seconds.
+const SPAWNS = { timeout: 120_000 };
 const cleanups: (() => void)[] = [];
 afterEach(() => cleanups.splice(0).forEach((c) => c()));
 
@@ -20,7 +22,7 @@ function tmpDb() {
   return join(tmp.dir, 'nested', 'folder', 'bbx.db');
 }
 
-describe('breakerbox CLI', () => {
+describe('breakerbox CLI', SPAWNS, () => {
   it('creates a token whose secret is printed once and verifies, lists it without the secret, and revokes it', () => {
     const db = tmpDb();
     const created = cli(['token', 'create', '--name', 'ci', '--rights', 'ingest,read', '--db', db]);
