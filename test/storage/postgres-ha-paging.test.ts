@@ -2,7 +2,9 @@
  * Two `breakerbox server` processes on one PostgreSQL, both with a webhook notifier pointed
  * at a receiver in this test: the leader pages a firing alert once; after `kill -9` of the
  * leader the survivor takes the lease, the alert keeps firing and is not paged again, a new
- * incident is paged once, and the first incident's end is notified once.
+ * incident is paged once, and the first incident's end is notified once. A page in flight
+ * when the leader dies is sent once more (at least once); a leader that hangs (SIGSTOP) is
+ * taken over too, and follows once resumed.
  *
  * Everything runs on the processes' real clocks, so the test waits for conditions (a page
  * arrived, the lease moved, the survivor evaluated N more times), never for a duration.
