@@ -90,6 +90,18 @@ describe('configuration', () => {
     expect(() => loadConfig({ env: { BREAKERBOX_CONFIG: file } })).toThrowError(new ConfigError(`${file}: retention.raw_days: must be a number > 0 and <= 3650, got -1`));
   });
 
+  it('refuses a leader hold time not above the renewal interval, naming both settings', () => {
+    const tmp = tempDir();
+    cleanups.push(tmp.cleanup);
+    const file = join(tmp.dir, 'c.yaml');
+    writeFileSync(file, 'storage:\n  leader_renew_ms: 2000\n  leader_hold_ms: 2000\n');
+    expect(() => loadConfig({ env: { BREAKERBOX_CONFIG: file } })).toThrow(
+      new ConfigError(`${file}: storage.leader_hold_ms: must be more than storage.leader_renew_ms (2000), got 2000: a leader would stop acting before its next renewal, and leadership would flap`),
+    );
+    writeFileSync(file, 'storage:\n  leader_renew_ms: 2000\n  leader_hold_ms: 2001\n');
+    expect(loadConfig({ env: { BREAKERBOX_CONFIG: file } }).storage.leader_hold_ms).toBe(2001);
+  });
+
   it('refuses an unknown setting in the file', () => {
     const tmp = tempDir();
     cleanups.push(tmp.cleanup);
