@@ -1,7 +1,8 @@
 /**
  * Two collectors on one PostgreSQL: the leader evaluates and pages; when its lease session
  * dies the other takes over, and the firing alert keeps firing without a second page (the
- * notification state is in the database, not in the dead process).
+ * notification state is in the database, not in the dead process); a pass the old leader
+ * still runs after losing the lease stores and sends nothing.
  */
 import type { BreakerKey, TelemetryEvent } from '@breakerbox/protocol';
 import pg from 'pg';
@@ -76,6 +77,13 @@ describe.skipIf(!postgres.available)('leader handover on PostgreSQL', () => {
     const [still] = (await follower.get('/api/alerts?state=firing')).alerts;
     expect(still).toMatchObject({ id: firing.id, state: 'firing', fired_at: at(27) });
     expect(events()).toEqual(['firing']);
+
+    // A pass the old leader still runs (its process hung past the lease) stores and sends nothing.
+    const stale = await leader.app.alerts.evaluate(at(45));
+    await leader.app.alerts.idle();
+    expect(stale).toMatchObject({ notifications: 0, resolved: 0 });
+    expect(events()).toEqual(['firing']);
+    expect((await follower.get('/api/alerts?state=firing')).alerts.map((x: { id: number }) => x.id)).toEqual([firing.id]);
 
     // Once the open time falls out of the window the new leader resolves it, and says so once.
     await follower.app.alerts.evaluate(at(45));
