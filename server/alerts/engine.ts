@@ -44,7 +44,7 @@ export interface AlertEngine {
 
 /** Everything the engine works with. */
 export interface AlertEngineOptions {
-  storage: Pick<Storage, 'alerts' | 'notifications' | 'rollups' | 'events'>;
+  storage: Pick<Storage, 'alerts' | 'notifications' | 'rollups' | 'events' | 'lease'>;
   verdicts: VerdictEngine;
   config: Config['alerts'];
   silences: SilenceStore;
@@ -219,6 +219,10 @@ export function createAlertEngine(o: AlertEngineOptions): AlertEngine {
     else await notes.recordGroup(job.group.key, notifier, job.event, ok, job.at, job.group.digest);
   };
 
+  const stale = (now: number, started: number, conditions: number): EvaluationResult => ({
+    at: now, took_ms: Number((performance.now() - started).toFixed(1)), conditions, pending: 0, firing: 0, resolved: 0, notifications: 0,
+  });
+
   return {
     recordResult,
     async evaluate(now = o.clock.now()) {
@@ -252,6 +256,9 @@ export function createAlertEngine(o: AlertEngineOptions): AlertEngine {
         const change = step(now, { fingerprint: a.fingerprint, rule: a.rule, keyId: a.keyId, key: a.key, location: a.location, operation: a.operation, status: 'clear', value: a.value, text: a.summary.split(' — ')[0]! }, a, verdicts, counts);
         if (change) changes.push(change);
       }
+      // A pass that outlived this collector's lease (its process hung while the rules ran, and
+      // another collector leads now) stores and sends nothing: the leader's own pass does.
+      if (!o.storage.lease.isHeld()) return stale(now, started, conditions.length);
       // One transaction: a pass is stored whole or not at all.
       await store.apply(changes);
       // Incidents over the verdict window: firing alerts remember the group they notify under.
@@ -265,6 +272,7 @@ export function createAlertEngine(o: AlertEngineOptions): AlertEngine {
       if (regroup.length) await store.apply(regroup);
       // Silences are about what is sent now: judged on the clock, not the evaluation time.
       const silences = await o.silences.active(o.clock.now());
+      if (!o.storage.lease.isHeld()) return stale(now, started, conditions.length);
       const notifications = await notify(now, silences, index);
       const unresolved = [...(await store.unresolved()).values()];
       return {

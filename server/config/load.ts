@@ -100,7 +100,18 @@ export function loadConfig(sources: ConfigSources): Config {
       : `${where}: ${describe(error.schema)}${got}`;
     throw new ConfigError(message);
   }
+  const conflict = crossFieldConflict(config as Config);
+  if (conflict) throw new ConfigError(`${origin.get(conflict.path) ?? (file ? `${file}: ${conflict.path}` : conflict.path)}: ${conflict.message}`);
   return config as Config;
+}
+
+/** Settings valid alone but not together: the first such, with the setting to change. */
+function crossFieldConflict(config: Config): { path: string; message: string } | null {
+  const { leader_hold_ms: hold, leader_renew_ms: renew } = config.storage;
+  if (hold <= renew) {
+    return { path: 'storage.leader_hold_ms', message: `must be more than storage.leader_renew_ms (${renew}), got ${hold}: a leader would stop acting before its next renewal, and leadership would flap` };
+  }
+  return null;
 }
 
 /** Says what a schema allows, in words an operator reads. */

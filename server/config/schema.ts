@@ -182,7 +182,7 @@ const StorageSection = Type.Object(
     retry_after_s: Type.Integer({ minimum: 1, maximum: 3600, default: 5, description: 'Retry-After of a 503 while the database is faulty' }),
     pool_max: Type.Integer({ minimum: 2, maximum: 1000, default: 10, description: 'PostgreSQL: connections this collector holds at most' }),
     leader_renew_ms: Type.Integer({ minimum: 100, maximum: 60_000, default: 2000, description: 'PostgreSQL: how often the leader confirms its lease and followers try to take it (docs/storage.md)' }),
-    leader_hold_ms: Type.Integer({ minimum: 500, maximum: 60_000, default: 8000, description: 'PostgreSQL: how long after its last confirmed renewal a leader still acts as one; keep it under 11 s, when the server drops a vanished leader' }),
+    leader_hold_ms: Type.Integer({ minimum: 500, maximum: 60_000, default: 8000, description: 'PostgreSQL: how long after its last confirmed renewal a leader still acts as one, and how long a hung leader\'s idle lease session lasts before the server ends it; keep it under 11 s, when the server drops a vanished leader' }),
   },
   { default: {}, additionalProperties: false },
 );

@@ -11,6 +11,8 @@ export interface HealthSources {
   deliveries(): { notifier: string; status: string; count: number }[];
   /** Requests each ingest limit refused (wholly or in part) since the process started, by limit name. */
   ingestRefusals(): Record<string, number>;
+  /** Whether this collector holds the leader lease now (always on SQLite). */
+  leader(): boolean;
 }
 
 /**
@@ -58,6 +60,15 @@ export function createCollectorMetrics(sources: HealthSources): CollectorMetrics
     labelNames: ['version', 'node_version', 'protocol'],
     registers: [registry],
   }).set({ version: packageVersion(), node_version: process.version, protocol: '1' }, 1);
+
+  new Gauge({
+    name: 'breakerbox_leader',
+    help: 'Whether this collector holds the leader lease (1) and so evaluates alerts, pages, aggregates and prunes; 0 on the others. Always 1 on SQLite.',
+    registers: [registry],
+    collect() {
+      this.set(sources.leader() ? 1 : 0);
+    },
+  });
 
   const requests = new Counter({
     name: 'breakerbox_ingest_requests_total',

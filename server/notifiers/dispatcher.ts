@@ -63,6 +63,12 @@ export interface DispatcherOptions {
   onResult(job: NotificationJob, notifier: string, ok: boolean): Promise<void>;
   /** The clock deliveries are stamped with. */
   clock: ServerClock;
+  /**
+   * Whether this collector may send now (it holds the leader lease). A delivery whose turn
+   * comes after the lease moved is not sent: the new leader fails it as abandoned and sends
+   * it itself, so its notification state is left alone here. Default: always.
+   */
+  mayDeliver?(): boolean;
 }
 
 /** Checks notifier settings the schema cannot express; throws naming the notifier. */
@@ -116,16 +122,19 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     if (pendingTotal === 0) waiters.splice(0).forEach((w) => w());
   };
 
-  const finish = async (lane: Lane, item: { job: NotificationJob; deliveryId: number }, ok: boolean, attempts: number, httpStatus: number | null, error: string | null) => {
+  const finish = async (lane: Lane, item: { job: NotificationJob; deliveryId: number }, ok: boolean, attempts: number, httpStatus: number | null, error: string | null, record = true) => {
     const { job } = item;
     const clean = error === null ? null : scrub(error, lane.secrets);
-    const counter = `${lane.notifier.name}\u0000${ok ? 'ok' : 'failed'}`;
-    const entry = finished.get(counter) ?? { notifier: lane.notifier.name, status: ok ? ('ok' as const) : ('failed' as const), count: 0 };
-    entry.count++;
-    finished.set(counter, entry);
+    // A delivery left to the new leader was never attempted: not counted, its state not recorded.
+    if (record) {
+      const counter = `${lane.notifier.name}\u0000${ok ? 'ok' : 'failed'}`;
+      const entry = finished.get(counter) ?? { notifier: lane.notifier.name, status: ok ? ('ok' as const) : ('failed' as const), count: 0 };
+      entry.count++;
+      finished.set(counter, entry);
+    }
     try {
       await options.deliveries.finishDelivery(item.deliveryId, { status: ok ? 'ok' : 'failed', attempts, http_status: httpStatus, error: clean, finished_at: options.clock.now() });
-      await options.onResult(job, lane.notifier.name, ok);
+      if (record) await options.onResult(job, lane.notifier.name, ok);
     } catch (err) {
       options.log.error({ err, notifier: lane.notifier.name }, 'recording a delivery failed');
     }
@@ -143,6 +152,10 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       const n = lane.notifier;
       const run = (async () => {
         try {
+          if (options.mayDeliver && !options.mayDeliver()) {
+            await finish(lane, item, false, 0, null, 'not sent: another collector leads now and sends it', false);
+            return;
+          }
           const req = PAYLOADS[n.config.type](n.config, item.job, { externalUrl: options.externalUrl, sentAt: options.clock.now() });
           const r = await sendWithRetry(lane.agent, req, { timeoutMs: n.config.timeout_ms, retries: n.config.retries, backoffMs: n.config.backoff_ms }, abort.signal);
           await finish(lane, item, r.ok, r.attempts, r.httpStatus, r.error);

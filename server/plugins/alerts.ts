@@ -72,6 +72,7 @@ export const alertsPlugin = fp(
       log: app.log,
       onResult: async (job, notifier, ok) => engine?.recordResult(job, notifier, ok),
       clock: app.clock,
+      mayDeliver: () => storage.lease.isHeld(),
     });
     engine = createAlertEngine({
       storage, verdicts: app.verdicts, config: cfg, silences, dispatcher, log: app.log, clock: app.clock, verdictThresholds: app.config.verdicts,

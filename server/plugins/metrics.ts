@@ -28,6 +28,7 @@ export const collectorMetricsPlugin = fp(
         // The alerts plugin registers later; at scrape time it is there.
         deliveries: () => (app.hasDecorator('alerts') ? app.alerts.dispatcher.counts() : []),
         ingestRefusals: () => (app.hasDecorator('ingestLimits') ? app.ingestLimits.snapshot() : {}),
+        leader: () => app.storage.lease.isHeld(),
       }),
     );
   },

@@ -113,6 +113,8 @@ describe('GET /metrics', () => {
     expect(page).toMatch(/breakerbox_build_info\{version="[^"]+",node_version="v\d+[^"]*",protocol="1"\} 1/);
     expect(sample(page, 'breakerbox_ingest_requests_total', 'outcome="accepted",status="200"')).toBe(6);
     expect(sample(page, 'breakerbox_ingest_duplicate_batches_total', '')).toBe(1);
+    // A lone SQLite collector always leads (PostgreSQL fleets: test/storage/postgres-ha-paging.test.ts).
+    expect(sample(page, 'breakerbox_leader', '')).toBe(1);
     expect(sample(page, 'breakerbox_source_dropped_events_total', 'service="ticket-drafts",service_instance_id="pod-2"')).toBe(7);
     expect(sample(page, 'breakerbox_ingest_requests_total', 'outcome="refused",status="400"')).toBe(1);
     expect(sample(page, 'breakerbox_ingest_events_total', 'type="window"')).toBe(60 * 3);

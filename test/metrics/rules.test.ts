@@ -10,7 +10,8 @@ function promtool(...args: string[]) {
   return { status: run.status, output: `${run.stdout}${run.stderr}` };
 }
 
-describe('integrations/prometheus/rules.yml', () => {
+// promtool evaluates every unit test's series: seconds here, far more on a loaded machine.
+describe('integrations/prometheus/rules.yml', { timeout: 120_000 }, () => {
   it('passes promtool check rules', () => {
     const run = promtool('check', 'rules', 'rules.yml');
     expect(run.output).toContain('SUCCESS');

@@ -8,6 +8,8 @@ import { createTokenStore } from '../../server/storage/sqlite/token-store.ts';
 import { tempDir } from './helpers.ts';
 
 const BIN = join(import.meta.dirname, '..', '..', 'bin', 'breakerbox.js');
+// Each case starts the CLI process a few times; on a loaded machine one start takes seconds.
+const SPAWNS = { timeout: 120_000 };
 const cleanups: (() => void)[] = [];
 afterEach(() => cleanups.splice(0).forEach((c) => c()));
 
@@ -20,7 +22,7 @@ function tmpDb() {
   return join(tmp.dir, 'nested', 'folder', 'bbx.db');
 }
 
-describe('breakerbox CLI', () => {
+describe('breakerbox CLI', SPAWNS, () => {
   it('creates a token whose secret is printed once and verifies, lists it without the secret, and revokes it', () => {
     const db = tmpDb();
     const created = cli(['token', 'create', '--name', 'ci', '--rights', 'ingest,read', '--db', db]);
@@ -86,6 +88,18 @@ describe('configuration', () => {
     const file = join(tmp.dir, 'bbx.json');
     writeFileSync(file, JSON.stringify({ retention: { raw_days: -1 } }));
     expect(() => loadConfig({ env: { BREAKERBOX_CONFIG: file } })).toThrowError(new ConfigError(`${file}: retention.raw_days: must be a number > 0 and <= 3650, got -1`));
+  });
+
+  it('refuses a leader hold time not above the renewal interval, naming both settings', () => {
+    const tmp = tempDir();
+    cleanups.push(tmp.cleanup);
+    const file = join(tmp.dir, 'c.yaml');
+    writeFileSync(file, 'storage:\n  leader_renew_ms: 2000\n  leader_hold_ms: 2000\n');
+    expect(() => loadConfig({ env: { BREAKERBOX_CONFIG: file } })).toThrow(
+      new ConfigError(`${file}: storage.leader_hold_ms: must be more than storage.leader_renew_ms (2000), got 2000: a leader would stop acting before its next renewal, and leadership would flap`),
+    );
+    writeFileSync(file, 'storage:\n  leader_renew_ms: 2000\n  leader_hold_ms: 2001\n');
+    expect(loadConfig({ env: { BREAKERBOX_CONFIG: file } }).storage.leader_hold_ms).toBe(2001);
   });
 
   it('refuses an unknown setting in the file', () => {

@@ -5,27 +5,14 @@
  */
 import { minuteOf, type TelemetryBatch } from '@breakerbox/protocol';
 import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { buildApp } from '../../server/app.ts';
 import { manualClock } from '../../server/clock.ts';
 import { KEY, batch, oneOfEach, tempDir, testConfig, windowEvent } from '../server/helpers.ts';
-import { postgresAvailable, startPostgresCluster, type PostgresCluster } from '../support/postgres-cluster.ts';
+import { usePostgresCluster } from '../support/postgres-cluster.ts';
 
-const available = postgresAvailable();
-let cluster: PostgresCluster;
-let counter = 0;
-const apps: FastifyInstance[] = [];
-const cleanups: (() => void)[] = [];
-
-beforeAll(async () => {
-  if (available) cluster = await startPostgresCluster();
-});
-afterAll(async () => {
-  for (const app of apps) await app.close();
-  await cluster?.stop();
-  cleanups.forEach((c) => c());
-});
+const postgres = usePostgresCluster();
 
 const NOW = minuteOf(Date.now()) + 30_000;
 const ADMIN = 'bbx_engines_admin_secret_0123456789';
@@ -37,15 +24,15 @@ async function collector(db: string, clock = manualClock(NOW)): Promise<FastifyI
     clock,
   });
   await app.ready();
-  apps.push(app);
+  postgres.defer(() => app.close());
   return app;
 }
 const sqliteCollector = () => {
   const tmp = tempDir();
-  cleanups.push(tmp.cleanup);
+  postgres.defer(tmp.cleanup);
   return collector(join(tmp.dir, 'bbx.db'));
 };
-const postgresUrl = () => cluster.createDatabase(`http_${++counter}`);
+const postgresUrl = () => postgres.database('http');
 
 const post = (app: FastifyInstance, body: TelemetryBatch) =>
   app.inject({ method: 'POST', url: '/v1/telemetry', headers: { 'content-type': 'application/json', authorization: `Bearer ${ADMIN}` }, payload: JSON.stringify(body) });
@@ -82,7 +69,7 @@ const READS = [
   '/api/incidents?window=15m',
 ];
 
-describe.skipIf(!available)('the collector on both engines', () => {
+describe.skipIf(!postgres.available)('the collector on both engines', () => {
   it('answers the read API the same on SQLite and PostgreSQL for the same batches', async () => {
     const sqlite = await sqliteCollector();
     const postgres = await collector(await postgresUrl());

@@ -7,27 +7,17 @@
 import { minuteOf } from '@breakerbox/protocol';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { buildApp } from '../../server/app.ts';
 import { manualClock } from '../../server/clock.ts';
 import { tempDir, testConfig } from '../server/helpers.ts';
-import { postgresAvailable, startPostgresCluster, type PostgresCluster } from '../support/postgres-cluster.ts';
+import { usePostgresCluster } from '../support/postgres-cluster.ts';
 import { sqlOf } from '../support/sql.ts';
 import { postgresSink, sqliteSink, type SeedSink } from '../bench/seed-sink.ts';
 import { seedDay, type DayShape } from '../bench/verdicts-seed.ts';
 
-const available = postgresAvailable();
-let cluster: PostgresCluster;
-const cleanups: (() => Promise<void> | void)[] = [];
-
-beforeAll(async () => {
-  if (available) cluster = await startPostgresCluster();
-});
-afterAll(async () => {
-  for (const c of cleanups.reverse()) await c();
-  await cluster?.stop();
-});
+const pgc = usePostgresCluster();
 
 const NOW = minuteOf(Date.now());
 const ADMIN = 'bbx_seeded_day_admin_secret_0123456789';
@@ -42,7 +32,8 @@ async function seeded(db: string, sink: (app: FastifyInstance) => SeedSink, shap
   });
   await app.ready();
   const s = sink(app);
-  cleanups.push(() => app.close(), () => s.close());
+  pgc.defer(() => app.close());
+  pgc.defer(() => s.close());
   await seedDay(app, s, shape, NOW);
   await app.storage.rollups.warmHours(86_400_000, NOW);
   return app;
@@ -54,12 +45,12 @@ const get = async (app: FastifyInstance, url: string) => {
   return res.json();
 };
 
-describe.skipIf(!available)('the verdicts benchmark day on both engines', () => {
+describe.skipIf(!pgc.available)('the verdicts benchmark day on both engines', () => {
   it('gives the same verdicts and key figures on SQLite and PostgreSQL', async () => {
     const tmp = tempDir();
-    cleanups.push(tmp.cleanup);
+    pgc.defer(tmp.cleanup);
     const sqlite = await seeded(join(tmp.dir, 'bbx.db'), (app) => sqliteSink(sqlOf(app)));
-    const url = await cluster.createDatabase('seeded_day');
+    const url = await pgc.database('seeded_day');
     const postgres = await seeded(url, () => postgresSink(url));
 
     const verdicts = await get(sqlite, '/api/verdicts?window=15m');
@@ -72,9 +63,9 @@ describe.skipIf(!available)('the verdicts benchmark day on both engines', () => 
 
   it('leaves PostgreSQL the hour versions its triggers would have written row by row', async () => {
     const tiny: DayShape = { ...SMALL_DAY, keys: 12, instances: 2, hours: 3 };
-    const bulkUrl = await cluster.createDatabase('seeded_versions_bulk');
+    const bulkUrl = await pgc.database('seeded_versions_bulk');
     const bulk = await seeded(bulkUrl, () => postgresSink(bulkUrl), tiny);
-    const firingUrl = await cluster.createDatabase('seeded_versions_firing');
+    const firingUrl = await pgc.database('seeded_versions_firing');
     const firing = await seeded(firingUrl, () => postgresSink(firingUrl, { triggers: 'fire' }), tiny);
     // The directly written hours only: the store's batches bump the last hour through the real
     // triggers on both, by the wall clock (a minute may turn late between the two seeds).

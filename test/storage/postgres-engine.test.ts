@@ -1,5 +1,5 @@
 import { minuteOf, type TelemetryBatch, type TelemetryEvent } from '@breakerbox/protocol';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { manualClock } from '../../server/clock.ts';
 import { openDatabase } from '../../server/storage/sqlite/database.ts';
@@ -7,32 +7,19 @@ import { applyMigrations } from '../../server/storage/sqlite/migrations.ts';
 import { createTelemetryStore } from '../../server/storage/sqlite/telemetry-store.ts';
 import { createPostgresStorage, type PostgresStorage } from '../../server/storage/postgres/postgres-storage.ts';
 import { KEY, batch, oneOfEach, tempDir, windowEvent } from '../server/helpers.ts';
-import { RETENTION, postgresAvailable, startPostgresCluster, type PostgresCluster } from '../support/postgres-cluster.ts';
+import { RETENTION, usePostgresCluster } from '../support/postgres-cluster.ts';
 
-const available = postgresAvailable();
-let cluster: PostgresCluster;
-let counter = 0;
-const opened: PostgresStorage[] = [];
-const cleanups: (() => void)[] = [];
-
-beforeAll(async () => {
-  if (available) cluster = await startPostgresCluster();
-});
-afterAll(async () => {
-  await Promise.all(opened.map((s) => s.close()));
-  await cluster?.stop();
-  cleanups.forEach((c) => c());
-});
+const postgres = usePostgresCluster();
 
 const clock = manualClock(Date.now());
 
 /** A fresh database, and `n` collectors' storages on it. */
 async function collectors(n: number): Promise<PostgresStorage[]> {
-  const url = await cluster.createDatabase(`engine_${++counter}`);
+  const url = await postgres.database('engine');
   const out: PostgresStorage[] = [];
   for (let i = 0; i < n; i++) {
     const s = await createPostgresStorage({ url, clock, retryAfterS: 1, retention: RETENTION });
-    opened.push(s);
+    postgres.defer(() => s.close());
     out.push(s);
   }
   return out;
@@ -41,9 +28,9 @@ async function collectors(n: number): Promise<PostgresStorage[]> {
 /** A SQLite database with the same batches written by the embedded engine's write path. */
 function sqliteWith(batches: TelemetryBatch[], receivedAt: number) {
   const tmp = tempDir();
-  cleanups.push(tmp.cleanup);
+  postgres.defer(tmp.cleanup);
   const db = openDatabase(join(tmp.dir, 'db.sqlite'));
-  cleanups.unshift(() => db.close());
+  postgres.defer(() => db.close());
   applyMigrations(db);
   const store = createTelemetryStore(db);
   for (const b of batches) store.insertBatch(b, receivedAt);
@@ -99,7 +86,7 @@ function traffic(): TelemetryBatch[] {
   ];
 }
 
-describe.skipIf(!available)('PostgreSQL engine: ingest', () => {
+describe.skipIf(!postgres.available)('PostgreSQL engine: ingest', () => {
   it('stores the same rollups, totals, keys and sources as the SQLite engine for the same batches', async () => {
     const [pg] = await collectors(1);
     const batches = traffic();

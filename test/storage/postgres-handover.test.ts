@@ -1,41 +1,37 @@
 /**
  * Two collectors on one PostgreSQL: the leader evaluates and pages; when its lease session
  * dies the other takes over, and the firing alert keeps firing without a second page (the
- * notification state is in the database, not in the dead process).
+ * notification state is in the database, not in the dead process); a pass the old leader
+ * still runs after losing the lease stores and sends nothing.
  */
 import type { BreakerKey, TelemetryEvent } from '@breakerbox/protocol';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { LEADER_LOCK_KEY } from '../../server/storage/postgres/leader-lease.ts';
 import { receiver, type Receiver } from '../alerts/receiver.ts';
-import { postgresAvailable, startPostgresCluster, type PostgresCluster } from '../support/postgres-cluster.ts';
+import { usePostgresCluster } from '../support/postgres-cluster.ts';
 import { MIN, collector, probes, transition, windows, type TestCollector } from '../verdicts/support.ts';
 
-const available = postgresAvailable();
+const postgres = usePostgresCluster();
 const K1: BreakerKey = { provider: 'together', endpoint: 'chat', model: 'meta-llama/Llama-3.3-70B-Instruct-Turbo', region: 'us-east' };
-let cluster: PostgresCluster;
 let hook: Receiver;
 let a: TestCollector;
 let b: TestCollector;
 let url: string;
 
 beforeAll(async () => {
-  if (!available) return;
-  cluster = await startPostgresCluster();
-  url = await cluster.createDatabase('handover');
+  if (!postgres.available) return;
+  url = await postgres.database('handover');
   hook = await receiver();
+  postgres.defer(() => hook.close());
   const config = {
     alerts: { rules: { open_share: { for_s: 120 } } },
     notifiers: [{ name: 'hook', type: 'webhook', url: `${hook.url}/hooks/x`, min_severity: 'info', repeat_interval_s: 600, retries: 0 }],
   };
   a = await collector({ config, env: { BREAKERBOX_DB: url }, tokenName: 'a' });
+  postgres.defer(() => a.close());
   b = await collector({ config, env: { BREAKERBOX_DB: url }, tokenName: 'b' });
-});
-afterAll(async () => {
-  await a?.close();
-  await b?.close();
-  await hook?.close();
-  await cluster?.stop();
+  postgres.defer(() => b.close());
 });
 
 const events = () => hook.received.filter((r) => r.body.alert.rule === 'open_share').map((r) => r.body.event);
@@ -48,7 +44,7 @@ async function endLeaderSession(): Promise<void> {
   await admin.end();
 }
 
-describe.skipIf(!available)('leader handover on PostgreSQL', () => {
+describe.skipIf(!postgres.available)('leader handover on PostgreSQL', () => {
   it('keeps a firing alert firing across a takeover and does not page it twice', async () => {
     await expect.poll(async () => (await a.app.storage.lease.tick()) !== (await b.app.storage.lease.tick())).toBe(true);
     const [leader, follower] = a.app.storage.lease.isHeld() ? [a, b] : [b, a];
@@ -81,6 +77,13 @@ describe.skipIf(!available)('leader handover on PostgreSQL', () => {
     const [still] = (await follower.get('/api/alerts?state=firing')).alerts;
     expect(still).toMatchObject({ id: firing.id, state: 'firing', fired_at: at(27) });
     expect(events()).toEqual(['firing']);
+
+    // A pass the old leader still runs (its process hung past the lease) stores and sends nothing.
+    const stale = await leader.app.alerts.evaluate(at(45));
+    await leader.app.alerts.idle();
+    expect(stale).toMatchObject({ notifications: 0, resolved: 0 });
+    expect(events()).toEqual(['firing']);
+    expect((await follower.get('/api/alerts?state=firing')).alerts.map((x: { id: number }) => x.id)).toEqual([firing.id]);
 
     // Once the open time falls out of the window the new leader resolves it, and says so once.
     await follower.app.alerts.evaluate(at(45));

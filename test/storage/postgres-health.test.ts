@@ -1,15 +1,11 @@
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { manualClock } from '../../server/clock.ts';
 import { classifyPostgresError } from '../../server/storage/postgres/health.ts';
-import { createPostgresStorage, type PostgresStorage } from '../../server/storage/postgres/postgres-storage.ts';
+import { createPostgresStorage } from '../../server/storage/postgres/postgres-storage.ts';
 import { batch, windowEvent } from '../server/helpers.ts';
-import { RETENTION, postgresAvailable, startPostgresCluster } from '../support/postgres-cluster.ts';
+import { RETENTION, usePostgresCluster } from '../support/postgres-cluster.ts';
 
-const available = postgresAvailable();
-let storage: PostgresStorage | undefined;
-afterAll(async () => {
-  await storage?.close().catch(() => undefined);
-});
+const postgres = usePostgresCluster();
 
 describe('PostgreSQL fault classification', () => {
   it('tells storage faults (unreachable, disk full, I/O) from bugs', () => {
@@ -23,12 +19,14 @@ describe('PostgreSQL fault classification', () => {
   });
 });
 
-describe.skipIf(!available)('PostgreSQL storage health', () => {
+describe.skipIf(!postgres.available)('PostgreSQL storage health', () => {
   it('reports the server unreachable once it stops, refuses writes with a retry delay, and clears when a write succeeds again', async () => {
-    const cluster = await startPostgresCluster();
+    // This test stops the file's cluster itself: the fault it is about.
+    const { cluster } = postgres;
     const clock = manualClock(1_000_000);
     const faults: (string | null)[] = [];
-    storage = await createPostgresStorage({ url: cluster.url, clock, retryAfterS: 5, retention: RETENTION, onFault: (f) => faults.push(f?.kind ?? null) });
+    const storage = await createPostgresStorage({ url: cluster.url, clock, retryAfterS: 5, retention: RETENTION, onFault: (f) => faults.push(f?.kind ?? null) });
+    postgres.defer(() => storage.close().catch(() => undefined));
     expect(await storage.health.notReadyReason(clock.now())).toBeNull();
     expect(await storage.health.admit(clock.now())).toBe(0);
     await cluster.stop();

@@ -1,29 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { manualClock } from '../../server/clock.ts';
 import { alwaysHeldLease, type LeaderLease } from '../../server/storage/parts/lease.ts';
 import { LEADER_LOCK_KEY, createLeaderLease } from '../../server/storage/postgres/leader-lease.ts';
-import { postgresAvailable, startPostgresCluster, type PostgresCluster } from '../support/postgres-cluster.ts';
+import { usePostgresCluster } from '../support/postgres-cluster.ts';
 
-const available = postgresAvailable();
-let cluster: PostgresCluster;
-let counter = 0;
-const leases: LeaderLease[] = [];
-
-beforeAll(async () => {
-  if (available) cluster = await startPostgresCluster();
-});
-afterAll(async () => {
-  await Promise.all(leases.map((l) => l.close()));
-  await cluster?.stop();
-});
+const postgres = usePostgresCluster();
 
 async function contenders(n: number, clock = manualClock(1_000_000)) {
-  const url = await cluster.createDatabase(`lease_${++counter}`);
+  const url = await postgres.database('lease');
   const list = Array.from({ length: n }, () => createLeaderLease(url, clock, { renewMs: 1000, holdMs: 4000 }));
-  leases.push(...list);
+  for (const l of list) postgres.defer(() => l.close());
   return { url, clock, list };
 }
 
@@ -51,7 +40,7 @@ describe('leader lease on SQLite', () => {
   });
 });
 
-describe.skipIf(!available)('leader lease on PostgreSQL', () => {
+describe.skipIf(!postgres.available)('leader lease on PostgreSQL', () => {
   it('has exactly one holder among collectors trying at once', async () => {
     const { list } = await contenders(3);
     const results = await Promise.all(list.map((l) => l.tick()));
@@ -97,6 +86,17 @@ describe.skipIf(!available)('leader lease on PostgreSQL', () => {
     } finally {
       child.kill('SIGKILL');
     }
+  });
+
+  it('is taken over from a holder that hangs with its session open: the server ends the session once it idled for the hold time', async () => {
+    const url = await postgres.database('lease');
+    const clock = manualClock(1_000_000);
+    const [a, b] = [0, 1].map(() => createLeaderLease(url, clock, { renewMs: 100, holdMs: 500 })) as [LeaderLease, LeaderLease];
+    for (const l of [a, b]) postgres.defer(() => l.close());
+    expect(await a.tick()).toBe(true);
+    // `a` stops ticking (a stopped process keeps its socket, and its kernel answers keepalives).
+    await expect.poll(() => b.tick(), { timeout: 30_000 }).toBe(true);
+    expect(await a.tick()).toBe(false);
   });
 
   it('hands over when the holder closes (a clean shutdown)', async () => {

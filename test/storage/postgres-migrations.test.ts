@@ -1,43 +1,30 @@
 import { cpSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../../server/storage/sqlite/database.ts';
 import { MIGRATIONS_DIR, applyMigrations } from '../../server/storage/sqlite/migrations.ts';
 import { POSTGRES_MIGRATIONS_DIR, applyPostgresMigrations, postgresMigrationsUpToDate } from '../../server/storage/postgres/migrations.ts';
 import { createPool, type PgPool } from '../../server/storage/postgres/pool.ts';
-import { postgresAvailable, startPostgresCluster, type PostgresCluster } from '../support/postgres-cluster.ts';
+import { usePostgresCluster } from '../support/postgres-cluster.ts';
 import { tempDir } from '../server/helpers.ts';
 
-const available = postgresAvailable();
-let cluster: PostgresCluster;
-let counter = 0;
-const pools: PgPool[] = [];
-const cleanups: (() => void)[] = [];
-
-beforeAll(async () => {
-  if (available) cluster = await startPostgresCluster();
-});
-afterAll(async () => {
-  await Promise.all(pools.map((p) => p.end()));
-  await cluster?.stop();
-  cleanups.forEach((c) => c());
-});
+const postgres = usePostgresCluster();
 
 async function freshPool(): Promise<PgPool> {
-  const pool = createPool(await cluster.createDatabase(`migrations_${++counter}`));
-  pools.push(pool);
+  const pool = createPool(await postgres.database('migrations'));
+  postgres.defer(() => pool.end());
   return pool;
 }
 
 function copyOfMigrations(): string {
   const tmp = tempDir();
-  cleanups.push(tmp.cleanup);
+  postgres.defer(tmp.cleanup);
   const dir = join(tmp.dir, 'postgres');
   cpSync(POSTGRES_MIGRATIONS_DIR, dir, { recursive: true });
   return dir;
 }
 
-describe.skipIf(!available)('PostgreSQL migrations', () => {
+describe.skipIf(!postgres.available)('PostgreSQL migrations', () => {
   it('has a translation of every SQLite migration, under the same number and name', () => {
     const sqlite = readdirSync(MIGRATIONS_DIR).filter((f) => /^\d{3}-.*\.sql$/.test(f)).sort();
     const postgres = readdirSync(POSTGRES_MIGRATIONS_DIR).filter((f) => /^\d{3}-.*\.sql$/.test(f)).sort();
@@ -68,7 +55,7 @@ describe.skipIf(!available)('PostgreSQL migrations', () => {
   it('migrates once when two collectors start together', async () => {
     const pool = await freshPool();
     const other = createPool(pool.options.connectionString!);
-    pools.push(other);
+    postgres.defer(() => other.end());
     const [a, b] = await Promise.all([applyPostgresMigrations(pool), applyPostgresMigrations(other)]);
     const total = (await pool.query<{ n: number }>('SELECT COUNT(*)::int AS n FROM schema_migrations')).rows[0]!.n;
     expect([a.applied.length, b.applied.length].sort()).toEqual([0, total]);

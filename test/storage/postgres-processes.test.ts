@@ -4,29 +4,25 @@
  * before kill -9 is kept, and the leader lease moves to the survivor.
  */
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { LEADER_LOCK_KEY } from '../../server/storage/postgres/leader-lease.ts';
 import { ADMIN, eventually, exited, startProcess, type ServerProcess } from '../server/process-harness.ts';
 import { KEY, batch, windowEvent } from '../server/helpers.ts';
-import { postgresAvailable, startPostgresCluster, type PostgresCluster } from '../support/postgres-cluster.ts';
+import { usePostgresCluster } from '../support/postgres-cluster.ts';
 
-const available = postgresAvailable();
-let cluster: PostgresCluster;
+const postgres = usePostgresCluster();
 let url: string;
 let db: pg.Client;
 const cleanups: (() => void)[] = [];
 
 beforeAll(async () => {
-  if (!available) return;
-  cluster = await startPostgresCluster();
-  url = await cluster.createDatabase('processes');
+  if (!postgres.available) return;
+  url = await postgres.database('processes');
   db = new pg.Client({ connectionString: url });
   await db.connect();
-});
-afterAll(async () => {
-  cleanups.forEach((c) => c());
-  await db?.end();
-  await cluster?.stop();
+  postgres.defer(() => db.end());
+  // The processes die before the session above ends (deferred cleanups run last first).
+  postgres.defer(() => cleanups.forEach((c) => c()));
 });
 
 const post = (p: ServerProcess, body: unknown) =>
@@ -36,7 +32,7 @@ const keysOf = async (p: ServerProcess) =>
 const leaderPid = async () =>
   ((await db.query(`SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND ((classid::bigint << 32) | objid::bigint) = $1`, [LEADER_LOCK_KEY.toString()])).rows[0]?.pid as number | undefined) ?? null;
 
-describe.skipIf(!available)('two collector processes on one PostgreSQL', () => {
+describe.skipIf(!postgres.available)('two collector processes on one PostgreSQL', () => {
   it('share ingest and reads, recognise repeated batch ids, keep an acknowledged batch through kill -9, and hand over the lease', async () => {
     const first = await startProcess(url, cleanups);
     await eventually(async () => (await leaderPid()) !== null, 'the first collector takes the leader lease');

@@ -5,29 +5,16 @@
  */
 import { minuteOf } from '@breakerbox/protocol';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { manualClock } from '../../server/clock.ts';
 import type { StoredAlert } from '../../server/storage/parts/alerts.ts';
 import { createPostgresStorage } from '../../server/storage/postgres/postgres-storage.ts';
 import { createSqliteStorage } from '../../server/storage/sqlite/sqlite-storage.ts';
 import type { Storage } from '../../server/storage/storage.ts';
 import { KEY, batch, tempDir, windowEvent } from '../server/helpers.ts';
-import { RETENTION, postgresAvailable, startPostgresCluster, type PostgresCluster } from '../support/postgres-cluster.ts';
+import { RETENTION, usePostgresCluster } from '../support/postgres-cluster.ts';
 
-const available = postgresAvailable();
-let cluster: PostgresCluster | undefined;
-let counter = 0;
-const opened: Storage[] = [];
-const cleanups: (() => void)[] = [];
-
-beforeAll(async () => {
-  if (available) cluster = await startPostgresCluster();
-});
-afterAll(async () => {
-  for (const s of opened) await s.close();
-  await cluster?.stop();
-  cleanups.forEach((c) => c());
-});
+const postgres = usePostgresCluster();
 
 const clock = manualClock(Date.now());
 const ENGINES = [
@@ -35,19 +22,22 @@ const ENGINES = [
     name: 'sqlite',
     async collectors(n: number): Promise<Storage[]> {
       const tmp = tempDir();
-      cleanups.push(tmp.cleanup);
+      postgres.defer(tmp.cleanup);
       const s = createSqliteStorage({ path: join(tmp.dir, 'bbx.db'), clock, retention: RETENTION, retryAfterS: 1 });
-      opened.push(s);
+      postgres.defer(() => s.close());
       return Array.from({ length: n }, () => s);
     },
   },
-  ...(available ? [{
+  ...(postgres.available ? [{
     name: 'postgres',
     async collectors(n: number): Promise<Storage[]> {
-      const url = await cluster!.createDatabase(`parts_${++counter}`);
+      const url = await postgres.database('parts');
       const out: Storage[] = [];
-      for (let i = 0; i < n; i++) out.push(await createPostgresStorage({ url, clock, retryAfterS: 1, retention: RETENTION }));
-      opened.push(...out);
+      for (let i = 0; i < n; i++) {
+        const s = await createPostgresStorage({ url, clock, retryAfterS: 1, retention: RETENTION });
+        postgres.defer(() => s.close());
+        out.push(s);
+      }
       return out;
     },
   }] : []),

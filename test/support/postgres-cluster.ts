@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
+import { afterAll, beforeAll } from 'vitest';
 
 const run = promisify(execFile);
 
@@ -128,4 +129,59 @@ export async function startPostgresCluster(settings: { durable?: boolean } = {})
     await stop();
     throw new Error(`could not start a PostgreSQL cluster: ${(err as Error).message}\n${text}`);
   }
+}
+
+/** What `usePostgresCluster()` gives a test file. */
+export interface PostgresTestCluster {
+  /** False when this machine has no PostgreSQL: the file's PostgreSQL tests skip (`describe.skipIf(!postgres.available)`). */
+  readonly available: boolean;
+  /** The file's running cluster (read it inside tests and hooks, not at import). */
+  readonly cluster: PostgresCluster;
+  /** A fresh empty database `<prefix>_<n>`, one per call (tests apart, one cluster start per file). */
+  database(prefix: string): Promise<string>;
+  /**
+   * Runs `cleanup` at the end of the file, before the cluster stops; cleanups run last
+   * registered first (a storage opened on a folder closes before the folder goes), each
+   * even if one before it failed.
+   */
+  defer(cleanup: () => unknown): void;
+}
+
+/**
+ * The lifecycle of a PostgreSQL test file, once: starts one cluster before the file's tests
+ * (when PostgreSQL is installed), and after them runs the registered cleanups and stops it.
+ * Call it at the top level of the file.
+ */
+export function usePostgresCluster(settings: { durable?: boolean } = {}): PostgresTestCluster {
+  const available = postgresAvailable();
+  const cleanups: (() => unknown)[] = [];
+  let cluster: PostgresCluster | undefined;
+  let counter = 0;
+  beforeAll(async () => {
+    if (available) cluster = await startPostgresCluster(settings);
+  });
+  afterAll(async () => {
+    const errors: unknown[] = [];
+    for (const cleanup of cleanups.splice(0).reverse()) {
+      try {
+        await cleanup();
+      } catch (err) {
+        errors.push(err);
+      }
+    }
+    await cluster?.stop();
+    if (errors.length) throw errors[0];
+  });
+  const started = () => {
+    if (!cluster) throw new Error(available ? 'the PostgreSQL cluster is not started yet (use it inside tests or hooks)' : 'no PostgreSQL on this machine');
+    return cluster;
+  };
+  return {
+    available,
+    get cluster() {
+      return started();
+    },
+    database: (prefix) => started().createDatabase(`${prefix}_${++counter}`),
+    defer: (cleanup) => void cleanups.push(cleanup),
+  };
 }

@@ -25,26 +25,48 @@ afterEach(async () => {
   hook = undefined;
 });
 
+/** The webhook notifier of the paging tests, to a receiver in the test (made here). */
+async function hookNotifiers(): Promise<Record<string, unknown>[]> {
+  hook = await receiver();
+  return [{ name: 'hook', type: 'webhook', url: `${hook.url}/hook`, min_severity: 'info', retries: 0 }];
+}
+
+/** Paging on any open time (open_share fires at 0.2 %), to a receiver in the test. */
+const pagingConfig = async () => ({
+  alerts: { rules: { open_share: { fire_share: 0.002, resolve_share: 0.001 } } },
+  notifiers: await hookNotifiers(),
+});
+
 /**
- * 15 healthy minutes (scheduled probes once a minute, the last at START − 55 s), then from
- * START − 20 s two of three pods fail at the provider and their breakers open — on the
- * probes from before it alone, the verdict would be self_inflicted (local: the issue's wrong
- * first page); the trigger runs at START.
+ * A collector on the manual clock at START with 15 healthy minutes of three pods and of
+ * both probe locations (scheduled probes once a minute, the last at START − 55 s); from
+ * START − `failingForMs` two of the pods fail at the provider, and their breakers open at
+ * START − `openForMs` — after the last probes, so those alone would say self_inflicted.
  */
-async function degrading(config: Record<string, unknown> = {}): Promise<{ c: TestCollector; clock: ManualServerClock }> {
+async function degradingKey(o: { failingForMs: number; openForMs: number; config?: Record<string, unknown> }): Promise<{ c: TestCollector; clock: ManualServerClock }> {
   const clock = manualClock(START);
-  c = await collector({ clock, config });
+  c = await collector({ clock, config: o.config ?? {} });
   const from = START - 15 * MIN;
   for (const pod of PODS) {
     const failing = pod !== 'pod-3';
     await c.send({ service: 'ticket-drafts', instance: pod }, [
       transition(KEY, from - MIN, null, 'closed', 'created'),
-      ...windows(KEY, from, START - 20_000, { calls: 10 }),
-      ...windows(KEY, START - 20_000, START, failing ? { calls: 10, errors: { server: 8 } } : { calls: 10 }),
-      ...(failing ? [transition(KEY, START - 12_000, 'closed', 'open')] : []),
+      ...windows(KEY, from, START - o.failingForMs, { calls: 10 }),
+      ...windows(KEY, START - o.failingForMs, START, failing ? { calls: 10, errors: { server: 8 } } : { calls: 10 }),
+      ...(failing ? [transition(KEY, START - o.openForMs, 'closed', 'open')] : []),
     ]);
   }
   for (const location of LOCATIONS) await c.send({ service: 'probe', instance: location }, probes(KEY, location, from, START, 'ok'));
+  return { c, clock };
+}
+
+/**
+ * Degrading for 20 s, open for 12 s — on the probes from before it alone, the verdict would
+ * be self_inflicted (local: the issue's wrong first page); the trigger runs at START and asks
+ * both locations.
+ */
+async function degrading(config: Record<string, unknown> = {}): Promise<{ c: TestCollector; clock: ManualServerClock }> {
+  const { c, clock } = await degradingKey({ failingForMs: 20_000, openForMs: 12_000, config });
   const opened = (await c.app.suspicion.evaluate(START)).opened;
   expect(opened.map((s) => [s.startedAt, s.locations])).toEqual([[START - 20_000, LOCATIONS]]);
   return { c, clock };
@@ -103,13 +125,7 @@ describe('the verdict of a key whose probes were asked for', () => {
 });
 
 describe('the first page of such a key (group_wait)', () => {
-  const paging = async () => {
-    hook = await receiver();
-    return degrading({
-      alerts: { rules: { open_share: { fire_share: 0.002, resolve_share: 0.001 } } },
-      notifiers: [{ name: 'hook', type: 'webhook', url: `${hook.url}/hook`, min_severity: 'info', retries: 0 }],
-    });
-  };
+  const paging = async () => degrading(await pagingConfig());
   const evaluate = async (at: number) => {
     await c!.app.alerts.evaluate(at);
     await c!.app.alerts.idle();
@@ -155,9 +171,8 @@ describe('the first page of such a key (group_wait)', () => {
   });
 
   it('does not hold or page a blip: a breaker open for two seconds asks for nothing', async () => {
-    hook = await receiver();
     const clock = manualClock(START);
-    c = await collector({ clock, config: { notifiers: [{ name: 'hook', type: 'webhook', url: `${hook.url}/hook`, min_severity: 'info', retries: 0 }] } });
+    c = await collector({ clock, config: { notifiers: await hookNotifiers() } });
     for (const pod of PODS) {
       await c.send({ service: 'ticket-drafts', instance: pod }, [
         transition(KEY, START - 16 * MIN, null, 'closed', 'created'),
@@ -197,26 +212,7 @@ describe('probe_failing on a burst', () => {
 
 describe('before the trigger has asked', () => {
   it('holds a key whose breaker just opened after the last probes, so the alert firing on the open waits for the probes', async () => {
-    hook = await receiver();
-    const clock = manualClock(START);
-    c = await collector({
-      clock,
-      config: {
-        alerts: { rules: { open_share: { fire_share: 0.002, resolve_share: 0.001 } } },
-        notifiers: [{ name: 'hook', type: 'webhook', url: `${hook.url}/hook`, min_severity: 'info', retries: 0 }],
-      },
-    });
-    const from = START - 15 * MIN;
-    for (const pod of PODS) {
-      const failing = pod !== 'pod-3';
-      await c.send({ service: 'ticket-drafts', instance: pod }, [
-        transition(KEY, from - MIN, null, 'closed', 'created'),
-        ...windows(KEY, from, START - 10_000, { calls: 10 }),
-        ...windows(KEY, START - 10_000, START, failing ? { calls: 10, errors: { server: 8 } } : { calls: 10 }),
-        ...(failing ? [transition(KEY, START - 3_000, 'closed', 'open')] : []),
-      ]);
-    }
-    for (const location of LOCATIONS) await c.send({ service: 'probe', instance: location }, probes(KEY, location, from, START, 'ok'));
+    const { c, clock } = await degradingKey({ failingForMs: 10_000, openForMs: 3_000, config: await pagingConfig() });
     // Open for 3 s: below min_open_s, and one failing window: the trigger asks nothing yet.
     expect((await c.app.suspicion.evaluate(START)).opened).toEqual([]);
     const held = await verdictAt(START);

@@ -94,6 +94,20 @@ describe('probe on suspicion: the trigger', () => {
     }
   });
 
+  it('joins a run of failing windows that arrives over several passes, and a healthy window after it ends the run', async () => {
+    await healthy();
+    // Pass 1: one failing window per instance so far, a blip.
+    await sendPods(() => windows(KEY, START - 20_000, START - 10_000, { calls: 10, errors: { server: 4 } }));
+    expect(await c!.app.suspicion.evaluate(START - 9_000)).toMatchObject({ degrading: 0, opened: [] });
+    // Pass 2: the next window fails too; only it is new to the trigger, the run is two long.
+    await sendPods(() => windows(KEY, START - 10_000, START, { calls: 10, errors: { timeout: 5 } }));
+    const r = await c!.app.suspicion.evaluate(START);
+    expect(r.opened.map((x) => [x.reason, x.startedAt])).toEqual([['provider_errors', START - 20_000]]);
+    // Pass 3: a healthy window on every instance ends the run.
+    await sendPods(() => windows(KEY, START, START + 10_000, { calls: 10 }));
+    expect(await c!.app.suspicion.evaluate(START + 11_000)).toMatchObject({ degrading: 0 });
+  });
+
   it('bounds the requests per location per hour across keys', async () => {
     await healthy({ suspicion: { max_per_location_per_hour: 4 } });
     const from = START - 15 * MIN;

@@ -27,7 +27,9 @@ export interface LeaderLeaseOptions {
  * lives exactly as long as that session, so a holder killed with -9 loses it the moment
  * the kernel closes its socket and a follower takes over at its next tick (≤ `renewMs`); a
  * holder whose host vanished is dropped by the server's TCP keepalive, set per session,
- * within `idleS + intervalS × count`. No lease table, no writes while nothing changes.
+ * within `idleS + intervalS × count`; a holder that hangs with its connection open is dropped
+ * by the server once its session has been idle for `holdMs` (`idle_session_timeout`). No
+ * lease table, no writes while nothing changes.
  *
  * The holder confirms its session every `renewMs` (`SELECT 1`); a failed or hung
  * confirmation makes it step down, and `isHeld()` turns false by itself `holdMs` after the
@@ -37,6 +39,8 @@ export function createLeaderLease(url: string, clock: ServerClock, options: Lead
   const renewMs = options.renewMs ?? 2000;
   const holdMs = options.holdMs ?? 8000;
   const keepalive = options.keepalive ?? { idleS: 5, intervalS: 2, count: 3 };
+  // Never shorter than the hold time (the old holder must have stopped first), and long enough for a live holder's ticks.
+  const idleTimeoutMs = Math.max(holdMs, 2 * renewMs);
   const listeners = new Set<(held: boolean) => void>();
   let client: pg.Client | null = null;
   let holding = false;
@@ -73,6 +77,11 @@ export function createLeaderLease(url: string, clock: ServerClock, options: Lead
     });
     c.on('end', () => drop(c));
     await c.query(`SET tcp_keepalives_idle = ${keepalive.idleS}; SET tcp_keepalives_interval = ${keepalive.intervalS}; SET tcp_keepalives_count = ${keepalive.count}`);
+    // A holder that hangs (a stopped process, a blocked event loop) keeps its socket open and its
+    // kernel answers keepalives: the server ends the session once it has sent nothing for the
+    // hold time, when the holder has stopped acting by its own clock (PostgreSQL 14+; older
+    // servers keep the lock until the process dies).
+    await c.query(`SELECT set_config('idle_session_timeout', $1, false) WHERE current_setting('server_version_num')::int >= 140000`, [String(idleTimeoutMs)]);
     return c;
   };
 
