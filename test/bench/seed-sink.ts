@@ -53,7 +53,7 @@ const LATE_MS = 300_000;
  * A `pg` pool on the collector's PostgreSQL database.
  *
  * The rollup tables' row triggers bump one `rollup_hour_changes` row per inserted row; in
- * one transaction of 100,000 rows every bump walks the chain of that row's earlier versions
+ * one transaction of 60,000 rows every bump walks the chain of that row's earlier versions
  * (none can be pruned before the commit), which made seeding an hour ten times slower than
  * the rows themselves (30 s instead of 3 s). So the sink switches the table's triggers off
  * for its insert and adds what they would have added, per hour, in the same transaction:
