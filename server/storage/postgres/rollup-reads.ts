@@ -15,7 +15,8 @@ const newProbeSums = () => new Float64Array(PROBE_COLUMNS.length);
  * JSON list. Statements are prepared per connection on first use (named by their text's index).
  * Grouped reads are ordered by their groups, as SQLite's GROUP BY returns them: the maps keep
  * that order and the evidence lists instances in it ("degraded on pod-0 and pod-1"), which a
- * hash aggregate would otherwise shuffle.
+ * hash aggregate would otherwise shuffle (text in binary order, `COLLATE "C"`, as SQLite sorts it
+ * whatever the database's locale).
  */
 export function createPostgresRollupReads(pool: PgPool, hours: PostgresHourRollups, now: () => number): Omit<RollupsPart, 'buildHour' | 'warmHours'> {
   const names = new Map<string, string>();
@@ -34,7 +35,7 @@ export function createPostgresRollupReads(pool: PgPool, hours: PostgresHourRollu
     for (const seg of segments) {
       const [rows, time] = seg.table === 'hours' ? [`${table}_hours`, 'hour'] : [`${table}_minutes`, 'minute'];
       const p = span(keyId, seg.from, seg.to);
-      const sql = `SELECT key_id, ${group}, ${sumList(cols)} FROM ${rows} WHERE ${p.k} AND ${time} >= ${p.f} AND ${time} < ${p.t} GROUP BY key_id, ${group} ORDER BY key_id, ${group}`;
+      const sql = `SELECT key_id, ${group}, ${sumList(cols)} FROM ${rows} WHERE ${p.k} AND ${time} >= ${p.f} AND ${time} < ${p.t} GROUP BY key_id, ${group} ORDER BY key_id, ${group}${group === 'location' ? ' COLLATE "C"' : ''}`;
       for (const row of await all(sql, p.args)) {
         const k = row[0] as number;
         let inner = out.get(k);
@@ -56,7 +57,7 @@ export function createPostgresRollupReads(pool: PgPool, hours: PostgresHourRollu
   const recentProbes = async (first: number, end: number, keyId?: number) => {
     const p = span(keyId, first, end);
     const sql = `SELECT key_id, location, minute, probes, slow + error, misconfigured FROM probe_minutes
-      WHERE ${p.k} AND minute >= $1 AND minute < $2 ORDER BY key_id, location, minute DESC`;
+      WHERE ${p.k} AND minute >= $1 AND minute < $2 ORDER BY key_id, location COLLATE "C", minute DESC`;
     const out = new Map<number, Map<string, ProbeMinute[]>>();
     for (const [k, location, minute, probes, failed, misconfigured] of await all(sql, p.args)) {
       const inner = nested(out, k as number);
