@@ -43,8 +43,8 @@ export function sqliteSink(db: Db): SeedSink {
   };
 }
 
-/** The trigger function of the rollup tables (migrations/postgres/002): a late minute bumps its hour's version. */
-const HOUR_BUMP = 'bump_rollup_hour';
+/** The trigger function of the rollup tables (migrations/postgres/031): each statement bumps each late hour's version by its late rows. */
+const HOUR_BUMP = 'bump_rollup_hours';
 const HOUR = 3_600_000;
 /** The triggers' condition: a row of a minute more than 5 minutes before the wall clock. */
 const LATE_MS = 300_000;

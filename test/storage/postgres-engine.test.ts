@@ -98,6 +98,24 @@ describe.skipIf(!postgres.available)('PostgreSQL engine: ingest', () => {
     expect(postgres).toEqual(sqlite);
   });
 
+  it('bumps each late hour by its late rollup rows as SQLite does, one bump per statement (migration 031)', async () => {
+    const [pg] = await collectors(1);
+    // A backlog after an outage: two hours ago and one hour ago, sent now, some minutes twice.
+    const late = (hoursAgo: number) => minuteOf(Date.now() - hoursAgo * 3_600_000);
+    const w = (start: number, key = KEY) => windowEvent({ start, end: start + 10_000, key });
+    const other = { ...KEY, model: 'late-model' };
+    const batches = [
+      batch([w(late(2)), w(late(2) + 60_000), w(late(2), other), w(late(1))], { service: 'drafts', instance: 'pod-1' }),
+      batch([w(late(2)), w(late(1)), w(late(1) + 120_000, other)], { service: 'drafts', instance: 'pod-2' }),
+    ];
+    const receivedAt = Date.now();
+    for (const b of batches) await pg!.telemetry.insertBatch(b, receivedAt);
+    const sqlite = sqliteWith(batches, receivedAt).prepare('SELECT hour, version FROM rollup_hour_changes ORDER BY hour').all();
+    const postgres = (await pg!.pool.query('SELECT hour, version FROM rollup_hour_changes ORDER BY hour')).rows;
+    expect(postgres.length).toBeGreaterThanOrEqual(2);
+    expect(postgres).toEqual(sqlite);
+  });
+
   it('keeps raw events with their JSON fields intact', async () => {
     const [pg] = await collectors(1);
     const b = batch(oneOfEach());
