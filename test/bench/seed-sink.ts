@@ -52,12 +52,13 @@ const LATE_MS = 300_000;
 /**
  * A `pg` pool on the collector's PostgreSQL database.
  *
- * The rollup tables' row triggers bump one `rollup_hour_changes` row per inserted row; in
- * one transaction of 60,000 rows every bump walks the chain of that row's earlier versions
- * (none can be pruned before the commit), which made seeding an hour ten times slower than
- * the rows themselves (30 s instead of 3 s). So the sink switches the table's triggers off
- * for its insert and adds what they would have added, per hour, in the same transaction:
- * the tables end as SQLite's do with its triggers firing. A trigger it does not know stops it.
+ * The rollup tables' late-write triggers bump `rollup_hour_changes` for every late row.
+ * Before migration 031 they were row triggers: in one transaction of 60,000 rows every bump
+ * walked the chain of that row's earlier versions, which made seeding an hour ten times
+ * slower than the rows themselves (30 s instead of 3 s); 031 made them per statement. The
+ * sink still switches the table's triggers off for its insert (its secondary indexes are
+ * dropped too) and adds what they would have added, per hour, in the same transaction: the
+ * tables end as SQLite's do with its triggers firing. A trigger it does not know stops it.
  * `triggers: 'fire'` leaves them on (the engines test compares the two).
  */
 export function postgresSink(url: string, options: { triggers?: 'bulk' | 'fire' } = {}): SeedSink {
