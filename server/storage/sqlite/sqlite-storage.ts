@@ -101,7 +101,8 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
     migrations: report ?? { applied: [], alreadyApplied: 0 },
     telemetry: asyncPart(createTelemetryPart(db, { writable: !readonly })),
     rollups: {
-      ...asyncPart<Omit<Storage['rollups'], 'warmHours'>>({ ...createRollupReader(db, hours), buildHour: (hour, now) => hours.build(hour, now) }),
+      ...createRollupReader(db, hours),
+      ...asyncPart<Pick<Storage['rollups'], 'buildHour'>>({ buildHour: (hour, now) => hours.build(hour, now) }),
       // Already async: it yields to the event loop between hours.
       warmHours: (spanMs, now) => hours.warm(spanMs, now),
     },
