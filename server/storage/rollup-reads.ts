@@ -47,7 +47,8 @@ export function createRollupReads(q: RollupQueries): RollupReads {
   /** A grouped sum per segment, from `<table>_hours` or `<table>_minutes` as planned, folded into nested maps. */
   const grouped = async <K2>(segments: Segment[], table: 'key' | 'probe', group: string, cols: readonly string[], keyId: number | undefined, make: () => Float64Array) => {
     const out = new Map<number, Map<K2, Float64Array>>();
-    const order = group === 'location' ? q.binary(group) : group;
+    // Ids order as numbers; a text group (a probe location) in binary order.
+    const order = table === 'probe' ? q.binary(group) : group;
     for (const seg of segments) {
       const [rows, time] = seg.table === 'hours' ? [`${table}_hours`, 'hour'] : [`${table}_minutes`, 'minute'];
       const sql = `SELECT key_id, ${group}, ${sumList(cols)} FROM ${rows} WHERE ${keyFilter(keyId)} AND ${time} >= ? AND ${time} < ?

@@ -36,7 +36,8 @@ export function createSuspicionTrigger(store: SuspicionsPart, t: SuspicionConfig
       const since = now - t.window_s * 1000;
       const [read, transitions] = await Promise.all([store.windowsAfter(cursor, since), store.transitionsSince(now - TRANSITION_LOOKBACK_MS)]);
       if (read.complete) tails.clear();
-      for (const w of read.windows) if (w.end >= since) tails.add(w);
+      // The store returns only windows ending at or after `since`.
+      for (const w of read.windows) tails.add(w);
       tails.prune(since);
       cursor = read.cursor;
       const found = detectDegradations(tails.runs(), transitions, now, t);

@@ -80,7 +80,7 @@ export class WindowTails {
     }
   }
 
-  /** Instances held (for tests and the trigger's own bound). */
+  /** Instances held. */
   get size(): number {
     return this.tails.size;
   }
