@@ -1,5 +1,6 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import type * as T from './types.ts';
+import { TRANSITION_REASONS } from './types.ts';
 
 /**
  * Protocol v1 as JSON Schema (TypeBox): what the collector validates. The wire types in
@@ -34,10 +35,7 @@ const ErrorClassName = Type.Union([
   Type.Literal('stream_broken'),
 ]);
 const State = Type.Union([Type.Literal('closed'), Type.Literal('open'), Type.Literal('half_open'), Type.Literal('forced_open')]);
-const Reason = Type.Union([
-  Type.Literal('created'), Type.Literal('error_rate'), Type.Literal('slow_calls'), Type.Literal('rejections'),
-  Type.Literal('probe_failed'), Type.Literal('probes_succeeded'), Type.Literal('cooldown_elapsed'), Type.Literal('manual'),
-]);
+const Reason = Type.Union(TRANSITION_REASONS.map((r) => Type.Literal(r)));
 
 /** `errors` of a window: a count per taxonomy class; a class outside the taxonomy is refused. */
 const ErrorCounts = Type.Partial(Type.Record(ErrorClassName, Count), { additionalProperties: false });
@@ -147,6 +145,7 @@ export const BatchEnvelopeSchema = Type.Object({
   }),
   events: Type.Array(Type.Object({ type: Type.String() }), { minItems: 1, maxItems: 5000 }),
   dropped_events: Type.Optional(Count),
+  fleet: Type.Optional(Type.Object({ applied: Count, ignored: Count })),
 });
 
 export const AckSchema = Type.Object({ accepted: Type.Integer(), duplicate: Type.Boolean() });

@@ -11,6 +11,7 @@ import { queryPlugin } from './plugins/query.ts';
 import { verdictsPlugin } from './plugins/verdicts.ts';
 import { suspicionPlugin } from './plugins/suspicion.ts';
 import { alertsPlugin } from './plugins/alerts.ts';
+import { fleetPlugin } from './plugins/fleet.ts';
 import { collectorMetricsPlugin, metricsPlugin } from './plugins/metrics.ts';
 import { healthPlugin } from './plugins/health.ts';
 import { sessionPlugin } from './plugins/session.ts';
@@ -88,6 +89,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(suspicionPlugin);
   await app.register(verdictsPlugin);
   await app.register(queryPlugin);
+  await app.register(fleetPlugin);
   await app.register(alertsPlugin);
   await app.register(metricsPlugin);
   await app.register(sessionPlugin);

@@ -76,6 +76,7 @@ export const alertsPlugin = fp(
     });
     engine = createAlertEngine({
       storage, verdicts: app.verdicts, config: cfg, silences, dispatcher, log: app.log, clock: app.clock, verdictThresholds: app.config.verdicts,
+      onVerdicts: app.hasDecorator('fleet') ? (now, analyses) => app.fleet.fromVerdicts(now, analyses) : undefined,
     });
     // Deliveries left pending are failed by the collector that leads, when it starts leading:
     // another collector's may be in flight until then.

@@ -133,6 +133,7 @@ async function ingestRoutes(app: FastifyInstance): Promise<void> {
         holdKeys(keys.keys(), -1);
       }
       app.collectorMetrics.ingestBatch(batch.events, ack.duplicate);
+      if (batch.fleet && !ack.duplicate) app.collectorMetrics.fleetReported(batch.fleet.applied, batch.fleet.ignored);
       if (batch.dropped_events && !ack.duplicate) {
         request.log.warn({ service: batch.source.service, instance: batch.source.instance, dropped: batch.dropped_events },
           'a sender dropped telemetry while the collector was unreachable');

@@ -29,6 +29,8 @@ export const collectorMetricsPlugin = fp(
         deliveries: () => (app.hasDecorator('alerts') ? app.alerts.dispatcher.counts() : []),
         ingestRefusals: () => (app.hasDecorator('ingestLimits') ? app.ingestLimits.snapshot() : {}),
         leader: () => app.storage.lease.isHeld(),
+        // The fleet plugin registers later; at scrape time it is there.
+        fleetSubscribers: () => (app.hasDecorator('fleet') ? app.fleet.subscribers() : 0),
       }),
     );
   },
