@@ -55,7 +55,7 @@ export const fleetPlugin = fp(
         const r = await service.fromVerdicts(now, analyses);
         if (r.opened || r.recovered) app.log.info(r, 'fleet decisions from the verdicts');
         // The leader pushes its own decisions at once instead of at its next poll.
-        if (r.opened || r.recovered || r.renewed) await poll();
+        if (r.opened || r.recovered || r.renewed) await poll(now);
       },
     });
 
