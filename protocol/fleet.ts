@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { Type, type Static } from '@sinclair/typebox';
+import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { BreakerKeySchema } from './schemas.ts';
 import { keyId } from './key.ts';
 import type { BreakerKey } from './types.ts';
@@ -57,4 +58,21 @@ export const FLEET_EVENTS = { decision: 'decision', ready: 'ready' } as const;
  */
 export function fleetKeyTag(key: BreakerKey): string {
   return createHash('sha256').update(keyId(key)).digest('hex').slice(0, 16);
+}
+
+const checkDecision = TypeCompiler.Compile(FleetDecisionSchema);
+
+/**
+ * Parses one feed event's data into a decision, or null when it is not one (not JSON, a
+ * field missing, out of range, a kind this version does not know): a lying or broken
+ * collector is ignored, never trusted in part.
+ */
+export function parseFleetDecision(data: string): FleetDecision | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(data);
+  } catch {
+    return null;
+  }
+  return checkDecision.Check(value) ? value : null;
 }

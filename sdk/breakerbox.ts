@@ -27,6 +27,8 @@ import { checkBreakerboxOptions, checkKeySettings, checkOperationSpec } from './
 import type { FetchLike } from './fetch/http-attempt.ts';
 import type { FetchHost } from './fetch/fetch-host.ts';
 import type { AdapterHost } from './adapters/adapter-host.ts';
+import { FleetSubscription, type FleetOptions, type FleetStats } from './fleet/fleet-subscription.ts';
+import type { FleetDecisionOutcome } from './fleet/apply-decision.ts';
 
 /** Options of `createBreakerbox`; everything is optional. */
 export interface BreakerboxOptions {
@@ -42,7 +44,13 @@ export interface BreakerboxOptions {
   /** Latency histogram bounds (default: the protocol's shared bounds). */
   latencyBoundsMs?: readonly number[];
   /** Push telemetry to a collector. Without it, nothing leaves the process. */
-  telemetry?: Omit<ReporterOptions, 'clock' | 'random'>;
+  telemetry?: Omit<ReporterOptions, 'clock' | 'random' | 'fleetTotals'>;
+  /**
+   * The collector's fleet feed (docs/fleet.md), on by default when `telemetry` is set (same
+   * URL and token): probe-confirmed outages open this instance's breakers for a bounded
+   * time, recoveries send them to half-open at once. `false` turns it off.
+   */
+  fleet?: false | FleetOptions;
   clock?: Clock;
   random?: () => number;
 }
@@ -69,6 +77,7 @@ export class Breakerbox implements FetchHost, AdapterHost {
   private readonly reporter: TelemetryReporter | undefined;
   private readonly calls = new Emitter<CallEvent>();
   private readonly chainHost: ChainHost;
+  private readonly fleet: FleetSubscription | undefined;
 
   /** Subscribes to every logical call's summary (see `CallEvent`). */
   readonly onCall: EventSubscriber<CallEvent> = this.calls.on;
@@ -109,8 +118,19 @@ export class Breakerbox implements FetchHost, AdapterHost {
     };
     // Fail at construction, not on the first call, if the defaults are invalid.
     resolveSettings(options.defaults);
+    if (options.telemetry && options.fleet !== false) {
+      this.fleet = new FleetSubscription(options.telemetry.url, options.telemetry.token, options.fleet ?? {}, {
+        keys: () => this.keys(),
+        breakerOf: (key) => this.registry.get(keyId(key))?.breaker,
+        hasFallback: (key) => (this.configs.get(keyId(key))?.fallbacks.length ?? 0) > 0,
+      }, clock, this.ctx.random);
+    }
     if (options.telemetry) {
-      this.reporter = new TelemetryReporter({ ...options.telemetry, clock, random: this.ctx.random }, { collect: (now) => this.collect(now) });
+      const fleet = this.fleet;
+      this.reporter = new TelemetryReporter(
+        { ...options.telemetry, clock, random: this.ctx.random, ...(fleet ? { fleetTotals: () => fleet.totals() } : {}) },
+        { collect: (now) => this.collect(now) },
+      );
     }
   }
 
@@ -234,8 +254,19 @@ export class Breakerbox implements FetchHost, AdapterHost {
     return this.reporter ? this.reporter.flush(timeoutMs) : Promise.resolve();
   }
 
-  /** Flushes and stops the reporter's timers. */
+  /** Subscribes to what each fleet decision did (applied, renewed, ignored and why); a no-op without the feed. */
+  onFleetDecision(listener: (o: FleetDecisionOutcome) => void): () => void {
+    return this.fleet ? this.fleet.onDecision(listener) : () => undefined;
+  }
+
+  /** The fleet feed's state and counters (undefined when it is off). */
+  fleetStats(): FleetStats | undefined {
+    return this.fleet?.stats();
+  }
+
+  /** Ends the fleet feed, flushes and stops the reporter's timers. */
   close(timeoutMs?: number): Promise<void> {
+    this.fleet?.close();
     return this.reporter ? this.reporter.close(timeoutMs) : Promise.resolve();
   }
 
@@ -254,6 +285,7 @@ export class Breakerbox implements FetchHost, AdapterHost {
     });
     p.breaker.announce();
     this.pushConfig(p);
+    this.fleet?.keyAdded(k);
     return p;
   }
 

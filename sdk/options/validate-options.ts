@@ -71,6 +71,18 @@ export const checkBreakerboxOptions: Check = obj({
     backoffMs: positiveMs,
     maxBackoffMs: positiveMs,
   }),
+  fleet: either((v, p) => {
+    if (v !== false) invalid(p, 'false', v);
+  }, obj({
+    openWithoutFallback: bool,
+    maxTtlMs: positiveMs,
+    reconnectMs: positiveMs,
+    maxReconnectMs: positiveMs,
+    idleTimeoutMs: positiveMs,
+    connectTimeoutMs: positiveMs,
+    maxEventBytes: num({ min: 256, int: true }),
+    resubscribeDelayMs: ms,
+  }), 'false or an object of fleet options'),
   clock,
   random: fn,
 });
