@@ -23,7 +23,8 @@ export type WireMode =
   | 'no_data' // embeddings: `data` missing
   | 'short' // embeddings: one vector fewer than inputs
   | 'zeros' // embeddings: an all-zero vector
-  | 'empty_vector'; // embeddings: `embedding: []`
+  | 'empty_vector' // embeddings: `embedding: []`
+  | 'slow_first_token'; // Responses stream: 300 ms between response.created and the first delta
 
 /** What the provider received. */
 export interface WireRequest {
@@ -42,9 +43,18 @@ function send(res: ServerResponse, status: number, body: unknown): void {
   res.end(JSON.stringify(body));
 }
 
-function sse(res: ServerResponse, events: Array<{ type: string }>): void {
+/** Writes the events; with `pauseMs`, waits that long before the first text delta. */
+async function sse(res: ServerResponse, events: Array<{ type: string }>, pauseMs = 0): Promise<void> {
   res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
-  for (const e of events) res.write(`event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`);
+  let paused = false;
+  for (const e of events) {
+    if (pauseMs > 0 && !paused && e.type === 'response.output_text.delta') {
+      paused = true;
+      await new Promise((r) => setTimeout(r, pauseMs));
+      if (res.destroyed) return;
+    }
+    res.write(`event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`);
+  }
   res.end();
 }
 
@@ -127,7 +137,7 @@ export async function startWireProvider(opts: { dimension?: number } = {}) {
       events = [...events.slice(0, cut), { type: 'error', code: 'rate_limit_exceeded', message: 'Rate limit reached for requests', param: null, sequence_number: cut }];
     }
     for (const e of events) if (e.type === 'response.completed' && mode === 'no_text') (e.response as { output: unknown[] }).output = [];
-    sse(res, events);
+    void sse(res, events, mode === 'slow_first_token' ? 300 : 0);
   }
 
   function embeddings(res: ServerResponse, model: string, body: Record<string, unknown>, mode: WireMode, dimension: number): void {
