@@ -77,11 +77,11 @@ describe('problems', () => {
     });
     expect(problems).toEqual([
       'max_concurrent: must be an integer between 1 and 10000, got 0',
-      'target "a" (targets[0]): request.strem: unknown field (allowed: model, prompt, system, max_tokens, stream, path, include_usage)',
-      'target "a" (targets[0]): request.max_tokens: must be an integer between 1 and 4096, got 0',
+      'target "a" (targets[0]): request.strem: unknown field (allowed: model, prompt, system, max_tokens, stream, path, include_usage, reasoning, reasoning_effort)',
+      'target "a" (targets[0]): request.max_tokens: must be an integer between 1 and 32768, got 0',
       'target "b" (targets[1]): base_url: must use http or https',
       'target "b" (targets[1]): interval: must divide the minute, hour or day evenly (e.g. 15s, 30s, 1m, 5m, 1h); use `cron` for anything else',
-      'target "c" (targets[2]): kind: unknown kind "grpc" (known: openai-chat, anthropic-messages, http)',
+      'target "c" (targets[2]): kind: unknown kind "grpc" (known: openai-chat, openai-responses, openai-embeddings, anthropic-messages, http)',
     ]);
   });
 
