@@ -18,6 +18,7 @@ import {
   type ChatRequest,
 } from './chat-request.ts';
 import { budgetFor, readReasoning, type ReasoningChoice } from './reasoning.ts';
+import { openAiBaseUrlProblem } from './base-url.ts';
 import type { OutgoingRequest, ParseContext, ProbeAdapter, ShapeVerdict, StreamChecker, StreamStep, Usage } from './types.ts';
 
 interface OpenAiChatRequest extends ChatRequest, ReasoningChoice {
@@ -95,6 +96,7 @@ export const openAiChat: ProbeAdapter<OpenAiChatRequest> = {
   streamed: (req) => req.stream,
   estimateTokens: (req) => estimateChatTokens(req),
   acceptsStatus: (_req, status) => status >= 200 && status < 300,
+  baseUrlProblem: (url, req) => openAiBaseUrlProblem(url, req.path),
 
   buildRequest(baseUrl: URL, req: OpenAiChatRequest, apiKey: string | undefined): OutgoingRequest {
     const messages = [

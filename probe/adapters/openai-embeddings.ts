@@ -12,6 +12,7 @@
  */
 import { show, type FieldReader } from '../config-fields.ts';
 import { count, isObject, joinUrl, malformed, tryJson } from './chat-request.ts';
+import { openAiBaseUrlProblem } from './base-url.ts';
 import type { OutgoingRequest, ParseContext, ProbeAdapter, ShapeVerdict, StreamChecker, Usage } from './types.ts';
 
 interface EmbeddingsRequest {
@@ -98,6 +99,7 @@ export const openAiEmbeddings: ProbeAdapter<EmbeddingsRequest> = {
   streamed: () => false,
   estimateTokens: (req) => ({ inputTokens: req.inputs.reduce((n, s) => n + Math.ceil(s.length / 4) + 1, 0), outputTokens: 0 }),
   acceptsStatus: (_req, status) => status >= 200 && status < 300,
+  baseUrlProblem: (url, req) => openAiBaseUrlProblem(url, req.path),
 
   buildRequest(baseUrl: URL, req: EmbeddingsRequest, apiKey: string | undefined): OutgoingRequest {
     const body: Record<string, unknown> = {

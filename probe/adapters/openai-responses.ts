@@ -12,6 +12,7 @@ import { classifyErrorBody, classifyFinishReason, type ErrorClass, type SseEvent
 import type { FieldReader } from '../config-fields.ts';
 import { count, estimateChatTokens, isObject, joinUrl, malformed, parseChatRequest, tryJson, type ChatRequest } from './chat-request.ts';
 import { budgetFor, readReasoning, type ReasoningChoice } from './reasoning.ts';
+import { openAiBaseUrlProblem } from './base-url.ts';
 import type { OutgoingRequest, ParseContext, ProbeAdapter, ShapeVerdict, StreamChecker, StreamStep, Usage } from './types.ts';
 
 type ResponsesRequest = ChatRequest & ReasoningChoice;
@@ -141,6 +142,7 @@ export const openAiResponses: ProbeAdapter<ResponsesRequest> = {
   streamed: (req) => req.stream,
   estimateTokens: (req) => estimateChatTokens(req),
   acceptsStatus: (_req, status) => status >= 200 && status < 300,
+  baseUrlProblem: (url, req) => openAiBaseUrlProblem(url, req.path),
 
   buildRequest(baseUrl: URL, req: ResponsesRequest, apiKey: string | undefined): OutgoingRequest {
     const body: Record<string, unknown> = {

@@ -23,7 +23,18 @@ describe('the example file', () => {
     expect(problems).toEqual([]);
     expect(config?.location).toBe('us-east');
     const plan = buildPlan(config!);
-    expect(plan.rows.map((r) => r.name)).toEqual(['openai-mini-stream', 'anthropic-haiku', 'together-llama-us', 'embeddings-small']);
+    expect(plan.rows.map((r) => [r.name, r.kind])).toEqual([
+      ['openai-mini-stream', 'openai-chat'],
+      ['anthropic-haiku', 'anthropic-messages'],
+      ['together-llama-us', 'openai-chat'],
+      ['openai-responses-stream', 'openai-responses'],
+      ['gpt5-mini-reasoning', 'openai-chat'],
+      ['gateway-reasoner', 'openai-chat'],
+      ['embeddings-small', 'openai-embeddings'],
+      ['rerank', 'http'],
+    ]);
+    // A reasoning probe is costed at its whole 1024-token budget: the most it can spend.
+    expect(plan.rows[4]?.costPerDay).toBeCloseTo((288 * (16 * 0.25 + 1024 * 2)) / 1e6, 8);
     // 1440 runs/day x (16 input tokens x $0.15 + 8 output tokens x $0.60) per million:
     // a 30-character prompt is 8 tokens at four characters a token, plus 8 for the framing.
     expect(plan.rows[0]?.costPerDay).toBeCloseTo((1440 * (16 * 0.15 + 8 * 0.6)) / 1e6, 8);
