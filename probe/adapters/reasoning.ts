@@ -21,9 +21,10 @@ export type ReasoningEffort = (typeof REASONING_EFFORTS)[number];
 export const DEFAULT_REASONING_EFFORT: ReasoningEffort = 'low';
 
 /**
- * The output budget of a reasoning probe. With effort `low` and the one-word prompt the
- * models measured use 10-200 reasoning tokens; 1 024 leaves room for a slow day and is
- * only a ceiling: the probe is billed for the tokens the answer reports.
+ * The output budget of a reasoning probe. With effort `low` and the one-word prompt a
+ * model is expected to think for tens to a couple of hundred tokens (an estimate, not a
+ * measurement); 1 024 leaves room for a long day and is only a ceiling: the probe is
+ * billed for the tokens the answer reports.
  */
 export const DEFAULT_REASONING_MAX_TOKENS = 1_024;
 
