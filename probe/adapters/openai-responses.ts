@@ -43,9 +43,13 @@ function outputOf(response: Record<string, unknown>): { text: string; refused: b
   return { text, refused };
 }
 
-/** A `response.error` (`{code, message}`) or an `error` event, on the taxonomy. */
+/**
+ * A `response.error` (`{code, message}`) or an `error` event (flat `{code, message, param}`
+ * in the client's types; some gateways nest it under `error`), on the taxonomy.
+ */
 function errorClassOf(error: unknown): ErrorClass {
-  return (isObject(error) ? classifyErrorBody({ error }) : undefined) ?? 'server';
+  if (!isObject(error)) return 'server';
+  return classifyErrorBody(isObject(error.error) ? error : { error }) ?? 'server';
 }
 
 /**

@@ -60,6 +60,14 @@ describe('reasoning models over openai-chat', () => {
   });
 });
 
+describe('openai-chat answers', () => {
+  it('a refusal instead of content reads policy, not a malformed answer', async () => {
+    wire.mode('gpt-4.1-refuses', 'refusal');
+    const { event } = await probeOnce(wire.baseUrl, 'openai-chat', 'gpt-4.1-refuses');
+    expect(event).toMatchObject({ outcome: 'error', error_class: 'policy', status: 200 });
+  });
+});
+
 describe('reasoning models over openai-responses', () => {
   it('a healthy gpt-5 reads ok with reasoning.effort low and max_output_tokens 1024', async () => {
     const { event } = await probeOnce(wire.baseUrl, 'openai-responses', 'gpt-5', { stream: true });

@@ -117,7 +117,7 @@ export function chatCompletion(model: string, content: string, finish: string, i
     object: 'chat.completion',
     created: nowS(),
     model,
-    choices: [{ index: 0, message: { role: 'assistant', content, refusal: null, annotations: [] }, logprobs: null, finish_reason: finish }],
+    choices: [{ index: 0, message: { role: 'assistant', content: content as string | null, refusal: null as string | null, annotations: [] }, logprobs: null, finish_reason: finish }],
     usage: {
       prompt_tokens: input,
       completion_tokens: output,

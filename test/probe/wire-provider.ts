@@ -24,7 +24,8 @@ export type WireMode =
   | 'short' // embeddings: one vector fewer than inputs
   | 'zeros' // embeddings: an all-zero vector
   | 'empty_vector' // embeddings: `embedding: []`
-  | 'slow_first_token'; // Responses stream: 300 ms between response.created and the first delta
+  | 'slow_first_token' // Responses stream: 300 ms between response.created and the first delta
+  | 'refusal'; // chat (JSON): content null, a refusal instead
 
 /** What the provider received. */
 export interface WireRequest {
@@ -77,7 +78,7 @@ export async function startWireProvider(opts: { dimension?: number } = {}) {
       requests.push({ path, headers: req.headers, body });
       const model = String(body.model);
       const mode = modes.get(model) ?? 'ok';
-      if (path === '/v1/chat/completions') return chat(res, model, body);
+      if (path === '/v1/chat/completions') return chat(res, model, body, mode);
       if (path === '/v1/responses') return responses(res, model, body, mode);
       if (path === '/v1/embeddings') return embeddings(res, model, body, mode, dims.get(model) ?? opts.dimension ?? 1536);
       send(res, 404, errorEnvelope(`Invalid URL (POST ${path})`, 'invalid_request_error', null, null));
@@ -91,7 +92,7 @@ export async function startWireProvider(opts: { dimension?: number } = {}) {
     return { reasoning: Math.min(reasoning, budget), finished, output: finished ? reasoning + ANSWER.length : budget };
   };
 
-  function chat(res: ServerResponse, model: string, body: Record<string, unknown>): void {
+  function chat(res: ServerResponse, model: string, body: Record<string, unknown>, mode: WireMode): void {
     const reasoningModel = REASONING.test(model);
     if (reasoningModel && body.max_tokens !== undefined) {
       return send(res, 400, errorEnvelope("Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.", 'invalid_request_error', 'max_tokens', 'unsupported_parameter'));
@@ -109,7 +110,9 @@ export async function startWireProvider(opts: { dimension?: number } = {}) {
       for (const c of chunks) res.write(`data: ${JSON.stringify(c)}\n\n`);
       return void res.end('data: [DONE]\n\n');
     }
-    send(res, 200, chatCompletion(model, text, finish, 12, t.reasoning, t.output));
+    const answer = chatCompletion(model, text, finish, 12, t.reasoning, t.output);
+    if (mode === 'refusal') Object.assign(answer.choices[0]!.message, { content: null, refusal: "I'm sorry, I can't help with that." });
+    send(res, 200, answer);
   }
 
   function responses(res: ServerResponse, model: string, body: Record<string, unknown>, mode: WireMode): void {
