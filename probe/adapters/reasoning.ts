@@ -56,7 +56,12 @@ export function readReasoning(r: FieldReader, model: string): ReasoningChoice {
   }) as ReasoningEffort | undefined;
   const reasoning = explicit ?? isReasoningModel(model);
   if (effort !== undefined && !reasoning) {
-    r.problem('reasoning_effort', `is only sent to a reasoning model; "${model}" is not one by its name: add reasoning: true if it is`);
+    r.problem(
+      'reasoning_effort',
+      explicit === false
+        ? 'is only sent to a reasoning model, and reasoning is false'
+        : `is only sent to a reasoning model; "${model}" is not one by its name: add reasoning: true if it is`,
+    );
   }
   return { reasoning, effort: effort ?? DEFAULT_REASONING_EFFORT };
 }

@@ -102,6 +102,7 @@ describe('the reasoning choice', () => {
     expect(bad({ reasoning_effort: 'low' }, 'gpt-4o')).toEqual([
       'target "gpt-4o" (targets[0]): request.reasoning_effort: is only sent to a reasoning model; "gpt-4o" is not one by its name: add reasoning: true if it is',
     ]);
+    expect(bad({ reasoning: false, reasoning_effort: 'low' })).toEqual(['target "o3" (targets[0]): request.reasoning_effort: is only sent to a reasoning model, and reasoning is false']);
     expect(bad({ reasoning: 'yes' })).toEqual(['target "o3" (targets[0]): request.reasoning: must be true or false, got "yes"']);
   });
 });
