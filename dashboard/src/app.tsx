@@ -104,7 +104,7 @@ function View({ path, canAdmin }: { path: string; canAdmin: boolean }) {
     case '/sign-in':
       return <Board />;
     case '/key':
-      return <KeyDetail />;
+      return <KeyDetail canAdmin={canAdmin} />;
     case '/alerts':
       return <Alerts canAdmin={canAdmin} />;
     case '/cost':

@@ -14,8 +14,15 @@ import type { OperationCost as CostOperation } from '../../../server/verdicts/co
 import type { FallbackHealth } from '../../../server/verdicts/fallback-health.ts';
 import type { Incident } from '../../../server/verdicts/incidents.ts';
 import type { LocationHealth } from '../../../server/verdicts/prober-health.ts';
+import type { FleetDecisionViewBody as FleetDecisionView } from '../../../server/schemas/fleet.ts';
 
-export type { Incident, LocationHealth };
+export type { Incident, LocationHealth, FleetDecisionView };
+
+/** `GET /api/fleet`. */
+export interface FleetListReply {
+  decisions: FleetDecisionView[];
+  subscribers: number;
+}
 export type { BreakerKey, ClientFigures, CostOperation, Delivery, FallbackHealth, Hint, Percentiles, ProbeFigures, ProbeStatus, Silence, Verdict, VerdictEntry };
 
 export interface Window {

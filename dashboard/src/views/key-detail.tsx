@@ -3,6 +3,7 @@ import type { ClientFigures, KeyDetailReply } from '../api/types.ts';
 import { usePoll } from '../api/use-poll.ts';
 import { KeyCharts } from '../charts/key-charts.tsx';
 import { FallbackHealthTable } from '../components/fallback-health.tsx';
+import { FleetPanel } from '../components/fleet-panel.tsx';
 import { Link } from '../components/link.tsx';
 import { RefreshStatus } from '../components/refresh-status.tsx';
 import { ProbeStatusBadge, StateBadge, VerdictBadge } from '../components/verdict-badge.tsx';
@@ -40,7 +41,7 @@ function Figures({ c }: { c: ClientFigures }) {
  * charts, who reports it (services, instances) and its breaker configuration. The key comes
  * from the query string, so model ids with `/`, `:` or `@` survive a pasted link.
  */
-export default function KeyDetail() {
+export default function KeyDetail({ canAdmin = false }: { canAdmin?: boolean }) {
   const { params, range } = useUrlParams();
   const key = keyFromParams(params);
   const query = key ? { ...keyParams(key), ...rangeToApi(range) } : undefined;
@@ -83,6 +84,7 @@ export default function KeyDetail() {
               {detail.evidence.map((line) => <li key={line}>{line}</li>)}
             </ul>
           </section>
+          <FleetPanel fleetKey={key} canAdmin={canAdmin} />
           <Figures c={detail.clients} />
           <VerdictTimeline series={detail.series} stepMs={detail.step_ms} window={detail.window} />
           <KeyCharts detail={detail} />
