@@ -21,6 +21,14 @@ export interface FleetRuleSettings {
   maxProbeAgeMs: number;
 }
 
+/**
+ * The outcome of a key's latest fresh warm probe from a location (`ok`, `slow`, `error`), null
+ * when it has none that fresh. A location whose latest probe passed no longer confirms an
+ * outage, and an outage is over once every deciding location's latest probe passed — one ok
+ * probe each, not a window of them, so recovery is not held back by the verdict's lookback.
+ */
+export type LatestProbe = (keyTag: string, location: string) => string | null;
+
 /** What one evaluation changes. */
 export interface FleetChanges {
   insert: FleetDecisionRecord[];
@@ -36,23 +44,20 @@ const fresh = (f: ProbeFigures, now: number, s: FleetRuleSettings) => f.last_ts 
  * `insufficient_data`, a verdict leaning on sibling keys, set-aside (unhealthy prober) or
  * stale locations never confirm one.
  */
-export function confirmingLocations(a: FleetAnalysis, now: number, s: FleetRuleSettings): string[] {
+export function confirmingLocations(a: FleetAnalysis, now: number, s: FleetRuleSettings, latest: LatestProbe): string[] {
   if (a.decision.verdict !== 'provider_outage') return [];
+  const tag = fleetKeyTag(cleanKey(a.info.key));
   return Object.keys(a.probes)
     .sort()
     .filter((l) => {
       const f = a.probes[l]!;
-      return f.status === 'failing' && !f.set_aside && fresh(f, now, s);
+      return f.status === 'failing' && !f.set_aside && fresh(f, now, s) && latest(tag, l) !== 'ok';
     });
 }
 
-/** True when every location that decided an outage now probes ok, freshly and trusted. */
-export function recoveredFrom(a: FleetAnalysis, locations: readonly string[], now: number, s: FleetRuleSettings): boolean {
-  if (locations.length === 0) return false;
-  return locations.every((l) => {
-    const f = a.probes[l];
-    return f !== undefined && f.status === 'ok' && !f.set_aside && fresh(f, now, s);
-  });
+/** True when the latest fresh probe from every location that decided an outage passed. */
+export function recoveredFrom(keyTag: string, locations: readonly string[], latest: LatestProbe): boolean {
+  return locations.length > 0 && locations.every((l) => latest(keyTag, l) === 'ok');
 }
 
 /**
@@ -68,6 +73,7 @@ export function deriveFleetChanges(
   running: readonly FleetDecisionRecord[],
   s: FleetRuleSettings,
   newId: () => string,
+  latest: LatestProbe,
 ): FleetChanges {
   const out: FleetChanges = { insert: [], renew: [], end: [] };
   const byTag = new Map<string, FleetDecisionRecord>();
@@ -76,7 +82,7 @@ export function deriveFleetChanges(
     const key = cleanKey(a.info.key);
     const tag = fleetKeyTag(key);
     const current = byTag.get(tag);
-    const failing = confirmingLocations(a, now, s);
+    const failing = confirmingLocations(a, now, s, latest);
     if (failing.length > 0) {
       if (current) out.renew.push({ id: current.id, expiresAt: now + s.ttlMs });
       else {
@@ -85,13 +91,29 @@ export function deriveFleetChanges(
       }
       continue;
     }
-    if (current && recoveredFrom(a, current.locations, now, s)) {
-      out.end.push(current.id);
-      // A recovery acts once; it stays listed for a TTL so an instance that reconnects meanwhile still gets it.
-      out.insert.push(record(newId(), 'recovered', key, tag, now, now + s.ttlMs, current.locations, `probes ok again from ${current.locations.join(', ')}`));
+    if (current && recoveredFrom(tag, current.locations, latest)) {
+      byTag.delete(tag);
+      recover(out, current, now, s, newId);
     }
   }
   return out;
+}
+
+/**
+ * The leader's quick check between evaluations: running verdict outages whose deciding
+ * locations all probe ok again end now, so recovery reaches the fleet within a poll of the
+ * probes, not an alert interval later.
+ */
+export function recoveredOutages(now: number, running: readonly FleetDecisionRecord[], s: FleetRuleSettings, newId: () => string, latest: LatestProbe): FleetChanges {
+  const out: FleetChanges = { insert: [], renew: [], end: [] };
+  for (const d of running) if (d.kind === 'outage' && d.origin === 'verdict' && recoveredFrom(d.keyTag, d.locations, latest)) recover(out, d, now, s, newId);
+  return out;
+}
+
+function recover(out: FleetChanges, current: FleetDecisionRecord, now: number, s: FleetRuleSettings, newId: () => string): void {
+  out.end.push(current.id);
+  // A recovery acts once; it stays listed for a TTL so an instance that reconnects meanwhile still gets it.
+  out.insert.push(record(newId(), 'recovered', current.key, current.keyTag, now, now + s.ttlMs, current.locations, `probes ok again from ${current.locations.join(', ')}`));
 }
 
 function record(id: string, kind: 'outage' | 'recovered', key: FleetDecisionRecord['key'], keyTag: string, now: number, expiresAt: number, locations: string[], reason: string): FleetDecisionRecord {

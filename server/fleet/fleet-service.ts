@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { cleanKey, fleetKeyTag, type BreakerKey, type TransitionReason } from '@breakerbox/protocol';
 import type { FleetDecisionRecord, Storage } from '../storage/storage.ts';
-import { deriveFleetChanges, type FleetAnalysis, type FleetRuleSettings } from './derive.ts';
+import { deriveFleetChanges, recoveredOutages, type FleetAnalysis, type FleetChanges, type FleetRuleSettings, type LatestProbe } from './derive.ts';
 
 /** A decision as the API and the dashboard show it. */
 export interface FleetDecisionView {
@@ -39,6 +39,8 @@ export const REASON_OF_KIND: Record<FleetDecisionRecord['kind'], TransitionReaso
 export interface FleetService {
   /** The leader's pass: opens, renews and recovers verdict outages from one evaluation's analyses. Returns what changed. */
   fromVerdicts(now: number, analyses: readonly FleetAnalysis[]): Promise<{ opened: number; renewed: number; recovered: number }>;
+  /** The leader's quick check between evaluations: running outages whose deciding locations all probe ok again end. Returns how many. */
+  checkRecoveries(now: number): Promise<number>;
   /** Drains a key fleet-wide until `expiresAt` (replacing a running drain of it). */
   drain(key: BreakerKey, reason: string, expiresAt: number, by: string, now: number): Promise<FleetDecisionView>;
   /** Ends the running drain of a key; null when none runs. */
@@ -50,6 +52,23 @@ export interface FleetService {
 /** Creates the service. */
 export function createFleetService(storage: Pick<Storage, 'fleet' | 'telemetry' | 'events'>, rules: FleetRuleSettings): FleetService {
   const store = storage.fleet;
+  /** Reads the latest fresh warm probe of each (key, location) pair the rules will ask about. */
+  const latestOf = async (now: number, pairs: { key: BreakerKey; keyTag: string; location: string }[]): Promise<LatestProbe> => {
+    const found = new Map<string, string | null>();
+    for (const p of pairs) {
+      const id = `${p.keyTag}\u0001${p.location}`;
+      if (found.has(id)) continue;
+      const keyId = await storage.telemetry.findKeyId(p.key);
+      const outcomes = keyId === undefined ? [] : await storage.events.warmOutcomes(keyId, p.location, now - rules.maxProbeAgeMs, now + 1, now);
+      found.set(id, outcomes[0] ?? null);
+    }
+    return (tag, location) => found.get(`${tag}\u0001${location}`) ?? null;
+  };
+  const apply = async (now: number, changes: FleetChanges) => {
+    for (const id of changes.end) await store.end(id, now, null);
+    for (const r of changes.renew) await store.renew(r.id, r.expiresAt, now);
+    for (const d of changes.insert) await store.insert(d);
+  };
   const view = (r: FleetDecisionRecord, now: number, applied: number): FleetDecisionView => ({
     id: r.id, kind: r.kind, key: r.key, origin: r.origin, reason: r.reason, created_by: r.createdBy, locations: r.locations,
     issued_at: r.issuedAt, expires_at: r.expiresAt, ended_at: r.endedAt, ended_by: r.endedBy,
@@ -63,12 +82,24 @@ export function createFleetService(storage: Pick<Storage, 'fleet' | 'telemetry' 
   return {
     async fromVerdicts(now, analyses) {
       const running = await store.running(now, ['outage']);
-      const changes = deriveFleetChanges(now, analyses, running, rules, randomUUID);
-      for (const id of changes.end) await store.end(id, now, null);
-      for (const r of changes.renew) await store.renew(r.id, r.expiresAt, now);
-      for (const d of changes.insert) await store.insert(d);
+      const pairs = running.flatMap((d) => d.locations.map((location) => ({ key: d.key, keyTag: d.keyTag, location })));
+      for (const a of analyses) {
+        if (a.decision.verdict !== 'provider_outage') continue;
+        const key = cleanKey(a.info.key);
+        for (const location of Object.keys(a.probes)) if (a.probes[location]!.status === 'failing') pairs.push({ key, keyTag: fleetKeyTag(key), location });
+      }
+      const changes = deriveFleetChanges(now, analyses, running, rules, randomUUID, await latestOf(now, pairs));
+      await apply(now, changes);
       const recovered = changes.insert.filter((d) => d.kind === 'recovered').length;
       return { opened: changes.insert.length - recovered, renewed: changes.renew.length, recovered };
+    },
+    async checkRecoveries(now) {
+      const running = (await store.running(now, ['outage'])).filter((d) => d.origin === 'verdict');
+      if (running.length === 0) return 0;
+      const latest = await latestOf(now, running.flatMap((d) => d.locations.map((location) => ({ key: d.key, keyTag: d.keyTag, location }))));
+      const changes = recoveredOutages(now, running, rules, randomUUID, latest);
+      await apply(now, changes);
+      return changes.end.length;
     },
     async drain(rawKey, reason, expiresAt, by, now) {
       const key = cleanKey(rawKey);

@@ -46,6 +46,15 @@ export const fleetPlugin = fp(
       });
       return polling;
     };
+    /** The timer's tick: on the leader, recoveries first (so they go out in this same poll), then the push. */
+    const tick = async () => {
+      const now = app.clock.now();
+      if (app.storage.lease.isHeld()) {
+        const recovered = await service.checkRecoveries(now);
+        if (recovered) app.log.info({ recovered }, 'fleet outages recovered: their probes are ok again');
+      }
+      await poll(now);
+    };
     app.decorate('fleet', {
       service,
       subscribers: () => hub.size,
@@ -62,11 +71,11 @@ export const fleetPlugin = fp(
     const timers: NodeJS.Timeout[] = [];
     if (cfg.enabled) {
       app.addHook('onReady', async () => {
-        const tick = setInterval(() => void poll().catch((err) => app.log.warn({ err }, 'reading fleet decisions failed')), cfg.poll_interval_ms);
+        const ticker = setInterval(() => void tick().catch((err) => app.log.warn({ err }, 'reading fleet decisions failed')), cfg.poll_interval_ms);
         const beat = setInterval(() => hub.heartbeat(), cfg.heartbeat_s * 1000);
-        tick.unref();
+        ticker.unref();
         beat.unref();
-        timers.push(tick, beat);
+        timers.push(ticker, beat);
       });
     }
     // Before the server waits for connections to end: feeds never end by themselves.

@@ -4,9 +4,8 @@
  * 10,000, opened by raw sockets from this process); it prints the collector's resident
  * memory per feed, then an on-call drain through the admin API and the time until every
  * feed has received it, with the bytes and the collector CPU the push cost.
- *
- * Not measured here (not built yet): the issue's end-to-end run with 20 SDK instances, two
- * probers and a fake provider down for 90 s.
+ * Then the failover run (test/bench/fleet-failover.ts) with the feed and without it, in the
+ * same run. `--scale-only` / `--failover-only` run one part.
  */
 import { connect, type Socket } from 'node:net';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -14,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fleetKeyTag, type BreakerKey } from '@breakerbox/protocol';
 import { peakRssMb, startServer } from './bench-server.ts';
+import { failoverRun, type FailoverFigures } from './fleet-failover.ts';
 
 const arg = (name: string, def: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -64,6 +64,7 @@ function openFeed(port: number): Promise<Feed> {
   });
 }
 
+async function scale(): Promise<void> {
 const dir = mkdtempSync(join(tmpdir(), 'bbx-fleet-bench-'));
 const server = await startServer(dir, ADMIN, { extraConfig: `fleet:\n  max_subscribers: ${N + 100}\n  poll_interval_ms: 1000\n` });
 try {
@@ -102,4 +103,27 @@ try {
 } finally {
   await server.stop();
   rmSync(dir, { recursive: true, force: true });
+}
+}
+
+const only = (flag: string) => process.argv.includes(flag);
+if (!only('--failover-only')) {
+  console.log(`-- scale: ${N} feeds on one collector --`);
+  await scale();
+}
+if (!only('--scale-only')) {
+  console.log('-- failover: 20 SDK instances, openai client, one fallback, 1 call/s each; 2 probers at the default schedule; primary 503 for 90 s --');
+  const runs: FailoverFigures[] = [];
+  for (const feed of [true, false]) runs.push(await failoverRun(feed, (l) => console.log(l)));
+  const row = (name: string, f: (r: FailoverFigures) => unknown) => console.log(`${name.padEnd(58)} ${runs.map((r) => String(f(r)).padStart(12)).join(' ')}`);
+  row('', (r) => (r.feed ? 'with feed' : 'without'));
+  row('calls', (r) => r.calls);
+  row('user-visible failed calls', (r) => r.failedCalls);
+  row('primary attempts during the outage (fleet-wide)', (r) => r.primaryAttemptsInOutage);
+  row('calls that waited on a timeout (> 5 s or timeout class)', (r) => r.timeoutWaits);
+  row('probes ok from every location after recovery, s', (r) => r.probesOkAfterRecoveryS ?? 'none');
+  row('from then to most traffic on the primary, s', (r) => r.backAfterProbesS ?? 'never');
+  row('fleet decisions sent (all feeds) / applied', (r) => `${r.decisionsSent} / ${r.fleetApplied}`);
+  const [on, off] = runs as [FailoverFigures, FailoverFigures];
+  console.log(`targets: zero failures (${on.failedCalls === 0 && off.failedCalls === 0 ? 'met' : 'missed'}); primary attempts with the feed at most a third of without (${on.primaryAttemptsInOutage * 3 <= off.primaryAttemptsInOutage ? 'met' : 'missed'}: ${on.primaryAttemptsInOutage} vs ${off.primaryAttemptsInOutage}); back within 10 s of the probes (${on.backAfterProbesS !== null && on.backAfterProbesS <= 10 ? 'met' : 'missed'})`);
 }

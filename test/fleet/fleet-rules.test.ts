@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { fleetKeyTag, type BreakerKey } from '@breakerbox/protocol';
-import { deriveFleetChanges, type FleetAnalysis } from '../../server/fleet/derive.ts';
+import { deriveFleetChanges, recoveredOutages, type FleetAnalysis, type LatestProbe } from '../../server/fleet/derive.ts';
 import type { FleetDecisionRecord } from '../../server/storage/storage.ts';
 import type { ProbeFigures, Verdict } from '../../server/verdicts/types.ts';
 
@@ -15,6 +15,9 @@ function probe(status: ProbeFigures['status'], o: Partial<ProbeFigures> = {}): P
   };
 }
 const analysis = (verdict: Verdict, probes: Record<string, ProbeFigures>, key = KEY): FleetAnalysis => ({ info: { key }, decision: { verdict }, probes, evidence: ['server errors 80% of 1,200 calls'] });
+/** The latest fresh probe per location of KEY (other keys: none). */
+const latestOf = (outcomes: Record<string, string>): LatestProbe => (tag, location) => (tag === fleetKeyTag(KEY) ? outcomes[location] ?? null : null);
+const FAILING = latestOf({ 'eu-west': 'error', 'us-east': 'error' });
 let n = 0;
 const ids = () => `d${++n}`;
 const running = (o: Partial<FleetDecisionRecord> = {}): FleetDecisionRecord => ({
@@ -24,14 +27,14 @@ const running = (o: Partial<FleetDecisionRecord> = {}): FleetDecisionRecord => (
 
 describe('fleet decision rules', () => {
   it('opens a fleet outage with a TTL for a provider_outage whose own probes fail freshly, naming the locations', () => {
-    const c = deriveFleetChanges(NOW, [analysis('provider_outage', { 'eu-west': probe('failing'), 'us-east': probe('failing') })], [], RULES, ids);
+    const c = deriveFleetChanges(NOW, [analysis('provider_outage', { 'eu-west': probe('failing'), 'us-east': probe('failing') })], [], RULES, ids, FAILING);
     expect(c.insert).toHaveLength(1);
     expect(c.insert[0]).toMatchObject({ kind: 'outage', key: KEY, origin: 'verdict', locations: ['eu-west', 'us-east'], issuedAt: NOW, expiresAt: NOW + 60_000 });
     expect(c.insert[0]!.reason).toContain('probes failing from eu-west, us-east');
   });
 
   it.each(['provider_suspected', 'self_inflicted', 'insufficient_data', 'provider_degraded', 'healthy'] as Verdict[])('never opens the fleet on %s, even with failing probes', (verdict) => {
-    const c = deriveFleetChanges(NOW, [analysis(verdict, { 'eu-west': probe('failing') })], [], RULES, ids);
+    const c = deriveFleetChanges(NOW, [analysis(verdict, { 'eu-west': probe('failing') })], [], RULES, ids, FAILING);
     expect(c).toEqual({ insert: [], renew: [], end: [] });
   });
 
@@ -39,33 +42,48 @@ describe('fleet decision rules', () => {
     const stale = analysis('provider_outage', { 'eu-west': probe('failing', { last_ts: NOW - 121_000 }) });
     const setAside = analysis('provider_outage', { 'eu-west': probe('failing', { set_aside: true }) });
     const none = analysis('provider_outage', {});
-    expect(deriveFleetChanges(NOW, [stale, setAside, none], [], RULES, ids).insert).toEqual([]);
+    expect(deriveFleetChanges(NOW, [stale, setAside, none], [], RULES, ids, FAILING).insert).toEqual([]);
   });
 
   it('keeps a regional outage to its own key: another region of the model gets nothing', () => {
     const other = { ...KEY, region: 'eu-west' };
-    const c = deriveFleetChanges(NOW, [analysis('provider_outage', { 'us-east': probe('failing') }), analysis('healthy', { 'us-east': probe('ok') }, other)], [], RULES, ids);
+    const c = deriveFleetChanges(NOW, [analysis('provider_outage', { 'us-east': probe('failing') }), analysis('healthy', { 'us-east': probe('ok') }, other)], [], RULES, ids, FAILING);
     expect(c.insert.map((d) => d.key)).toEqual([KEY]);
   });
 
   it('renews a running outage while the verdict holds instead of opening a second one', () => {
-    const c = deriveFleetChanges(NOW, [analysis('provider_outage', { 'eu-west': probe('failing') })], [running()], RULES, ids);
+    const c = deriveFleetChanges(NOW, [analysis('provider_outage', { 'eu-west': probe('failing') })], [running()], RULES, ids, FAILING);
     expect(c).toEqual({ insert: [], renew: [{ id: 'run-1', expiresAt: NOW + 60_000 }], end: [] });
   });
 
   it('leaves a running outage to lapse at its TTL when the verdict weakens to provider_suspected', () => {
-    const c = deriveFleetChanges(NOW, [analysis('provider_suspected', { 'eu-west': probe('failing'), 'us-east': probe('failing') })], [running()], RULES, ids);
+    const c = deriveFleetChanges(NOW, [analysis('provider_suspected', { 'eu-west': probe('failing'), 'us-east': probe('failing') })], [running()], RULES, ids, FAILING);
     expect(c).toEqual({ insert: [], renew: [], end: [] });
   });
 
-  it('declares recovery only when every location that decided the outage probes ok again', () => {
-    const partial = deriveFleetChanges(NOW, [analysis('provider_degraded', { 'eu-west': probe('ok'), 'us-east': probe('failing') })], [running()], RULES, ids);
+  it('declares recovery only when the latest fresh probe from every location that decided the outage passed', () => {
+    const now = [analysis('provider_degraded', { 'eu-west': probe('ok'), 'us-east': probe('failing') })];
+    const partial = deriveFleetChanges(NOW, now, [running()], RULES, ids, latestOf({ 'eu-west': 'ok', 'us-east': 'error' }));
     expect(partial).toEqual({ insert: [], renew: [], end: [] });
-    const staleOk = deriveFleetChanges(NOW, [analysis('healthy', { 'eu-west': probe('ok'), 'us-east': probe('ok', { last_ts: NOW - 200_000 }) })], [running()], RULES, ids);
-    expect(staleOk.insert).toEqual([]);
-    const all = deriveFleetChanges(NOW, [analysis('healthy', { 'eu-west': probe('ok'), 'us-east': probe('ok') })], [running()], RULES, ids);
+    const noFreshProbe = deriveFleetChanges(NOW, now, [running()], RULES, ids, latestOf({ 'eu-west': 'ok' }));
+    expect(noFreshProbe.insert).toEqual([]);
+    const all = deriveFleetChanges(NOW, now, [running()], RULES, ids, latestOf({ 'eu-west': 'ok', 'us-east': 'ok' }));
     expect(all.end).toEqual(['run-1']);
     expect(all.insert).toHaveLength(1);
     expect(all.insert[0]).toMatchObject({ kind: 'recovered', key: KEY, locations: ['eu-west', 'us-east'] });
+  });
+
+  it('stops confirming from a location whose latest probe passed, even while its window still reads failing', () => {
+    const a = analysis('provider_outage', { 'eu-west': probe('failing'), 'us-east': probe('failing') });
+    const c = deriveFleetChanges(NOW, [a], [], RULES, ids, latestOf({ 'eu-west': 'ok', 'us-east': 'error' }));
+    expect(c.insert[0]?.locations).toEqual(['us-east']);
+    expect(deriveFleetChanges(NOW, [a], [running()], RULES, ids, latestOf({ 'eu-west': 'ok', 'us-east': 'ok' })).renew).toEqual([]);
+  });
+
+  it('recovers between evaluations from the latest probes alone (the leader\'s quick check)', () => {
+    expect(recoveredOutages(NOW, [running()], RULES, ids, FAILING)).toEqual({ insert: [], renew: [], end: [] });
+    const c = recoveredOutages(NOW, [running(), running({ id: 'drain-1', kind: 'drain', origin: 'operator' })], RULES, ids, latestOf({ 'eu-west': 'ok', 'us-east': 'ok' }));
+    expect(c.end).toEqual(['run-1']);
+    expect(c.insert.map((d) => d.kind)).toEqual(['recovered']);
   });
 });
