@@ -13,7 +13,9 @@ import { registerInstrumentations, type Instrumentation } from '@opentelemetry/i
 import { BatchSpanProcessor, NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import { OTLPTraceExporter as ProtoTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { OTLPTraceExporter as JsonTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
+import { MeterProvider, PeriodicExportingMetricReader, type PushMetricExporter, type ResourceMetrics } from '@opentelemetry/sdk-metrics';
+import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
+import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { OTLPMetricExporter } from '@opentelemetry/exporter-metrics-otlp-proto';
 import { defaultResource, resourceFromAttributes } from '@opentelemetry/resources';
 import type OpenAI from 'openai';
@@ -29,29 +31,52 @@ export interface Seen {
   latencies: number[];
 }
 
-export interface InstrumentedAppOptions {
+/** Where the app exports to: a collector, in one encoding, spans and optionally the instrumentation's metrics. */
+export interface ExportTarget {
   collectorUrl: string;
   token: string;
-  fake: FakeProvider;
-  service: string;
-  instrumentation: Instrumentation;
   encoding?: 'protobuf' | 'json';
   /** Also export the instrumentation's metrics to /v1/metrics. */
   metrics?: boolean;
 }
 
-export function instrumentedApp(options: InstrumentedAppOptions) {
+/** A span exporter that forwards to the exporter of the current target (one instrumented client per test file). */
+class SwitchingSpanExporter implements SpanExporter {
+  target: SpanExporter | undefined;
+  export(spans: ReadableSpan[], done: (r: ExportResult) => void): void {
+    if (!this.target) return done({ code: ExportResultCode.SUCCESS });
+    this.target.export(spans, done);
+  }
+  async shutdown(): Promise<void> {
+    await this.target?.shutdown();
+  }
+}
+
+/** The same for metrics; cumulative, as the OTLP exporter's default. */
+class SwitchingMetricExporter implements PushMetricExporter {
+  target: PushMetricExporter | undefined;
+  export(metrics: ResourceMetrics, done: (r: ExportResult) => void): void {
+    if (!this.target) return done({ code: ExportResultCode.SUCCESS });
+    this.target.export(metrics, done);
+  }
+  async forceFlush(): Promise<void> {
+    await this.target?.forceFlush();
+  }
+  async shutdown(): Promise<void> {
+    await this.target?.shutdown();
+  }
+}
+
+/**
+ * Registers `instrumentation` (once per process: the instrumentations patch the shared
+ * `openai` module) and loads the client through it.
+ */
+export function instrumentedApp(options: { fake: FakeProvider; service: string; instrumentation: Instrumentation }) {
   const resource = defaultResource().merge(resourceFromAttributes({ 'service.name': options.service, 'service.instance.id': 'pod-1' }));
-  const headers = { Authorization: `Bearer ${options.token}` };
-  const exporterConfig = { url: `${options.collectorUrl}/v1/traces`, headers };
-  const exporter = options.encoding === 'json' ? new JsonTraceExporter(exporterConfig) : new ProtoTraceExporter(exporterConfig);
-  const tracerProvider = new NodeTracerProvider({ resource, spanProcessors: [new BatchSpanProcessor(exporter, { scheduledDelayMillis: 3_600_000 })] });
-  const meterProvider = options.metrics
-    ? new MeterProvider({
-        resource,
-        readers: [new PeriodicExportingMetricReader({ exporter: new OTLPMetricExporter({ url: `${options.collectorUrl}/v1/metrics`, headers }), exportIntervalMillis: 3_600_000 })],
-      })
-    : undefined;
+  const spans = new SwitchingSpanExporter();
+  const metrics = new SwitchingMetricExporter();
+  const tracerProvider = new NodeTracerProvider({ resource, spanProcessors: [new BatchSpanProcessor(spans, { scheduledDelayMillis: 3_600_000 })] });
+  const meterProvider = new MeterProvider({ resource, readers: [new PeriodicExportingMetricReader({ exporter: metrics, exportIntervalMillis: 3_600_000 })] });
   const unregister = registerInstrumentations({ instrumentations: [options.instrumentation], tracerProvider, meterProvider });
   const { OpenAI: Client } = createRequire(import.meta.url)('openai') as { OpenAI: typeof OpenAI };
   const client = new Client({ baseURL: options.fake.openaiBaseUrl, apiKey: options.fake.apiKey, maxRetries: 0 });
@@ -59,18 +84,21 @@ export function instrumentedApp(options: InstrumentedAppOptions) {
 
   return {
     seen,
+    /** Sends what the app records from now on to `target` (what was recorded before is flushed first by the caller). */
+    exportTo(target: ExportTarget): void {
+      const headers = { Authorization: `Bearer ${target.token}` };
+      const config = { url: `${target.collectorUrl}/v1/traces`, headers };
+      spans.target = target.encoding === 'json' ? new JsonTraceExporter(config) : new ProtoTraceExporter(config);
+      metrics.target = target.metrics ? new OTLPMetricExporter({ url: `${target.collectorUrl}/v1/metrics`, headers }) : undefined;
+    },
     /** One chat completion; a failure is recorded, never thrown. */
-    async chat(model: string, stream = false): Promise<void> {
+    async chat(model: string): Promise<void> {
       const s = seen.get(model) ?? { calls: 0, ok: 0, statuses: [], latencies: [] };
       seen.set(model, s);
       const started = performance.now();
       s.calls++;
       try {
-        const messages = [{ role: 'user' as const, content: 'hello' }];
-        if (stream) {
-          const chunks = await client.chat.completions.create({ model, messages, stream: true, stream_options: { include_usage: true } });
-          for await (const _ of chunks) void _;
-        } else await client.chat.completions.create({ model, messages });
+        await client.chat.completions.create({ model, messages: [{ role: 'user', content: 'hello' }] });
         s.ok++;
       } catch (err) {
         s.statuses.push((err as { status?: number }).status ?? 0);
@@ -78,20 +106,12 @@ export function instrumentedApp(options: InstrumentedAppOptions) {
         s.latencies.push(performance.now() - started);
       }
     },
-    async flush(): Promise<void> {
-      await tracerProvider.forceFlush();
-      await meterProvider?.forceFlush();
-    },
-    async flushMetrics(): Promise<void> {
-      await meterProvider?.forceFlush();
-    },
-    async flushSpans(): Promise<void> {
-      await tracerProvider.forceFlush();
-    },
+    flushSpans: () => tracerProvider.forceFlush(),
+    flushMetrics: () => meterProvider.forceFlush(),
     async shutdown(): Promise<void> {
       unregister();
       await tracerProvider.shutdown();
-      await meterProvider?.shutdown();
+      await meterProvider.shutdown();
     },
   };
 }

@@ -1,56 +1,68 @@
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OpenAIInstrumentation } from '@opentelemetry/instrumentation-openai';
 import { startFakeProvider, type FakeProvider } from '../support/fake-provider.ts';
 import { startCollector } from './collector.ts';
-import { instrumentedApp, nonZero, runScenario } from './instrumented-app.ts';
+import { instrumentedApp, runScenario } from './instrumented-app.ts';
+import { expectScenario, verdictOf } from './scenario-checks.ts';
 
+const SERVICE = 'official-app';
 let fake: FakeProvider;
+let app: ReturnType<typeof instrumentedApp>;
 beforeAll(async () => {
   fake = await startFakeProvider();
+  app = instrumentedApp({ fake, service: SERVICE, instrumentation: new OpenAIInstrumentation() });
 });
 afterAll(async () => {
+  await app.shutdown();
   await fake.close();
 });
 
-const verdictOf = async (c: Awaited<ReturnType<typeof startCollector>>, model: string) => {
-  const { verdicts } = await c.read<{ verdicts: any[] }>('/api/verdicts?window=15m');
-  return verdicts.find((v) => v.key.model === model);
-};
-
 describe('@opentelemetry/instrumentation-openai 0.21 exporting spans to /v1/traces', () => {
-  it('becomes the keys, counts, classes and latency the app saw', async () => {
-    const c = await startCollector({ otlp_traces_hold_ms: 0 });
-    const app = instrumentedApp({ collectorUrl: c.url, token: c.tokens.ingest, fake, service: 'official-spans', instrumentation: new OpenAIInstrumentation() });
-    try {
-      const { healthy, flaky, broke } = await runScenario(app, fake, 'official');
-      await app.flush();
-      expect(app.seen.get(flaky)).toMatchObject({ calls: 10, ok: 4 });
-      expect(app.seen.get(flaky)!.statuses).toEqual(Array(6).fill(503));
-      expect(app.seen.get(broke)!.statuses).toEqual([429, 429, 429]);
+  for (const encoding of ['protobuf', 'json'] as const) {
+    it(`becomes the keys, counts, classes and latency the app saw (${encoding})`, async () => {
+      const c = await startCollector({ otlp_traces_hold_ms: 0 });
+      try {
+        app.exportTo({ collectorUrl: c.url, token: c.tokens.ingest, encoding });
+        const models = await runScenario(app, fake, `official-${encoding}`);
+        await app.flushSpans();
+        await expectScenario(c, app, models, SERVICE);
+      } finally {
+        await c.close();
+      }
+    });
+  }
 
-      const h = await verdictOf(c, healthy);
-      expect(h.key).toEqual({ provider: 'openai', endpoint: 'chat', model: healthy });
-      expect(h.clients).toMatchObject({ calls: 6, ok: 6, failed: 0 });
-      // Every healthy call took 300 ms (the fake's delay) plus a little: the 250..500 ms bucket.
-      expect(Math.min(...app.seen.get(healthy)!.latencies)).toBeGreaterThan(250);
-      expect(h.clients.latency_ms.p50).toBeGreaterThan(250);
-      expect(h.clients.latency_ms.p50).toBeLessThanOrEqual(500);
-      expect(h.clients.input_tokens).toBeGreaterThan(0);
-      expect(h.clients.output_tokens).toBe(48); // 8 tokens per answer
+  it('counts a service that sends its calls as spans and as metrics once: metrics win', async () => {
+    const c = await startCollector({ otlp_traces_hold_ms: 60_000 });
+    app.exportTo({ collectorUrl: c.url, token: c.tokens.ingest, metrics: true });
+    const models = await runScenario(app, fake, 'both');
+    // As the SDK's defaults do it: spans leave first (5 s batches), metrics later (60 s).
+    await app.flushSpans();
+    await app.flushMetrics();
+    // More calls once the collector knows the service reports metrics: their spans are not counted at all.
+    for (let i = 0; i < 4; i++) await app.chat(models.healthy);
+    await app.flushSpans();
+    await app.flushMetrics();
+    app.exportTo({ collectorUrl: 'http://127.0.0.1:9', token: 'none' });
 
-      const f = await verdictOf(c, flaky);
-      expect(f.clients).toMatchObject({ calls: 10, ok: 4, failed: 6 });
-      expect(nonZero(f.clients.errors)).toEqual({ server: 6 });
-      const b = await verdictOf(c, broke);
-      expect(b.clients).toMatchObject({ calls: 3, ok: 0, failed: 3 });
-      expect(nonZero(b.clients.errors)).toEqual({ quota: 3 }); // RateLimitError + "exceeded your current quota"
+    const h = await verdictOf(c, models.healthy);
+    expect(h.clients).toMatchObject({ calls: 10, ok: 10 });
+    const f = await verdictOf(c, models.flaky);
+    expect(f.clients).toMatchObject({ calls: 10, ok: 4, failed: 6 });
+    expect(f.clients.errors.server).toBe(6);
+    const b = await verdictOf(c, models.broke);
+    // Metrics carry only error.type RateLimitError: a rate limit (spans would have told quota apart).
+    expect(b.clients).toMatchObject({ calls: 3, failed: 3 });
 
-      const { keys } = await c.read<{ keys: any[] }>('/api/keys?window=15m');
-      const row = keys.find((k) => k.key.model === healthy);
-      expect(row.services).toEqual(['official-spans']);
-    } finally {
-      await app.shutdown();
-      await c.close();
-    }
+    // Stopping writes every tally still held: none of this service's spans is left to add.
+    await c.app.close();
+    const db = new Database(c.dbPath, { readonly: true });
+    const { calls } = db
+      .prepare(`SELECT SUM(w.calls) AS calls FROM window_events w JOIN keys k ON k.id = w.key_id WHERE k.model LIKE 'both-%'`)
+      .get() as { calls: number };
+    db.close();
+    expect(calls).toBe(23); // 10 + 10 + 3, not twice
+    await c.close();
   });
 });
