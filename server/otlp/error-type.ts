@@ -114,4 +114,4 @@ export function classifySpanError(e: ErrorEvidence): ErrorClass | undefined {
 }
 
 /** The class a failure nothing places is counted under. */
-export const UNCLASSIFIED: ErrorClass = 'bad_request';
+export const UNCLASSIFIED: ErrorClass = 'unclassified';

@@ -94,6 +94,7 @@ export function metricsToWindows(resources: ResourceMetrics[], deltas: StagedDel
         rejected.add(`${metric.name} points in unit "${metric.unit}" (expected s)`, points.length);
         continue;
       }
+      let unkeyedFailures: BreakerKey | undefined; // the key a failure point without one is filed under, found once per metric
       for (const point of points) {
         if (point.flags & 1) continue; // "no recorded value": a staleness marker, nothing to count
         const shape = checkShape(point);
@@ -101,7 +102,8 @@ export function metricsToWindows(resources: ResourceMetrics[], deltas: StagedDel
           rejected.add(shape);
           continue;
         }
-        const key = keyOf(point.attributes);
+        let key = keyOf(point.attributes);
+        if (typeof key === 'string' && role.role === 'duration' && isFailure(point.attributes)) key = (unkeyedFailures ??= attributed(points, keyOf));
         if (typeof key === 'string') {
           rejected.add(`${metric.name} points with ${key} (gen_ai.provider.name, gen_ai.operation.name, gen_ai.request.model)`);
           continue;
@@ -137,6 +139,28 @@ export function metricsToWindows(resources: ResourceMetrics[], deltas: StagedDel
     if (windows.size > 0) batches.push({ batch_id: '', source, events: [...windows.values()] });
   }
   return { batches, rejected, pointsPerKey };
+}
+
+/** The key breakerbox files failures under when a sender names neither provider nor model and nothing else tells. */
+export const UNATTRIBUTED_KEY: BreakerKey = { provider: 'unattributed', endpoint: 'unattributed', model: 'unattributed' };
+
+const isFailure = (attrs: Attributes) => attrs['error.type'] !== undefined && attrs['error.type'] !== '';
+
+/**
+ * The key of a failure point that names no provider or model (OpenLLMetry Python records
+ * them with `error.type` only): the one key of the other points of its metric in this
+ * resource when there is exactly one, else `UNATTRIBUTED_KEY` — counted where it can be
+ * seen, never dropped (docs/otlp.md, "Failures without a key").
+ */
+function attributed(points: HistogramPoint[], keyOf: (attrs: Attributes) => BreakerKey | string): BreakerKey {
+  let only: BreakerKey | undefined;
+  for (const p of points) {
+    const k = keyOf(p.attributes);
+    if (typeof k === 'string') continue;
+    if (only && keyId(only) !== keyId(k)) return UNATTRIBUTED_KEY;
+    only = k;
+  }
+  return only ?? UNATTRIBUTED_KEY;
 }
 
 /** Bounds in the metric's unit → ms; the last result is reused, since a request's points nearly always share their bounds. */
