@@ -16,7 +16,7 @@ export function spanAttributeKept(key: string): boolean {
     // Content, never read: messages, instructions, tool definitions.
     return !/^gen_ai\.(input|output|system_instructions|prompt|completion|tool\.definitions)/.test(key);
   }
-  if (key.startsWith('llm.')) return /^llm\.(model_name|provider|system|invocation_parameters|token_count\.(prompt|completion|total)$)/.test(key);
+  if (key.startsWith('llm.')) return /^llm\.(model_name|provider|system|request\.type|invocation_parameters|cost\.total|token_count\.(prompt|completion|total)$)/.test(key);
   return SPAN_KEYS.has(key);
 }
 

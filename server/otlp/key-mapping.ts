@@ -48,6 +48,11 @@ export function providerFrom(attrs: Attributes): string | undefined {
 function endpointFrom(attrs: Attributes, provider: string): string | undefined {
   let op = str(attrs['gen_ai.operation.name'])?.toLowerCase();
   if (!op) {
+    // OpenLLMetry's older attribute (LiteLLM's callback uses its names): chat, completion, embedding.
+    const type = str(attrs['llm.request.type'])?.toLowerCase();
+    op = type === 'completion' ? 'text_completion' : type === 'embedding' ? 'embeddings' : type;
+  }
+  if (!op) {
     const kind = str(attrs['openinference.span.kind'])?.toUpperCase();
     op = kind === 'LLM' ? 'chat' : kind === 'EMBEDDING' ? 'embeddings' : undefined;
   }
@@ -101,7 +106,7 @@ export function keyFrom(attrs: Attributes): BreakerKey | KeyProblem {
 
 /** The attributes `keyFrom` reads, in one order: equal values give the same key. */
 const KEY_ATTRIBUTES = [
-  'server.address', 'gen_ai.provider.name', 'gen_ai.system', 'llm.provider', 'llm.system', 'gen_ai.operation.name',
+  'server.address', 'gen_ai.provider.name', 'gen_ai.system', 'llm.provider', 'llm.system', 'gen_ai.operation.name', 'llm.request.type',
   'openinference.span.kind', 'gen_ai.request.model', 'llm.invocation_parameters', 'llm.model_name', 'gen_ai.response.model',
   'breakerbox.region', 'cloud.region',
 ] as const;

@@ -67,11 +67,15 @@ const TTFT_SECONDS = ['gen_ai.response.time_to_first_chunk', 'gen_ai.response.ti
 /** Events whose time marks the first token of a streamed answer. */
 const FIRST_TOKEN_EVENTS: ReadonlySet<string> = new Set(['First Token Stream Event', 'gen_ai.first_token', 'gen_ai.content.chunk']);
 
-/** True for a span that is one model call: GenAI attributes, or an OpenInference LLM / EMBEDDING span; never a server span. */
+/**
+ * True for a span that is one model call: `gen_ai.operation.name`, or a requested model
+ * (`gen_ai.request.model`, as LiteLLM's callback and older OpenLLMetry spans carry), or an
+ * OpenInference LLM / EMBEDDING span; never a server span.
+ */
 export function isModelCall(span: Span): boolean {
   if (span.kind === 2) return false; // SERVER: a model server's own span, not a client call
   const a = span.attributes;
-  if (a['gen_ai.operation.name'] !== undefined) return true;
+  if (a['gen_ai.operation.name'] !== undefined || a['gen_ai.request.model'] !== undefined) return true;
   const kind = a['openinference.span.kind'];
   return kind === 'LLM' || kind === 'EMBEDDING';
 }
