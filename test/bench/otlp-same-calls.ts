@@ -23,7 +23,7 @@ const KEYS = Array.from({ length: 50 }, (_, i) => ({
 /** `n` bodies of each kind, carrying the same calls. */
 export async function sameCalls(n: number): Promise<{ traces: Buffer[]; metrics: Buffer[]; telemetryTails: string[] }> {
   const spans = spanMaker({ service: 'bench-spans', instance: 'spans-1' });
-  const meter = bodyMaker({ service: 'bench-spans', instance: 'metrics-1' });
+  const meter = bodyMaker({ service: 'bench-span-metrics', instance: 'metrics-1' }); // another service: metrics of the spans' own service would win over them
   const traces: Buffer[] = [];
   const metrics: Buffer[] = [];
   const telemetryTails: string[] = [];
