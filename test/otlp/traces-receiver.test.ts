@@ -5,6 +5,7 @@ import { makeApp, testConfig } from '../server/helpers.ts';
 import { bodyMaker } from './otlp-bodies.ts';
 import { spanMaker } from './span-bodies.ts';
 import { nonZero } from './instrumented-app.ts';
+import { sqlOf } from '../support/sql.ts';
 import { samplingWeight } from '../../server/otlp/sampling.ts';
 import { classifySpanError } from '../../server/otlp/error-type.ts';
 
@@ -147,5 +148,38 @@ describe('sampling weights and span failure classes', () => {
     expect(classifySpanError({ exceptionMessage: 'Connection error.' })).toBe('network');
     expect(classifySpanError({ httpStatus: 401 })).toBe('auth');
     expect(classifySpanError({ exceptionType: 'Error', exceptionMessage: 'something odd' })).toBeUndefined();
+  });
+});
+
+describe('held span tallies', () => {
+  it('are stored once their hold has passed, one window per service, instance and key', async () => {
+    const held = await makeApp({ ingest: { ...testConfig(':memory:').ingest, otlp_traces_hold_ms: 300 } });
+    try {
+      const m = spanMaker({ service: 'held-spans', instance: 'i-1' });
+      const send = async () => {
+        const res = await held.app.inject({
+          method: 'POST', url: '/v1/traces', payload: m.body('protobuf'),
+          headers: { 'content-type': 'application/x-protobuf', authorization: `Bearer ${held.tokens.ingest}` },
+        });
+        expect(res.statusCode).toBe(200);
+      };
+      for (let i = 0; i < 3; i++) m.record({ attributes: { ...GENAI, 'gen_ai.request.model': 'held-model' }, durationMs: 100 });
+      await send();
+      for (let i = 0; i < 2; i++) m.record({ attributes: { ...GENAI, 'gen_ai.request.model': 'held-model' }, durationMs: 100 });
+      await send();
+      await m.shutdown();
+      const calls = async () => {
+        const res = await held.app.inject({ method: 'GET', url: '/api/verdicts?window=15m', headers: { authorization: `Bearer ${held.tokens.read}` } });
+        return res.json().verdicts.find((v: any) => v.key.model === 'held-model')?.clients.calls ?? 0;
+      };
+      await expect.poll(calls).toBe(5);
+      const detail = (await held.app.inject({ method: 'GET', url: '/api/key?provider=openai&endpoint=chat&model=held-model&window=15m', headers: { authorization: `Bearer ${held.tokens.read}` } })).json();
+      expect(detail.services.map((s: any) => [s.service, s.calls])).toEqual([['held-spans', 5]]);
+      // Two requests, one tally: one stored window.
+      const rows = sqlOf(held.app).prepare(`SELECT w.calls FROM window_events w JOIN keys k ON k.id = w.key_id WHERE k.model = ?`).all('held-model');
+      expect(rows).toEqual([{ calls: 5 }]);
+    } finally {
+      await held.close();
+    }
   });
 });
