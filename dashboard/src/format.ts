@@ -47,8 +47,8 @@ export const VERDICT_LOOK: Record<Verdict, { word: string; icon: string; advice:
 
 export const HINT_WORDS: Record<Hint, string> = {
   retry_storm: 'retry storm',
-  client_errors: 'client errors (bad requests, auth, context, policy)',
-  quota: 'our quota (429s while probes are served)',
+  client_errors: 'client errors (bad requests, auth, context, policy: ours, probes or not)',
+  quota: 'our quota (429s: ours, probes or not)',
   capacity: 'capacity (bulkhead rejections, normal latency)',
   local: 'local (only some services or instances)',
   regional: 'regional (one probe location failing)',
@@ -62,7 +62,8 @@ export const HINT_WORDS: Record<Hint, string> = {
   probe_only: 'probes only (no client traffic)',
   probes_set_aside: 'probes set aside (unhealthy prober)',
   probes_pending: 'probes requested, not answered yet',
-  probes_stale: 'no probe since the degradation began',
+  probes_stale: 'probes stopped (a prober went silent, or none since the degradation began)',
+  sibling_probes: "judged by the provider's other keys' probes",
 };
 
 /** A share as a percentage ("34%", "0.4%"), or an en dash when undefined. */

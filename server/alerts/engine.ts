@@ -11,11 +11,13 @@ import type { VerdictThresholds } from '../verdicts/figures.ts';
 import { groupIncidents, type IncidentIndex } from '../verdicts/incidents.ts';
 import { byLead, digestOf, groupOf, ownTitle } from './grouping.ts';
 import type { RuleContext } from './rules/context.ts';
+import { clientsDegradedRule } from './rules/clients-degraded.ts';
 import { costPerSuccessRule } from './rules/cost-per-success.ts';
 import { fallbackFailingRule } from './rules/fallback-failing.ts';
 import { flappingRule } from './rules/flapping.ts';
 import { openShareRule } from './rules/open-share.ts';
 import { probeFailingRule } from './rules/probe-failing.ts';
+import { proberSilentRule } from './rules/prober-silent.ts';
 import { proberUnhealthyRule } from './rules/prober-unhealthy.ts';
 import { matches, type AlertLabels, type Silence, type SilenceStore } from './silences.ts';
 import { verdictPhrase } from './summary.ts';
@@ -94,6 +96,8 @@ export function createAlertEngine(o: AlertEngineOptions): AlertEngine {
     if (rulesCfg.probe_failing.enabled) out.push(...(await probeFailingRule(ctx, rulesCfg.probe_failing)));
     if (rulesCfg.cost_per_success.enabled) out.push(...(await costPerSuccessRule(ctx, rulesCfg.cost_per_success)));
     if (rulesCfg.prober_unhealthy.enabled) out.push(...(await proberUnhealthyRule(ctx, rulesCfg.prober_unhealthy)));
+    if (rulesCfg.clients_degraded.enabled) out.push(...(await clientsDegradedRule(ctx, rulesCfg.clients_degraded)));
+    if (rulesCfg.prober_silent.enabled) out.push(...(await proberSilentRule(ctx, rulesCfg.prober_silent)));
     return out;
   };
 
@@ -101,10 +105,10 @@ export function createAlertEngine(o: AlertEngineOptions): AlertEngine {
   const step = (now: number, c: Condition, existing: StoredAlert | undefined, verdicts: Map<number, KeyAnalysis>, counts: { resolved: number }): AlertChange | null => {
     const rule = rulesCfg[c.rule as RuleName];
     const analysis = c.keyId === null ? undefined : verdicts.get(c.keyId);
-    const summary = c.key ? `${c.text} — ${verdictPhrase(analysis)}` : c.text;
+    const summary = c.key ? `${c.text} — ${c.verdict?.phrase ?? verdictPhrase(analysis)}` : c.text;
     const fields = {
       summary, value: c.value, severity: rule.severity,
-      verdict: analysis?.decision.verdict ?? null, hint: analysis?.decision.hint ?? null, updated_at: now,
+      verdict: c.verdict?.verdict ?? analysis?.decision.verdict ?? null, hint: c.verdict ? c.verdict.hint : (analysis?.decision.hint ?? null), updated_at: now,
     };
     if (!existing) {
       if (c.status !== 'fire') return null;
