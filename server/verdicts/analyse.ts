@@ -179,16 +179,19 @@ export async function analyse(deps: AnalyseDeps, range: TimeRange, options: { ke
     const siblings = clients.degraded && Object.keys(usable).length === 0 ? siblingProbes(id, keys, usableOf, probed, t.provider_aliases, group) : undefined;
     const decided = await decideWithFleet(clients, usable, () => fleetParts(deps, id, range, services, instances, openPerSource), t, siblings);
     const named: Decision = await nameMissing(decided, probes, async () => silentLocations(await probeActivity(), id));
-    const perService =
-      services.size > 1
-        ? serviceHealth(await names(), services, range, instances, openPerSource, usable, t, siblings)
-        : [...services.keys()].map((s) => ({
-            name: instances.find((x) => x.serviceId === s)?.service ?? '', calls: clients.calls, failed: clients.failed, error_share: clients.error_share,
-            degraded: clients.degraded, verdict: clients.degraded ? decided.verdict : null, hint: clients.degraded ? decided.hint : null,
-          }));
+
     const decision = suspicion && fresh
       ? holdForProbes(named, suspicion, fresh, Object.keys(usable), to, deps.pending!.pendingMaxMs, t)
       : deps.pending && clients.degraded ? await holdOpen(deps.pending, id, named, states, Object.keys(usable), to, t) : named;
+    // Each service on its own calls; while the key's verdict is held for probes, theirs is too.
+    const held = decision !== named && decision.verdict === 'insufficient_data' ? decision : undefined;
+    const perService =
+      services.size > 1
+        ? serviceHealth(await names(), services, range, instances, openPerSource, usable, t, siblings, held)
+        : [...services.keys()].map((s) => ({
+            name: instances.find((x) => x.serviceId === s)?.service ?? '', calls: clients.calls, failed: clients.failed, error_share: clients.error_share,
+            degraded: clients.degraded, verdict: clients.degraded ? decision.verdict : null, hint: clients.degraded ? decision.hint : null,
+          }));
     const state = keyState(instances, states);
     const joined = joinedIds.map((other) => keys.get(other)!.key);
     const context = { stateText: state.open + state.half_open > 0 ? state.text : null, joined, near, health, aliases: t.provider_aliases, key: info.key };

@@ -8,7 +8,7 @@ import type { InstanceSums, SourceInfo } from '../storage/storage.ts';
 import type { KeySums } from './counters.ts';
 import { clientFigures, isClientDegraded, share, type VerdictThresholds } from './figures.ts';
 import type { OpenTime } from './open-share.ts';
-import { decide } from './rules.ts';
+import { decide, type Decision } from './rules.ts';
 import type { SiblingProbes } from './sibling-probes.ts';
 import type { ClientFigures, Hint, PartHealth, ProbeFigures, Verdict } from './types.ts';
 import type { TimeRange } from './window.ts';
@@ -43,7 +43,8 @@ function serviceFigures(serviceId: number, sums: KeySums, range: TimeRange, inst
 
 /**
  * Each service's health and, when degraded, its own verdict with the key's usable probes
- * (and the siblings' when the key has none). With one service it is the key's own.
+ * (and the siblings' when the key has none). With one service it is the key's own. `held`:
+ * the key's verdict while it waits for requested probes, which the services' take too.
  */
 export function serviceHealth(
   names: Map<number, string>,
@@ -54,11 +55,14 @@ export function serviceHealth(
   probes: Record<string, ProbeFigures>,
   t: VerdictThresholds,
   siblings?: SiblingProbes,
+  held?: Decision,
 ): ServiceHealth[] {
   return [...services]
     .map(([serviceId, sums]) => {
       const f = serviceFigures(serviceId, sums, range, instances, openPerSource, t);
-      const d = f.degraded ? decide(f, probes, [], t, siblings) : null;
+      const own = f.degraded ? decide(f, probes, [], t, siblings) : null;
+      // Held for requested probes: only a verdict of our own classes needs none.
+      const d = own && held && !own.ownClasses ? held : own;
       return { name: names.get(serviceId) ?? String(serviceId), calls: f.calls, failed: f.failed, error_share: f.error_share, degraded: f.degraded, verdict: d?.verdict ?? null, hint: d?.hint ?? null };
     })
     .sort((a, b) => a.name.localeCompare(b.name));

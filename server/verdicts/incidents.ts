@@ -112,7 +112,7 @@ export function groupIncidents(analyses: KeyAnalysis[], aliases: Record<string, 
   for (const a of analyses) {
     const hurt = hurtVerdict(a);
     if (!hurt) continue;
-    verdictOf.set(a, hurt);
+    verdictOf.set(a, { verdict: hurt.verdict, hint: hurt.hint });
     if (PROVIDER_SIDE.includes(hurt.verdict)) add({ kind: 'provider', name: canonicalProvider(a.info.key.provider, aliases) }, a);
     else add({ kind: 'service', name: hurt.services.join(', ') || 'unknown service' }, a);
   }

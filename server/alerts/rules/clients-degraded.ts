@@ -29,11 +29,11 @@ export const clientsDegradedRule: Rule<RulesConfig['clients_degraded']> = async 
     const lead = whole ? { verdict: d.verdict, hint: d.hint } : [...hurt].sort((x, y) => VERDICTS.indexOf(x.verdict!) - VERDICTS.indexOf(y.verdict!))[0];
     const failing = hurt.length > 0 ? hurt : a.services.filter((s) => s.degraded);
     const names = failing.map((s) => s.name);
-    const fine = a.services.filter((s) => !names.includes(s.name)).map((s) => s.name);
-    const value = whole ? (a.clients.error_share ?? 0) : Math.max(0, ...hurt.map((s) => s.error_share ?? 0));
+    // The worst failing part's error share: a service failing every call reads 1, however many healthy callers dilute the key.
+    const value = Math.max(whole ? (a.clients.error_share ?? 0) : 0, ...failing.map((s) => s.error_share ?? 0));
     const parts = failing.map((s) => `${s.name} ${pct(s.error_share)} of ${num(s.calls)} calls failed${s.verdict && !whole ? ` (${label(s.verdict, s.hint)})` : ''}`);
     const text = lead
-      ? `clients failing over the last ${duration(cfg.window_s)}: ${parts.join('; ') || `${pct(a.clients.error_share)} of ${num(a.clients.calls)} calls failed`}${fine.length ? `; ${fine.join(', ')} fine` : ''}`
+      ? `clients failing over the last ${duration(cfg.window_s)}: ${parts.join('; ') || `${pct(a.clients.error_share)} of ${num(a.clients.calls)} calls failed`}${a.services.length > failing.length ? ` (${failing.length} of ${a.services.length} services calling the key)` : ''}`
       : `clients recovering over the last ${duration(cfg.window_s)}: worst error share ${pct(worstShare)}`;
     out.push({
       fingerprint: fingerprint('clients_degraded', a.info.key),
