@@ -188,10 +188,11 @@ export async function analyse(deps: AnalyseDeps, range: TimeRange, options: { ke
     const perService =
       services.size > 1
         ? serviceHealth(await names(), services, range, instances, openPerSource, usable, t, siblings, held)
-        : [...services.keys()].map((s) => ({
-            name: instances.find((x) => x.serviceId === s)?.service ?? '', calls: clients.calls, failed: clients.failed, error_share: clients.error_share,
-            degraded: clients.degraded, verdict: clients.degraded ? decision.verdict : null, hint: clients.degraded ? decision.hint : null,
-          }));
+        : await Promise.all([...services.keys()].map(async (s) => ({
+            // The service's name from its instances, or (none counted) from the names table.
+            name: instances.find((x) => x.serviceId === s)?.service ?? (await names()).get(s) ?? String(s), calls: clients.calls, failed: clients.failed,
+            error_share: clients.error_share, degraded: clients.degraded, verdict: clients.degraded ? decision.verdict : null, hint: clients.degraded ? decision.hint : null,
+          })));
     const state = keyState(instances, states);
     const joined = joinedIds.map((other) => keys.get(other)!.key);
     const context = { stateText: state.open + state.half_open > 0 ? state.text : null, joined, near, health, aliases: t.provider_aliases, key: info.key };
