@@ -1,4 +1,5 @@
 import { gzipSync } from 'node:zlib';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTraceState, SpanKind } from '@opentelemetry/api';
 import { makeApp, testConfig } from '../server/helpers.ts';
@@ -181,5 +182,23 @@ describe('held span tallies', () => {
     } finally {
       await held.close();
     }
+  });
+
+  it('are stored when the collector stops before their hold has passed', async () => {
+    const held = await makeApp({ ingest: { ...testConfig(':memory:').ingest, otlp_traces_hold_ms: 600_000 } });
+    const m = spanMaker({ service: 'stopping', instance: 'i-1' });
+    for (let i = 0; i < 3; i++) m.record({ attributes: { ...GENAI, 'gen_ai.request.model': 'stopping-model' }, durationMs: 100 });
+    const res = await held.app.inject({
+      method: 'POST', url: '/v1/traces', payload: m.body('protobuf'),
+      headers: { 'content-type': 'application/x-protobuf', authorization: `Bearer ${held.tokens.ingest}` },
+    });
+    await m.shutdown();
+    expect(res.statusCode).toBe(200);
+    await held.app.close();
+    const db = new Database(held.dbPath, { readonly: true });
+    const rows = db.prepare(`SELECT w.calls FROM window_events w JOIN keys k ON k.id = w.key_id WHERE k.model = ?`).all('stopping-model');
+    db.close();
+    await held.close();
+    expect(rows).toEqual([{ calls: 3 }]);
   });
 });
