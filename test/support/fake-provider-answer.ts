@@ -156,6 +156,10 @@ export async function writeAnswer(api: Api, b: Record<string, unknown>, fault: F
     await sleep(wait, signal);
     if (signal.aborted) return;
     lead();
+    if (i === from && fault.thinkingMs) {
+      await sleep(fault.thinkingMs, signal);
+      if (signal.aborted) return;
+    }
     if (fault.kind === 'cut_stream' && i === fault.afterTokens) return cut();
     if (fault.kind === 'stall' && i === fault.afterTokens) return;
     if (fault.kind === 'stream_error' && i === fault.afterTokens) return failMidStream();

@@ -25,6 +25,11 @@ export interface FaultTiming {
   reasoningTokens?: number;
   /** Anthropic with thinking on: a `redacted_thinking` block instead of a `thinking` block. */
   redactedThinking?: boolean;
+  /**
+   * Stream: a pause, ms, after the lead frames (a reasoning item, a thinking block) before
+   * the first unit of the answer — a model that thinks for a while before it answers.
+   */
+  thinkingMs?: number;
 }
 
 /** One scripted behaviour for one request. See the module comment for each kind. */

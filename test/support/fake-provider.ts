@@ -52,7 +52,8 @@
  * Modifiers: `output: 'tool_call'` answers with a call of the request's first tool (the
  * default when the request forces one), its arguments streamed in `tokens` pieces;
  * `reasoningTokens` sets the hidden tokens of a reasoning model or of Anthropic thinking;
- * `redactedThinking` sends a `redacted_thinking` block instead of `thinking`.
+ * `redactedThinking` sends a `redacted_thinking` block instead of `thinking`;
+ * `thinkingMs` pauses a stream between its thinking (or reasoning item) and the answer.
  * Responses: `finish_length` and `content_filter` end in `response.incomplete`
  * (`max_output_tokens` / `content_filter`), and so does a `max_output_tokens` cap.
  *
