@@ -10,7 +10,7 @@ import { chatFrames, chatJson } from './fake-provider-chat.ts';
 import { embeddingsJson } from './fake-provider-embeddings.ts';
 import { messagesFrames, messagesJson } from './fake-provider-messages.ts';
 import { prefillOf, prefilledTokens } from './fake-provider-prefill.ts';
-import { responsesFrames, responsesJson } from './fake-provider-responses.ts';
+import { responsesFailedJson, responsesFrames, responsesJson } from './fake-provider-responses.ts';
 import type { Attempt, Fault } from './fake-provider-types.ts';
 import { flushed, numberOr, sleep } from './fake-provider-util.ts';
 
@@ -69,7 +69,8 @@ export function shapeOf(api: Api, b: Record<string, unknown>, fault: Fault, o: A
   const room = Math.max(0, cap - reasoning);
   const spent = Math.min(reasoning, cap);
   const tokens = Math.max(0, Math.min(wanted, room + from));
-  const output = fault.output ?? (forcesTool(b) ? 'tool_call' : 'text');
+  const asked = fault.output ?? (forcesTool(b) ? 'tool_call' : 'text');
+  const output = asked === 'refusal' && api !== 'chat' ? 'text' : asked;
   let finish = api === 'messages' ? (output === 'tool_call' ? 'tool_use' : 'end_turn') : output === 'tool_call' ? 'tool_calls' : 'stop';
   if (tokens < wanted || fault.kind === 'finish_length') finish = api === 'messages' ? 'max_tokens' : 'length';
   if (fault.kind === 'content_filter') finish = api === 'messages' ? 'refusal' : 'content_filter';
@@ -89,7 +90,8 @@ export function shapeOf(api: Api, b: Record<string, unknown>, fault: Fault, o: A
 }
 
 function jsonBody(api: Api, b: Record<string, unknown>, a: AnswerShape, fault: Fault): string {
-  if (api === 'embeddings') return embeddingsJson(b, a.inputTokens, fault.kind === 'bad_embeddings' ? fault.how : undefined);
+  if (api === 'responses' && fault.kind === 'stream_error') return responsesFailedJson(a, fault.code);
+  if (api === 'embeddings') return embeddingsJson(b, a.inputTokens, fault.kind === 'bad_embeddings' ? fault.how : undefined, fault.embeddingDimensions);
   if (api === 'responses') return responsesJson(a);
   if (api === 'messages') return messagesJson(a);
   return chatJson(a);
