@@ -91,7 +91,7 @@ export function shapeOf(api: Api, b: Record<string, unknown>, fault: Fault, o: A
 
 function jsonBody(api: Api, b: Record<string, unknown>, a: AnswerShape, fault: Fault): string {
   if (api === 'responses' && fault.kind === 'stream_error') return responsesFailedJson(a, fault.code);
-  if (api === 'embeddings') return embeddingsJson(b, a.inputTokens, fault.kind === 'bad_embeddings' ? fault.how : undefined, fault.embeddingDimensions);
+  if (api === 'embeddings') return embeddingsJson(b, a.inputTokens, fault.kind === 'bad_embeddings' ? fault.how : undefined);
   if (api === 'responses') return responsesJson(a);
   if (api === 'messages') return messagesJson(a);
   return chatJson(a);
@@ -116,7 +116,9 @@ export async function writeAnswer(api: Api, b: Record<string, unknown>, fault: F
   if (b.stream !== true || api === 'embeddings') {
     if (fault.kind === 'slow_first_token') await sleep(fault.ms, signal);
     if (signal.aborted) return;
-    const full = jsonBody(api, b, shape, fault);
+    // Vectors of another size than asked are answered as if that size had been asked for.
+    const sized = api === 'embeddings' && fault.embeddingDimensions ? { ...b, dimensions: fault.embeddingDimensions } : b;
+    const full = jsonBody(api, sized, shape, fault);
     if (fault.kind === 'malformed_chunk') {
       res.writeHead(200, { ...headers, 'content-type': 'application/json' });
       res.end(full.slice(0, Math.floor(full.length / 2)));

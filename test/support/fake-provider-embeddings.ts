@@ -33,10 +33,10 @@ function encode(v: number[], format: unknown): number[] | string {
   return Buffer.from(new Float32Array(v).buffer).toString('base64');
 }
 
-/** A `list` of `embedding` objects for `body`, spoiled by `bad` when set; `size` overrides the vectors' dimension. */
-export function embeddingsJson(body: Record<string, unknown>, inputTokens: number, bad?: BadEmbeddings, size?: number): string {
+/** A `list` of `embedding` objects for `body`, spoiled by `bad` when set. */
+export function embeddingsJson(body: Record<string, unknown>, inputTokens: number, bad?: BadEmbeddings): string {
   const model = String(body.model ?? '');
-  const dims = size ?? (typeof body.dimensions === 'number' ? body.dimensions : (DIMENSIONS[model] ?? 1536));
+  const dims = typeof body.dimensions === 'number' ? body.dimensions : (DIMENSIONS[model] ?? 1536);
   let n = embeddingInputs(body);
   if (bad === 'missing') n = 0;
   if (bad === 'count') n = n > 1 ? n - 1 : n + 1;
