@@ -13,7 +13,7 @@ import { probeOnce } from './probe-once.ts';
 let fake: FakeProvider;
 let seq = 0;
 beforeAll(async () => {
-  fake = await startFakeProvider({ apiKeys: [API_KEY] });
+  fake = await startFakeProvider({ apiKeys: [API_KEY], responsesMinOutputTokens: 16 });
 });
 afterAll(async () => {
   await fake.close();

@@ -20,6 +20,8 @@ export interface AnswerDefaults {
   tokenIntervalMs: number;
   reasoningModels: (model: string) => boolean;
   reasoningTokens: number;
+  /** Responses: a smaller `max_output_tokens` is refused with 400 (0: never). */
+  responsesMinOutputTokens: number;
 }
 
 /** The provider's dialect (error envelope, headers) of an API. */

@@ -83,6 +83,11 @@ export interface FakeProviderOptions {
    * `length` and no text.
    */
   reasoningModels?: (model: string) => boolean;
+  /**
+   * Responses: `max_output_tokens` below this gets 400 `integer_below_min_value`, as the real
+   * API answers below its floor of 16. Default 0 (off): existing tests cap answers at 3.
+   */
+  responsesMinOutputTokens?: number;
   /** Hidden reasoning tokens per answer of a reasoning model, at `medium` effort (default 16; `low` halves, `high` doubles, `minimal` none). */
   reasoningTokens?: number;
 }

@@ -71,7 +71,8 @@
  * destroys the socket, `stall` sends half and stalls, `malformed_chunk` sends invalid JSON
  * with status 200, `no_end_event` behaves like `ok`.
  *
- * A Responses `max_output_tokens` below 16 gets 400 `integer_below_min_value`, as the API's floor.
+ * With `responsesMinOutputTokens: 16`, a Responses `max_output_tokens` below 16 gets 400
+ * `integer_below_min_value`, as the real API's floor.
  *
  * Like the real APIs: a wrong or missing key (`Authorization: Bearer` for OpenAI,
  * `x-api-key` or Bearer for Anthropic) gets 401; `max_tokens` / `max_completion_tokens`
@@ -124,6 +125,7 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
     tokenIntervalMs: o.tokenIntervalMs,
     reasoningModels: options.reasoningModels ?? ((m) => /^(o[1-9]|gpt-5)/.test(m)),
     reasoningTokens: options.reasoningTokens ?? 16,
+    responsesMinOutputTokens: options.responsesMinOutputTokens ?? 0,
   };
   const scripts = new Map<string, Script>();
   const attempts: Attempt[] = [];
