@@ -65,11 +65,14 @@ describe('reasoning models over openai-chat', () => {
 });
 
 describe('openai-chat answers', () => {
-  it('a refusal instead of content reads policy, not a malformed answer', async () => {
-    fake.script('gpt-4.1-refuses', { kind: 'ok', output: 'refusal' });
-    const { event } = await probeOnce(base, 'openai-chat', 'gpt-4.1-refuses');
-    expect(event).toMatchObject({ outcome: 'error', error_class: 'policy', status: 200 });
-  });
+  for (const stream of [false, true]) {
+    it(`a refusal instead of content (${stream ? 'streamed delta.refusal, finish stop' : 'JSON'}) reads policy, not ok or a malformed answer`, async () => {
+      const model = `gpt-4.1-refuses-${stream}`;
+      fake.script(model, { kind: 'ok', output: 'refusal' });
+      const { event } = await probeOnce(base, 'openai-chat', model, { stream });
+      expect(event).toMatchObject({ outcome: 'error', error_class: 'policy', status: 200 });
+    });
+  }
 });
 
 describe('reasoning models over openai-responses', () => {
