@@ -17,7 +17,7 @@ import type { FailoverLevel, OperationResult } from '../policies/fallback.ts';
 import type { CallFacts } from '../key-policy.ts';
 import { BreakerboxError, SDK_ERROR_CODES } from '../errors/catalog.ts';
 import { checkFetchOptions } from '../options/validate-options.ts';
-import { dialectOf, endpointOf, providerOf, retarget } from './route.ts';
+import { dialectOf, endpointOf, providerOf, retarget, usesApiKeyHeader } from './route.ts';
 import { ProviderHttpError, sendAttempt, type FetchLike } from './http-attempt.ts';
 import { sdkErrorAnswer } from './refusal-answer.ts';
 import { rescuedResponse } from './rescued-response.ts';
@@ -112,11 +112,11 @@ export function createBreakerboxFetch(bb: Breakerbox, options: BreakerboxFetchOp
     const url = r.route.baseURL ? retarget(input.url, r.route.baseURL, input.endpointAt) : input.url;
     const headers = new Headers(input.headers);
     if (r.route.apiKey) {
-      if (headers.has('x-api-key') || (!headers.has('authorization') && dialectOf(r.key.endpoint) === 'anthropic')) headers.set('x-api-key', r.route.apiKey);
-      if (headers.has('authorization') || dialectOf(r.key.endpoint) === 'openai') headers.set('authorization', `Bearer ${r.route.apiKey}`);
+      if (headers.has('x-api-key') || (!headers.has('authorization') && usesApiKeyHeader(r.key.endpoint))) headers.set('x-api-key', r.route.apiKey);
+      if (headers.has('authorization') || !usesApiKeyHeader(r.key.endpoint)) headers.set('authorization', `Bearer ${r.route.apiKey}`);
     }
     const body = r.route.model ? { ...input.body, model: r.route.model } : input.body;
-    const streamOptions = body.stream_options as { include_usage?: unknown } | undefined;
+    const dialect = dialectOf(r.key.endpoint);
     return sendAttempt(
       {
         fetch: underlying,
@@ -125,13 +125,15 @@ export function createBreakerboxFetch(bb: Breakerbox, options: BreakerboxFetchOp
         headers,
         body: JSON.stringify(body),
         stream: input.stream,
-        dialect: dialectOf(r.key.endpoint),
+        family: r.key.endpoint,
+        requestBody: body,
+        dialect,
         timeouts,
         clock: bb.clock,
         endGraceMs: options.endGraceMs ?? 200,
         malformed: options.malformedChunks ?? 'skip',
         hold: input.hold,
-        expectUsage: dialectOf(r.key.endpoint) === 'anthropic' || streamOptions?.include_usage === true,
+        expectUsage: dialect.usageBeforeEnd(body),
         onDone: input.done,
       },
       signal,

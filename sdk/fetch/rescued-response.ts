@@ -12,7 +12,7 @@ import type { OperationResult, RunOptions } from '../policies/fallback.ts';
 import type { CallFacts } from '../key-policy.ts';
 import { BreakerboxError, SDK_ERROR_CODES } from '../errors/catalog.ts';
 import { rescuingStream, type RescueMode } from '../streams/stream-rescue.ts';
-import type { StreamDialect } from '../streams/sse-frames.ts';
+import type { StreamDialect } from '../streams/stream-dialect.ts';
 import { prefilledBody, supportsPrefill } from './prefill.ts';
 
 /** How an answer's stream ended: ok, its facts, its failure class. */

@@ -252,6 +252,7 @@ function emitChainCall(
     if (facts.upstreamRequestId) ev.upstreamRequestId = facts.upstreamRequestId;
     if (facts.inputTokens !== undefined) ev.inputTokens = facts.inputTokens;
     if (facts.outputTokens !== undefined) ev.outputTokens = facts.outputTokens;
+    if (facts.reasoningTokens !== undefined) ev.reasoningTokens = facts.reasoningTokens;
     if (facts.finishReason) ev.finishReason = facts.finishReason;
     if (facts.ttftMs !== undefined) ev.ttftMs = facts.ttftMs;
     if (facts.cacheHit !== undefined) ev.cacheHit = facts.cacheHit;

@@ -5,6 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import { BreakerboxError, SDK_ERROR_CODES } from '../../sdk/index.ts';
 import { rescuingStream, type RescueHost, type RescueMode } from '../../sdk/streams/stream-rescue.ts';
+import { chatDialect } from '../../sdk/streams/dialect-chat.ts';
+import { messagesDialect } from '../../sdk/streams/dialect-messages.ts';
 
 const enc = new TextEncoder();
 const oai = (delta: Record<string, unknown>, finish: string | null = null) => `data: ${JSON.stringify({ choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
@@ -54,7 +56,7 @@ function host(dialect: 'openai' | 'anthropic', next: Array<{ body: ReadableStrea
   const starts: Array<{ mode: RescueMode; delivered: string; prefillText: string }> = [];
   const ends: Array<{ ok: boolean; rescues: number }> = [];
   const h: RescueHost = {
-    dialect,
+    dialect: dialect === 'openai' ? chatDialect : messagesDialect,
     maxRescues: 2,
     prefill,
     start: async (mode, delivered, prefillText) => {
