@@ -147,7 +147,7 @@ export function createBreakerboxFetch(bb: Breakerbox, options: BreakerboxFetchOp
     if (!req || !ep) return underlying(input, init);
     const model = req.body.model as string;
     const credential = credentialOf(req.headers);
-    const { op } = operationFor(req.url, ep.family, model, credential);
+    const { op, routes } = operationFor(req.url, ep.family, model, credential);
     const stream = req.body.stream === true;
     const t0 = bb.clock.now();
 
@@ -174,7 +174,7 @@ export function createBreakerboxFetch(bb: Breakerbox, options: BreakerboxFetchOp
       finish();
     });
     const estimate = bb.costBudget.active
-      ? bb.prices.cost(model, estimateTokens(req.body), numberOr(req.body.max_tokens ?? req.body.max_completion_tokens, 1024))
+      ? bb.prices.cost(model, estimateTokens(req.body), numberOr(req.body.max_tokens ?? req.body.max_completion_tokens ?? req.body.max_output_tokens, 1024))
       : undefined;
     const runOpts = {
       signal: req.signal,
@@ -209,6 +209,7 @@ export function createBreakerboxFetch(bb: Breakerbox, options: BreakerboxFetchOp
         totalMs: options.timeouts?.totalMs,
         startedAt: t0,
         maxRescues: options.maxRescues ?? 2,
+        chainLength: routes.length,
         prefill: options.prefill !== false,
         servedEnd: () => ended,
         label: `${ep.family}:${model}`,

@@ -48,7 +48,11 @@ export function responseFailure(r: ResponseBody): { cls: NonNullable<FrameInfo['
   const e = r.error ?? {};
   const code = typeof e.code === 'string' ? e.code : '';
   // Responses-only codes the shared taxonomy does not name: policy refusals and bad inputs.
-  const cls = /policy|invalid_prompt/.test(code) ? 'policy' : /^(invalid_|image_|unsupported_|empty_|failed_to_download)/.test(code) ? 'bad_request' : (classifyErrorBody({ error: e }) ?? 'server');
+  const cls = /policy|invalid_prompt/.test(code)
+    ? 'policy'
+    : /^(invalid_|image_|unsupported_|empty_|failed_to_download|data_residency)/.test(code)
+      ? 'bad_request'
+      : (classifyErrorBody({ error: e }) ?? 'server');
   return { cls, message: typeof e.message === 'string' ? e.message : `response failed${code ? ` (${code})` : ''}` };
 }
 
@@ -68,7 +72,8 @@ function interpret(e: SseEvent): FrameInfo {
       return withUsage({ malformed: false, token: false, end: false, error: responseFailure(r) }, r);
     }
     case 'error':
-      return { malformed: false, token: false, end: false, error: errorOf(o) };
+      // The Responses error event carries `code` and `message` at its top level.
+      return { malformed: false, token: false, end: false, error: typeof o.code === 'string' ? responseFailure({ error: { code: o.code, message: o.message } }) : errorOf(o) };
     default:
       return NOTHING;
   }

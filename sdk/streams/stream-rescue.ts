@@ -47,7 +47,12 @@ export interface RescueHost {
   onEnd(ok: boolean, rescues: number, error: BreakerboxError | undefined, cancelled: boolean): void;
 }
 
-type Phase = { name: 'pass' } | { name: 'replay'; matched: number; heads: number } | { name: 'continue'; skip: string; heads: number };
+type Phase =
+  | { name: 'pass' }
+  | { name: 'replay'; matched: number; heads: number }
+  | { name: 'continue'; skip: string; heads: number }
+  /** The new answer retraced all the text and must now end there: its first `tails` tail frames are the caller's already. */
+  | { name: 'tail'; tails: number; heads: number };
 
 const encoder = new TextEncoder();
 
@@ -59,6 +64,8 @@ export function rescuingStream(first: ReadableStream<Uint8Array>, host: RescueHo
   let delivered = '';
   /** Head frames the caller got; a new answer's first as many are dropped. */
   let headsDelivered = 0;
+  /** Tail frames the caller got (block stop, `response.output_text.done`, …) before the end event went missing. */
+  let tailsDelivered = 0;
   /** The caller holds part of a reasoning block that has not finished. */
   let asideOpen = false;
   let rescuable = true;
@@ -79,14 +86,25 @@ export function rescuingStream(first: ReadableStream<Uint8Array>, host: RescueHo
       if (t.kind === 'text') delivered += t.text;
       if (t.kind === 'head') headsDelivered++;
       if (t.kind === 'aside') asideOpen = t.open;
-      if (t.kind === 'opaque' || t.kind === 'tail' || (t.kind === 'text' && t.final)) rescuable = false;
+      if (t.kind === 'tail') tailsDelivered++;
+      if (t.kind === 'opaque' || (t.kind === 'text' && t.final)) rescuable = false;
       return frame;
     }
     // The new answer's own reasoning: the caller keeps the one it was shown.
     if (t.kind === 'aside') return undefined;
     if (t.kind === 'head') {
-      if (phase.heads <= 0) return frame;
+      if (phase.heads <= 0) {
+        headsDelivered++;
+        return frame;
+      }
       phase.heads--;
+      return undefined;
+    }
+    if (phase.name === 'tail') {
+      // The original ended here: more text, or anything else, is another answer.
+      if (t.kind !== 'tail') return null;
+      if (phase.tails <= 0) return frame;
+      phase = phase.tails === 1 ? { name: 'pass' } : { name: 'tail', tails: phase.tails - 1, heads: phase.heads };
       return undefined;
     }
     if (phase.name === 'continue') {
@@ -112,12 +130,12 @@ export function rescuingStream(first: ReadableStream<Uint8Array>, host: RescueHo
     if (piece.length <= rest) {
       if (delivered.startsWith(piece, phase.matched)) {
         phase = { name: 'replay', matched: phase.matched + piece.length, heads: phase.heads };
-        if (phase.matched === delivered.length) phase = { name: 'pass' };
+        if (phase.matched === delivered.length) phase = tailsDelivered > 0 ? { name: 'tail', tails: tailsDelivered, heads: phase.heads } : { name: 'pass' };
         return undefined;
       }
       return null;
     }
-    if (!piece.startsWith(delivered.slice(phase.matched))) return null;
+    if (tailsDelivered > 0 || !piece.startsWith(delivered.slice(phase.matched))) return null;
     const beyond = piece.slice(rest);
     if (t.final) rescuable = false;
     phase = { name: 'pass' };
@@ -135,11 +153,12 @@ export function rescuingStream(first: ReadableStream<Uint8Array>, host: RescueHo
     const cls = classifyThrown(err);
     if (!diverged && !(err instanceof BreakerboxError && countsAgainstProvider(cls))) throw err;
     if (!rescuable) throw notRescued(err, 'the answer so far is not plain text (a tool call is never sent twice), or its end was already delivered');
+    if (tailsDelivered > 0 && delivered.length === 0) throw notRescued(err, 'the answer ended without text');
     if (asideOpen) throw notRescued(err, 'it broke inside a thinking block or reasoning item');
     if (rescues >= host.maxRescues) throw notRescued(err, `${host.maxRescues} rescue${host.maxRescues === 1 ? '' : 's'} used up`);
     rescues++;
     const prefillText = delivered.replace(/\s+$/, '');
-    const wanted: 'continue' | 'regenerate' = host.prefill && prefillText.length > 0 ? 'continue' : 'regenerate';
+    const wanted: 'continue' | 'regenerate' = host.prefill && prefillText.length > 0 && tailsDelivered === 0 ? 'continue' : 'regenerate';
     let next: { body: ReadableStream<Uint8Array>; mode: RescueMode };
     try {
       next = await host.start(wanted, delivered, prefillText);
