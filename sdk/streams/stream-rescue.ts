@@ -13,7 +13,9 @@
  *   never sees repeated or contradictory text.
  *
  * Frames the caller already holds are not sent twice: the new answer's head frames (as
- * many as the caller got: `message_start`, `response.created`, …) are dropped, and so is
+ * many as the caller got: `message_start`, `response.created`, …) are dropped, so are the
+ * tail frames the caller got when the break came after the text ended (block stops,
+ * `response.output_text.done`; the new answer must then end exactly there), and so is
  * its reasoning (a thinking block, a reasoning item) when the caller holds a finished one
  * of its own — the caller keeps the reasoning it was shown and one copy of the text.
  *
