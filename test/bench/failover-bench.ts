@@ -1,5 +1,5 @@
 /**
- * Failover bench: the 15 failure modes of the SDK's scenario tests, each against a
+ * Failover bench: the 17 failure modes of the SDK's scenario tests, each against a
  * fault-injecting fake provider (`test/support/`), on three APIs — chat completions and
  * the Responses API through `openai@6`, messages through `@anthropic-ai/sdk` — one table
  * per API, scored for breakerbox at its defaults next to the official client alone and
@@ -9,7 +9,10 @@
  * - safe: a clean error, within the bench's patience;
  * - fail: a hang (no outcome within the patience) or a truncated / repeated "success".
  *
- * Scaling: modes 1–13 and 15 run with the README's timeouts and the faults' durations
+ * Modes 16 and 17 repeat a cut / a stall on every attempt at the primary: only a rescue
+ * that moves on to the fallback can finish the answer.
+ *
+ * Scaling: modes 1–13 and 15–17 run with the README's timeouts and the faults' durations
  * both scaled 1/10 (a 20 s first token becomes 2 s against an 800 ms limit; the stall is
  * caught by a 500 ms idle limit), with a patience of 6 s (60 s unscaled); retry delays
  * and Retry-After are real. Mode 14, the outage, runs in real time, unscaled: primary
@@ -71,6 +74,9 @@ const MODES: Mode[] = [
       return undefined;
     },
   },
+  // The same break on every attempt at the primary: served by the fallback (rescue falls through the chain).
+  { name: 'stream cut after 40 of 60 tokens, persistent', stream: true, tokens: 60, primary: [{ kind: 'cut_stream', afterTokens: 40 }], persistent: true },
+  { name: 'stream stall after 20 tokens, persistent', stream: true, tokens: 30, primary: [{ kind: 'stall', afterTokens: 20 }], persistent: true },
 ];
 
 function words(n: number): string {
