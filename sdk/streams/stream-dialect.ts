@@ -61,10 +61,15 @@ export interface StreamDialect {
   usageBeforeEnd(body: Record<string, unknown>): boolean;
 }
 
+/** An event of no interest to the guard (pings, item bookkeeping). */
 export const NOTHING: FrameInfo = Object.freeze({ malformed: false, token: false, end: false });
+/** An event whose data is not JSON. */
 export const MALFORMED: FrameInfo = Object.freeze({ malformed: true, token: false, end: false });
+/** Shared `FrameText` values of the dialects (frozen: read-only, never per event). */
 export const HEAD: FrameText = Object.freeze({ kind: 'head' });
+/** See `HEAD`. */
 export const TAIL: FrameText = Object.freeze({ kind: 'tail' });
+/** See `HEAD`. */
 export const OPAQUE: FrameText = Object.freeze({ kind: 'opaque' });
 
 /** The event's JSON object, or undefined when it is not one. */
