@@ -113,6 +113,25 @@ describe('scenario: Responses API', () => {
     expect(r.calls[0]).toMatchObject({ ok: true, rescues: 2, model: FALLBACK });
   });
 
+  it('rescues a reasoning model\'s stream cut in its text: one reasoning item, the text once', async () => {
+    r = await rig();
+    r.fake.script('o4-mini', { kind: 'cut_stream', afterTokens: 3 });
+    const out = await readResponses(await responsesStreamed(r, 'o4-mini'));
+    expect(out.error).toBeUndefined();
+    expect(out.text).toBe(WHOLE);
+    expect(out.types.filter((t) => t === 'response.output_item.added')).toHaveLength(2); // reasoning + message, once each
+    expect(r.calls[0]).toMatchObject({ ok: true, rescues: 1, reasoningTokens: 16 });
+  });
+
+  it('with midStream: buffer, hands over only a complete Responses stream', async () => {
+    r = await rig({ midStream: 'buffer' });
+    r.fake.script(PRIMARY, { kind: 'cut_stream', afterTokens: 5 });
+    const out = await readResponses(await responsesStreamed(r, PRIMARY));
+    expect(out.text).toBe(WHOLE);
+    expect(out.types.filter((t) => t === 'response.created')).toHaveLength(1);
+    expect(r.calls[0]).toMatchObject({ ok: true, attempts: 2 });
+  });
+
   it('fails a non-streamed status "failed" over to the fallback', async () => {
     r = await rig({ fallbacks: { [PRIMARY]: [{ model: FALLBACK }] } });
     r.fake.script(PRIMARY, { kind: 'stream_error', afterTokens: 0 }, { persistent: true });

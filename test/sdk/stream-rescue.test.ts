@@ -89,6 +89,16 @@ describe('rescuing stream', () => {
     expect(visible(out.text)).toBe('Hello world!');
   });
 
+  it('never rescues a break inside a thinking block (the caller holds half a block without its signature)', async () => {
+    const thinkingStart = `event: content_block_start\ndata: ${JSON.stringify({ type: 'content_block_start', index: 0, content_block: { type: 'thinking', thinking: '', signature: '' } })}\n\n`;
+    const thinkingDelta = `event: content_block_delta\ndata: ${JSON.stringify({ type: 'content_block_delta', index: 0, delta: { type: 'thinking_delta', thinking: 'Let me' } })}\n\n`;
+    const { h, starts } = host('anthropic', [{ body: body([ant('x')]), mode: 'regenerate' }]);
+    const out = await readAll(rescuingStream(body([thinkingStart, thinkingDelta], cut()), h));
+    expect(out.error?.code).toBe(SDK_ERROR_CODES.STREAM_BROKEN);
+    expect(out.error?.message).toMatch(/inside a thinking block/);
+    expect(starts).toHaveLength(0);
+  });
+
   it('never rescues past a tool call, and says why', async () => {
     const { h, starts } = host('openai', [{ body: body([oai({ content: 'x' })]), mode: 'regenerate' }]);
     const out = await readAll(rescuingStream(body([oai({ tool_calls: [{ index: 0, function: { arguments: '{"a"' } }] })], cut()), h));
