@@ -8,7 +8,7 @@ import type { Clock } from '../clock.ts';
 import type { AttemptControl, CallFacts } from '../key-policy.ts';
 import type { TimeoutOptions } from '../settings.ts';
 import { BreakerboxError, SDK_ERROR_CODES } from '../errors/catalog.ts';
-import { classifyFinishReason, classifyHttpError, providerErrorInfo, retryAfterFromHeaders } from '@breakerbox/protocol';
+import { classifyFinishReason, classifyHttpError, providerErrorInfo, retryAfterFromHeaders, upstreamRequestIdOf } from '@breakerbox/protocol';
 import { guardStream, type StreamSummary } from '../streams/stream-guard.ts';
 import type { StreamDialect } from '../streams/sse-frames.ts';
 
@@ -35,7 +35,7 @@ export class ProviderHttpError extends BreakerboxError {
       errorClass: cls,
       status: answer.status,
       providerReason: info.code ?? info.type,
-      upstreamRequestId: answer.headers.get('x-request-id') ?? answer.headers.get('request-id') ?? undefined,
+      upstreamRequestId: upstreamRequestIdOf(answer.headers),
       retryAfterMs: retryAfterFromHeaders(answer.headers, now),
     });
     this.name = 'ProviderHttpError';
@@ -92,7 +92,7 @@ export async function sendAttempt(a: HttpAttempt, signal: AbortSignal | undefine
   } finally {
     if (firstByte !== undefined) a.clock.clearTimeout(firstByte);
   }
-  const upstreamRequestId = res.headers.get('x-request-id') ?? res.headers.get('request-id') ?? undefined;
+  const upstreamRequestId = upstreamRequestIdOf(res.headers);
 
   if (!res.ok) {
     let text = '';
@@ -191,5 +191,6 @@ export function jsonFacts(body: unknown, upstreamRequestId: string | undefined):
   const choice = Array.isArray(b.choices) ? (b.choices[0] as { finish_reason?: unknown } | undefined) : undefined;
   const finish = choice?.finish_reason ?? b.stop_reason;
   if (typeof finish === 'string') f.finishReason = finish;
+  if (typeof b.model === 'string' && b.model) f.modelServed = b.model;
   return f;
 }
