@@ -2,6 +2,7 @@ import { keyId as keyCacheId, type BreakerKey, type TelemetryAck, type Telemetry
 import type { Db } from './database.ts';
 import { RollupAccumulator, prepareRollupStatements } from '../rollups.ts';
 import { histogramJson } from '../histogram.ts';
+import { MAX_SAMPLES_PER_KEY_MINUTE, sampleColumns, sampleMinute, samplesOf } from '../sample-rows.ts';
 
 /** A stored key with its id and the span it reported over. */
 export interface StoredKey {
@@ -62,6 +63,9 @@ export function createTelemetryStore(db: Db): TelemetryStore {
     config: db.prepare('INSERT INTO config_events (key_id, source_id, ts, settings, fallbacks, warnings) VALUES (?, ?, ?, ?, ?, ?)'),
     probe: db.prepare(`INSERT INTO probe_events (key_id, source_id, location, ts, outcome, error_class, status, connect_ms, ttfb_ms, total_ms, cold, cost_usd, trigger)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+    // Bounded per key and minute (MAX_SAMPLES_PER_KEY_MINUTE): rows written earlier in the transaction count too.
+    sample: db.prepare(`INSERT INTO call_samples (key_id, source_id, ts, error_class, status, upstream_request_id, sample)
+      SELECT ?, ?, ?, ?, ?, ?, ? WHERE (SELECT count(*) FROM call_samples WHERE key_id = ? AND ts >= ? AND ts < ?) < ?`),
     listKeys: db.prepare('SELECT id, provider, endpoint, model, region, first_seen, last_seen FROM keys ORDER BY provider, endpoint, model, region'),
   };
   const rollups = prepareRollupStatements(db);
@@ -127,6 +131,7 @@ export function createTelemetryStore(db: Db): TelemetryStore {
             histogramJson(e.latency_ms), e.ttft_ms ? histogramJson(e.ttft_ms) : null,
             e.input_tokens, e.output_tokens, e.cost_usd);
           acc.addWindow(k, serviceId, sourceId, e);
+          for (const sample of samplesOf(e)) s.sample.run(k, sourceId, ...sampleColumns(sample), k, ...sampleMinute(sample.ts), MAX_SAMPLES_PER_KEY_MINUTE);
           break;
         }
         case 'transition': {

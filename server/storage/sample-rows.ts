@@ -1,0 +1,48 @@
+/**
+ * The evidence samples' SQL, engine-neutral (`?` placeholders; PostgreSQL numbers them):
+ * the read behind `SamplesPart.forKey`, and the bound that keeps a flood of failures from
+ * growing the table without limit.
+ */
+import type { CallSample, WindowEvent } from '@breakerbox/protocol';
+import { MINUTE_MS } from '@breakerbox/protocol';
+import type { SampleQuery, StoredSample } from './parts/samples.ts';
+
+/**
+ * Most samples stored per key and minute, whatever number of instances send them: the rest
+ * are dropped at insert (the window's counts still hold every failure).
+ */
+export const MAX_SAMPLES_PER_KEY_MINUTE = 20;
+
+/** One key's samples, newest first; optional filters bound as NULL when absent. */
+export const SAMPLES_FOR_KEY = `SELECT c.ts, v.name AS service, s.instance, c.sample FROM call_samples c
+  JOIN sources s ON s.id = c.source_id JOIN services v ON v.id = s.service_id
+  WHERE c.key_id = ? AND c.ts >= ? AND c.ts < ?
+    AND (CAST(? AS TEXT) IS NULL OR coalesce(c.error_class, 'slow') = ?)
+    AND (CAST(? AS TEXT) IS NULL OR v.name = ?)
+    AND (CAST(? AS TEXT) IS NULL OR s.instance = ?)
+  ORDER BY c.ts DESC, c.id DESC LIMIT ?`;
+
+/** The arguments of `SAMPLES_FOR_KEY`, in order. */
+export function samplesForKeyArgs(keyId: number, q: SampleQuery): unknown[] {
+  const opt = (v: string | undefined) => v ?? null;
+  return [keyId, q.from, q.to, opt(q.errorClass), opt(q.errorClass), opt(q.service), opt(q.service), opt(q.instance), opt(q.instance), q.limit];
+}
+
+/** A row of `SAMPLES_FOR_KEY` as returned. */
+export function storedSample(row: { ts: number; service: string; instance: string; sample: string }): StoredSample {
+  return { ts: Number(row.ts), service: row.service, instance: row.instance, sample: JSON.parse(row.sample) as CallSample };
+}
+
+/** The columns of one sample's row (key and source ids aside), in table order. */
+export function sampleColumns(s: CallSample): [number, string | null, number | null, string | null, string] {
+  return [s.ts, s.error_class ?? null, s.status ?? null, s.upstream_request_id ?? null, JSON.stringify(s)];
+}
+
+/** The minute `[start, end)` a sample's bound counts in. */
+export function sampleMinute(ts: number): [number, number] {
+  const start = ts - (ts % MINUTE_MS);
+  return [start, start + MINUTE_MS];
+}
+
+/** The samples a window carries (none for most windows). */
+export const samplesOf = (e: WindowEvent): readonly CallSample[] => e.samples ?? [];
