@@ -65,7 +65,6 @@ describe('window.samples at ingest', () => {
   });
 
   it('refuses a sample timestamp in the future beyond the allowed skew', async () => {
-    const w = windowEvent();
     const res = await post(batch([windowWith([sample(Date.now() + 3_600_000)])]));
     expect(res.statusCode).toBe(400);
     expect(res.json().error.path).toBe('/events/0/samples/0/ts');
