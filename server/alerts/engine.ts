@@ -10,6 +10,7 @@ import type { ServerClock } from '../clock.ts';
 import type { VerdictThresholds } from '../verdicts/figures.ts';
 import { groupIncidents, type IncidentIndex } from '../verdicts/incidents.ts';
 import { byLead, digestOf, groupOf, ownTitle } from './grouping.ts';
+import { pageSamples } from './page-samples.ts';
 import type { RuleContext } from './rules/context.ts';
 import { costPerSuccessRule } from './rules/cost-per-success.ts';
 import { fallbackFailingRule } from './rules/fallback-failing.ts';
@@ -44,7 +45,7 @@ export interface AlertEngine {
 
 /** Everything the engine works with. */
 export interface AlertEngineOptions {
-  storage: Pick<Storage, 'alerts' | 'notifications' | 'rollups' | 'events' | 'lease'>;
+  storage: Pick<Storage, 'alerts' | 'notifications' | 'rollups' | 'events' | 'lease' | 'samples'>;
   verdicts: VerdictEngine;
   config: Config['alerts'];
   silences: SilenceStore;
@@ -129,6 +130,10 @@ export function createAlertEngine(o: AlertEngineOptions): AlertEngine {
     return { op: 'update', id: existing.id, fields: { ...fields, state: 'firing', fired_at: existing.fired_at, resolved_at: null } };
   };
 
+  /** Evidence for a page: the latest failed calls of its alerts' keys. */
+  const samplesOf = (alerts: AlertView[], now: number) =>
+    pageSamples(o.storage.samples, alerts.map((a) => keyIds.get(a.id)).filter((k): k is number => typeof k === 'number'), now);
+
   /** Queues what one Alertmanager notifier is owed per alert: Alertmanager groups by the `incident` label itself. */
   const notifyPerAlert = async (now: number, n: ResolvedNotifier, alerts: AlertView[], index: IncidentIndex): Promise<number> => {
     let queued = 0;
@@ -145,7 +150,8 @@ export function createAlertEngine(o: AlertEngineOptions): AlertEngine {
       }
       if (!event) continue;
       const { key, incident } = alert.state === 'firing' ? groupOf(storedOf(alert), index) : { key: alert.group_key ?? alert.fingerprint, incident: null };
-      const group: NotificationGroup = { key, title: incident?.title ?? ownTitle(alert), incident, alerts: [alert], digest: '', perAlert: true };
+      const samples = event === 'resolved' ? [] : await samplesOf([alert], now);
+      const group: NotificationGroup = { key, title: incident?.title ?? ownTitle(alert), incident, alerts: [alert], digest: '', perAlert: true, samples };
       await o.dispatcher.enqueue(n, { alert, group, event, at: now });
       queued++;
     }
@@ -196,7 +202,8 @@ export function createAlertEngine(o: AlertEngineOptions): AlertEngine {
       if (!event) continue;
       const carried = event === 'resolved' ? g.resolved.sort(byLead) : firing;
       const lead = carried[0]!;
-      const group: NotificationGroup = { key, title: g.incident?.title ?? ownTitle(lead), incident: g.incident, alerts: carried, digest, perAlert: false };
+      const samples = event === 'resolved' ? [] : await samplesOf(carried, now);
+      const group: NotificationGroup = { key, title: g.incident?.title ?? ownTitle(lead), incident: g.incident, alerts: carried, digest, perAlert: false, samples };
       await o.dispatcher.enqueue(n, { alert: lead, group, event, at: now });
       queued++;
     }
