@@ -6,23 +6,35 @@
  * collector, its pages and a provider ticket. The rules err on the side of cutting too much.
  */
 
-const RULES: readonly RegExp[] = [
+/** A rule, and a cheap test that must pass before its (costlier) pattern runs at all. */
+interface Rule {
+  pattern: RegExp;
+  may?: (text: string) => boolean;
+  /** Keep a match this says is no secret. */
+  keep?: (match: string) => boolean;
+}
+
+const RULES: readonly Rule[] = [
   // `Authorization: Bearer …`, `Bearer …`, `Basic …`
-  /\b(?:bearer|basic)\s+[A-Za-z0-9._~+/=-]{6,}/gi,
+  { pattern: /\b(?:bearer|basic)\s+[A-Za-z0-9._~+/=-]{6,}/gi, may: (t) => /bearer|basic/i.test(t) },
   // JSON Web Tokens (three base64url parts, the first an encoded `{"`).
-  /\beyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/g,
+  { pattern: /\beyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/g, may: (t) => t.includes('eyJ') },
   // Provider keys by prefix: OpenAI / Anthropic (`sk-`, `sk-proj-`, `sk-ant-`), AWS, Google, Groq, xAI, Hugging Face, GitHub.
-  /\b(?:sk|rk|pk)-[A-Za-z0-9_*-]{8,}/g,
-  /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g,
-  /\bAIza[0-9A-Za-z_-]{30,}/g,
-  /\b(?:gsk|xai|hf|ghp|gho|github_pat)_[A-Za-z0-9_]{10,}/g,
+  { pattern: /\b(?:sk|rk|pk)-[A-Za-z0-9_*-]{8,}/g, may: (t) => t.includes('k-') },
+  { pattern: /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g, may: (t) => t.includes('AKIA') || t.includes('ASIA') },
+  { pattern: /\bAIza[0-9A-Za-z_-]{30,}/g, may: (t) => t.includes('AIza') },
+  { pattern: /\b(?:gsk|xai|hf|ghp|gho|github_pat)_[A-Za-z0-9_]{10,}/g, may: (t) => t.includes('_') },
   // `api_key=…`, `"token": "…"`, `password: …` (the name kept, the value cut).
-  /((?:api[_-]?key|apikey|x-api-key|access[_-]?token|auth[_-]?token|token|secret|password|passwd|authorization)["']?\s*[:=]\s*["']?)[^\s"',;&}]{4,}/gi,
+  {
+    pattern: /((?:api[_-]?key|apikey|x-api-key|access[_-]?token|auth[_-]?token|token|secret|password|passwd|authorization)["']?\s*[:=]\s*["']?)[^\s"',;&}]{4,}/gi,
+    may: (t) => t.includes(':') || t.includes('='),
+  },
   // E-mail addresses.
-  /[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}/g,
-  // Long hex or base64-ish runs (Together, Fireworks and many gateways use bare 40–64 character keys).
-  /\b[A-Fa-f0-9]{32,}\b/g,
-  /\b[A-Za-z0-9_-]*(?:[0-9][A-Za-z_-]|[A-Za-z_-][0-9])[A-Za-z0-9_-]{38,}\b/g,
+  { pattern: /[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}/g, may: (t) => t.includes('@') },
+  // Long hex runs, and long base64-like runs mixing letters and digits (Together, Fireworks and
+  // many gateways use bare 40–64 character keys); words without a digit are kept.
+  { pattern: /\b[A-Fa-f0-9]{32,}\b/g },
+  { pattern: /\b[A-Za-z0-9_-]{40,}\b/g, keep: (m) => !/[0-9]/.test(m) || !/[A-Za-z]/.test(m) },
 ];
 
 /** The marker that replaces what was cut. */
@@ -36,7 +48,11 @@ export const REDACTED = '[redacted]';
 export function redactText(text: string, maxChars = Infinity): string {
   let out = text;
   for (const rule of RULES) {
-    out = out.replace(rule, (match: string, name?: string) => (typeof name === 'string' && match.startsWith(name) ? `${name}${REDACTED}` : REDACTED));
+    if (rule.may && !rule.may(out)) continue;
+    out = out.replace(rule.pattern, (match: string, name?: unknown) => {
+      if (rule.keep?.(match)) return match;
+      return typeof name === 'string' && match.startsWith(name) ? `${name}${REDACTED}` : REDACTED;
+    });
   }
   if (out.length <= maxChars) return out;
   let cut = out.slice(0, Math.max(0, maxChars - 1));

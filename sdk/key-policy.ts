@@ -114,7 +114,7 @@ export class KeyPolicy {
     this.breaker.record(now, cls, slow, probe, cold);
     this.stats.attempt(latency, cls, slow, retry, cold, probe, facts, (flags & FLAG_EXERCISE) !== 0);
     if (facts?.costUsd) this.ctx.costBudget.record(facts.costUsd, now);
-    if ((cls !== null || slow) && this.stats.sampling) this.keepSample(now, start, cls, attempt, err, facts, opts);
+    if ((cls !== null || slow) && this.stats.wantsSample(cls ?? 'slow', now)) this.keepSample(now, start, cls, attempt, err, facts, opts);
   }
 
   private keepSample(end: number, start: number, cls: ErrorClass | null, attempt: number, err: unknown, facts: CallFacts | undefined, opts: CallOptions<never> | CallOptions<unknown> | undefined): void {

@@ -3,7 +3,8 @@
  * full, a new sample always enters and the oldest sample of the most represented class
  * leaves, so the window keeps the most recent attempts of the most varied classes (a burst
  * of 503s does not push out the one timeout). Count and bytes are both capped, so memory
- * stays bounded whatever the host's traffic does.
+ * stays bounded whatever the host's traffic does; and while full, a class already kept is
+ * refreshed at most once a second, so a failure storm costs little CPU too.
  */
 import type { CallSample } from '@breakerbox/protocol';
 
@@ -36,11 +37,18 @@ export function sampleLimitsOf(options: SampleOptions | undefined): SampleLimits
 
 const classOf = (s: CallSample): string => s.error_class ?? 'slow';
 
+/**
+ * While a key's samples are full, a failure of a class already kept replaces one at most this
+ * often: a storm of identical failures then costs one sample build a second, not one a call.
+ */
+export const SAMPLE_REFRESH_MS = 1_000;
+
 /** See the module comment. */
 export class KeySamples {
   private kept: CallSample[] = [];
   private sizes: number[] = [];
   private bytes = 0;
+  private lastKept = -Infinity;
 
   constructor(private readonly limits: SampleLimits) {}
 
@@ -49,11 +57,24 @@ export class KeySamples {
     return this.kept.length;
   }
 
+  /**
+   * Whether a sample of `cls` (`slow` for a slow success) ending at `now` would be worth
+   * building: room left, a class not kept yet, or the refresh interval passed. Cheap: no
+   * allocation, at most `count` comparisons.
+   */
+  wants(cls: string, now: number): boolean {
+    if (this.limits.count <= 0) return false;
+    if (this.kept.length < this.limits.count || now - this.lastKept >= SAMPLE_REFRESH_MS) return true;
+    for (const s of this.kept) if (classOf(s) === cls) return false;
+    return true;
+  }
+
   /** Keeps `sample`, evicting as the module comment says; a sample larger than the byte cap alone is dropped. */
   offer(sample: CallSample): void {
     const size = Buffer.byteLength(JSON.stringify(sample)) + 1;
     if (size > this.limits.bytes || this.limits.count <= 0) return;
     this.kept.push(sample);
+    this.lastKept = sample.ts;
     this.sizes.push(size);
     this.bytes += size;
     while (this.kept.length > this.limits.count || this.bytes + 2 > this.limits.bytes) this.evict();

@@ -58,9 +58,9 @@ export class KeyStats {
     if (sampleLimits && sampleLimits.count > 0) this.samples = new KeySamples(sampleLimits);
   }
 
-  /** True when this window keeps evidence samples (a collector is configured). */
-  get sampling(): boolean {
-    return this.samples !== undefined;
+  /** Whether a sample of `cls` (`slow` for a slow success) at `now` would be kept: ask before building one. */
+  wantsSample(cls: string, now: number): boolean {
+    return this.samples !== undefined && this.samples.wants(cls, now);
   }
 
   /** Keeps the sample of a failed or slow attempt for this window (bounded; see `KeySamples`). */

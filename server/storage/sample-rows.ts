@@ -44,5 +44,29 @@ export function sampleMinute(ts: number): [number, number] {
   return [start, start + MINUTE_MS];
 }
 
+/**
+ * The samples of one write, grouped by key and minute, so the bound costs one count per
+ * group instead of one per sample. Each group keeps at most the bound, in arrival order.
+ */
+export class SampleGroups {
+  private readonly groups = new Map<string, { keyId: number; minute: number; rows: [number, ...ReturnType<typeof sampleColumns>][] }>();
+
+  add(keyId: number, sourceId: number, s: CallSample): void {
+    const [minute] = sampleMinute(s.ts);
+    const id = `${keyId}:${minute}`;
+    let g = this.groups.get(id);
+    if (!g) this.groups.set(id, (g = { keyId, minute, rows: [] }));
+    if (g.rows.length < MAX_SAMPLES_PER_KEY_MINUTE) g.rows.push([sourceId, ...sampleColumns(s)]);
+  }
+
+  /** Each group with the rows to insert once `stored(keyId, minute)` are already kept. */
+  *pending(stored: (keyId: number, minute: number) => number): Generator<{ keyId: number; rows: [number, ...ReturnType<typeof sampleColumns>][] }> {
+    for (const g of this.groups.values()) {
+      const room = MAX_SAMPLES_PER_KEY_MINUTE - stored(g.keyId, g.minute);
+      if (room > 0) yield { keyId: g.keyId, rows: g.rows.slice(0, room) };
+    }
+  }
+}
+
 /** The samples a window carries (none for most windows). */
 export const samplesOf = (e: WindowEvent): readonly CallSample[] => e.samples ?? [];

@@ -62,6 +62,10 @@ describe('window.samples at ingest', () => {
     const big = await post(batch([windowWith(fat)]));
     expect(big.statusCode).toBe(400);
     expect(big.json().error).toMatchObject({ path: '/events/0/samples', message: expect.stringContaining('bytes') });
+    // Unknown fields are allowed (forward compatibility) but count towards the byte cap.
+    const padded = await post(batch([windowWith([{ ...sample(w.end), future: Array.from({ length: 2_000 }, (_, i) => i) }])]));
+    expect(padded.statusCode).toBe(400);
+    expect(padded.json().error.path).toBe('/events/0/samples');
   });
 
   it('refuses a sample timestamp in the future beyond the allowed skew', async () => {

@@ -73,7 +73,7 @@ describe('samples kept by the SDK', () => {
     expect(s!.error_class).toBeUndefined();
   });
 
-  it('keeps at most the configured count per window, the newest and the rarer classes first, and starts empty in the next window', async () => {
+  it('keeps at most the configured count per window, rarer classes first, refreshes a kept class at most once a second, and starts empty in the next window', async () => {
     const clock = new ManualClock();
     const b = sdk(clock, { samplesPerWindow: 3 });
     const timeout = new BreakerboxError(SDK_ERROR_CODES.TIMEOUT, 'no first token within 5000 ms', { errorClass: 'timeout', providerReason: 'first_token' });
@@ -81,9 +81,12 @@ describe('samples kept by the SDK', () => {
     for (let i = 0; i < 50; i++) {
       await expect(b.execute(KEY, async () => { await clock.advance(5); throw apiError(503, { message: 'busy' }, `req_${i}`); })).rejects.toThrow();
     }
+    // Full within 250 ms: the same class is not rebuilt until a second has passed, then the newest replaces the oldest.
+    await clock.advance(1_000);
+    await expect(b.execute(KEY, async () => { throw apiError(503, { message: 'busy' }, 'req_late'); })).rejects.toThrow();
     const w = windowOf(b.collect())!;
-    expect(w.calls).toBe(51);
-    expect(w.samples!.map((s) => s.upstream_request_id ?? s.error_class)).toEqual(['timeout', 'req_48', 'req_49']);
+    expect(w.calls).toBe(52);
+    expect(w.samples!.map((s) => s.upstream_request_id ?? s.error_class)).toEqual(['timeout', 'req_1', 'req_late']);
     await expect(b.execute(KEY, async () => { throw apiError(500, { message: 'x' }, 'req_next'); })).rejects.toThrow();
     expect(windowOf(b.collect())!.samples!.map((s) => s.upstream_request_id)).toEqual(['req_next']);
   });
@@ -117,6 +120,17 @@ describe('KeySamples', () => {
     expect(out.at(-1)!.ts).toBe(999);
     expect(new Set(out.map((s) => s.error_class))).toEqual(new Set(['server', 'timeout']));
     expect(kept.size).toBe(0);
+  });
+
+  it('asks for a sample only while there is room, for a new class, or once the refresh interval passed', () => {
+    const kept = new KeySamples({ count: 2, bytes: 8_192 });
+    kept.offer(sample(1_000, 'server'));
+    expect(kept.wants('server', 1_001)).toBe(true); // room left
+    kept.offer(sample(1_001, 'server'));
+    expect(kept.wants('server', 1_500)).toBe(false);
+    expect(kept.wants('timeout', 1_500)).toBe(true);
+    expect(kept.wants('server', 2_001)).toBe(true);
+    expect(new KeySamples({ count: 0, bytes: 8_192 }).wants('server', 0)).toBe(false);
   });
 
   it('keeps one of each class before a second of any', () => {
