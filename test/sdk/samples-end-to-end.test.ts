@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import OpenAI from 'openai';
+import Anthropic from '@anthropic-ai/sdk';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../server/app.ts';
 import { loadConfig } from '../../server/config/load.ts';
@@ -90,6 +91,24 @@ describe('samples: openai client → SDK → real collector → read API', () =>
     expect(onlyServer.samples.map((r) => r.sample.upstream_request_id)).toEqual([ids[0]]);
     const otherService = await samplesOf(`provider=openai&endpoint=chat&model=${encodeURIComponent(model)}&window=1h&service=billing`);
     expect(otherService.samples).toEqual([]);
+  });
+
+  it('keeps Anthropic\'s request-id, overloaded_error type and message through the official @anthropic-ai/sdk client', async () => {
+    const model = 'claude-3-5-haiku-20241022';
+    const bb = createBreakerbox({
+      defaults: { retry: { maxAttempts: 1 }, breaker: { minCalls: 100 } },
+      telemetry: { url, token, service: 'drafts', instance: 'pod-4', intervalMs: 60_000 },
+    });
+    const client = new Anthropic({ baseURL: fake.anthropicBaseUrl, apiKey: fake.apiKey, maxRetries: 0, fetch: bb.fetch({ provider: 'anthropic' }) });
+    fake.script(model, [{ kind: 'status', status: 529 }]);
+    await expect(client.messages.create({ model, max_tokens: 16, messages: [{ role: 'user', content: PROMPT }] })).rejects.toThrow();
+    const id = fake.attempts.filter((a) => a.model === model).at(-1)!.requestId;
+    await bb.close(2_000);
+    const body = await samplesOf(`provider=anthropic&endpoint=messages&model=${encodeURIComponent(model)}&window=1h`);
+    expect(body.samples.map((r) => r.sample)).toEqual([expect.objectContaining({
+      status: 529, error_class: 'server', error_type: 'overloaded_error', message: 'Overloaded', upstream_request_id: id, attempt: 1, outcome: 'error',
+    })]);
+    expect(JSON.stringify(body)).not.toContain('ACME-PROMPT-MARKER');
   });
 
   it('answers 404 for a key that never reported, and 400 for an unknown class filter', async () => {
