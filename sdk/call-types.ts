@@ -34,6 +34,8 @@ export interface CallFacts extends AttemptFacts {
   modelServed?: string;
   /** Time to the answer's headers, ms. */
   ttfbMs?: number;
+  /** Hidden reasoning tokens (reasoning models, thinking); already counted in `outputTokens` and its cost. */
+  reasoningTokens?: number;
 }
 
 /** Settles an attempt whose outcome is known only later (a stream still being read). */
