@@ -21,12 +21,14 @@ export {
 } from './classify.ts';
 export type { ProviderErrorInfo } from './classify.ts';
 export { keyId, keyLabel, cleanKey } from './key.ts';
-export { providerOf, knownProviderOf } from './provider-name.ts';
+export { providerOf, knownProviderOf, hostOf } from './provider-name.ts';
 export { MINUTE_MS, minuteOf } from './time.ts';
 export { ROLLUP_BUCKETS, KEY_COLUMNS, TASK_COLUMNS, TASK_KEY_COLUMNS, SOURCE_COLUMNS, PROBE_COLUMNS } from './rollup-columns.ts';
 export { systemClock, sleep } from './clock.ts';
 export type { Clock, TimerHandle } from './clock.ts';
 export { TelemetrySender, newBatchId } from './telemetry-sender.ts';
 export type { SenderOptions, SenderStats, SenderError } from './telemetry-sender.ts';
+export { redactText, REDACTED } from './redact-text.ts';
+export { UPSTREAM_REQUEST_ID_HEADERS, upstreamRequestIdOf } from './upstream-request-id.ts';
 export { SseReader, formatSseEvent } from './sse-reader.ts';
 export type { SseEvent } from './sse-reader.ts';

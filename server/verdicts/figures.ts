@@ -1,6 +1,6 @@
 import type { ErrorClass } from '@breakerbox/protocol';
 import { quantile } from '../storage/histogram.ts';
-import { CLIENT_CLASSES, PROVIDER_CLASSES } from '@breakerbox/protocol';
+import { CLIENT_CLASSES, ERROR_CLASSES, PROVIDER_CLASSES } from '@breakerbox/protocol';
 import { K, P, errorsOf, histogramOf, type KeySums, type ProbeSums } from './counters.ts';
 import type { ProbeMinute } from '../storage/storage.ts';
 import type { ClientFigures, Percentiles, ProbeFigures } from './types.ts';
@@ -24,6 +24,7 @@ export interface VerdictThresholds {
   open_idle_after_s: number;
   probe_refute_max_chance: number;
   probe_intermittent_share: number;
+  stale_probe_lookback_s: number;
   prober_min_keys: number;
   prober_min_providers: number;
   prober_failing_share: number;
@@ -71,7 +72,7 @@ export function isClientDegraded(f: Pick<ClientFigures, 'calls' | 'error_share' 
 export function clientFigures(sums: KeySums, extras: ClientExtras, t: VerdictThresholds): ClientFigures {
   const errors = errorsOf(sums);
   const calls = sums[K.calls]!;
-  const failed = sumClasses(errors, [...PROVIDER_CLASSES, ...CLIENT_CLASSES]);
+  const failed = sumClasses(errors, ERROR_CLASSES); // unclassified failures too: failed, held against neither side
   const rejected = sums[K.rejected]!;
   const hours = extras.spanMs / 3_600_000;
   const halfOk = sums[K.halfOpenOk]!;

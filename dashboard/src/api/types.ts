@@ -14,9 +14,10 @@ import type { OperationCost as CostOperation } from '../../../server/verdicts/co
 import type { FallbackHealth } from '../../../server/verdicts/fallback-health.ts';
 import type { Incident } from '../../../server/verdicts/incidents.ts';
 import type { LocationHealth } from '../../../server/verdicts/prober-health.ts';
+import type { SamplesReplyBody as SamplesReply } from '../../../server/plugins/samples.ts';
 import type { FleetDecisionViewBody as FleetDecisionView } from '../../../server/schemas/fleet.ts';
 
-export type { Incident, LocationHealth, FleetDecisionView };
+export type { Incident, LocationHealth, SamplesReply, FleetDecisionView };
 
 /** `GET /api/fleet`. */
 export interface FleetListReply {

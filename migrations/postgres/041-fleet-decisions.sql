@@ -1,4 +1,4 @@
--- PostgreSQL translation of migrations/034-fleet-decisions.sql: the same table, columns and meaning.
+-- PostgreSQL translation of migrations/041-fleet-decisions.sql: the same table, columns and meaning.
 -- BIGINT for ms times, JSON as TEXT as in SQLite.
 CREATE TABLE fleet_decisions (
   id            TEXT PRIMARY KEY,
