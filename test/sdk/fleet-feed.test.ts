@@ -80,7 +80,7 @@ async function instance(url: string, fleet: FleetOptions | false = {}) {
   const clock = new ManualClock(Date.now());
   // The options accept exactly the Clock interface, so the test clock is handed over through it.
   const asClock = { now: () => clock.now(), setTimeout: (fn: () => void, ms: number) => clock.setTimeout(fn, ms), clearTimeout: (h: unknown) => clock.clearTimeout(h) };
-  const bb = createBreakerbox({ clock: asClock, telemetry: { url, service: 'drafts', instance: 'pod-1', token: 'tok', gzip: false }, fleet });
+  const bb = createBreakerbox({ clock: asClock, random: () => 0.5, telemetry: { url, service: 'drafts', instance: 'pod-1', token: 'tok', gzip: false }, fleet });
   instances.push(bb);
   const transitions: BreakerTransition[] = [];
   bb.onStateChange((t) => transitions.push(t));
