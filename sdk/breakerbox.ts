@@ -47,11 +47,13 @@ export interface BreakerboxOptions {
   /** Push telemetry to a collector. Without it, nothing leaves the process. */
   telemetry?: Omit<ReporterOptions, 'clock' | 'random' | 'fleetTotals'> & SampleOptions;
   /**
-   * The collector's fleet feed (docs/fleet.md), on by default when `telemetry` is set (same
-   * URL and token): probe-confirmed outages open this instance's breakers for a bounded
-   * time, recoveries send them to half-open at once. `false` turns it off.
+   * The collector's fleet feed (docs/fleet.md), off unless asked for (`true` or an object of
+   * options; needs `telemetry`, whose URL and token it uses): probe-confirmed outages open this
+   * instance's breakers for a bounded time, recoveries send them to half-open at once. Off by
+   * default because the fleet benchmark does not meet its targets yet: with the feed, traffic
+   * returned to the primary later than the instances' own half-open checks brought it back.
    */
-  fleet?: false | FleetOptions;
+  fleet?: boolean | FleetOptions;
   clock?: Clock;
   random?: () => number;
 }
@@ -120,8 +122,8 @@ export class Breakerbox implements FetchHost, AdapterHost {
     };
     // Fail at construction, not on the first call, if the defaults are invalid.
     resolveSettings(options.defaults);
-    if (options.telemetry && options.fleet !== false) {
-      this.fleet = new FleetSubscription(options.telemetry.url, options.telemetry.token, options.fleet ?? {}, {
+    if (options.telemetry && options.fleet !== undefined && options.fleet !== false) {
+      this.fleet = new FleetSubscription(options.telemetry.url, options.telemetry.token, options.fleet === true ? {} : options.fleet, {
         keys: () => this.keys(),
         breakerOf: (key) => this.registry.get(keyId(key))?.breaker,
         hasFallback: (key) => (this.configs.get(keyId(key))?.fallbacks.length ?? 0) > 0,

@@ -74,7 +74,7 @@ export const checkBreakerboxOptions: Check = obj({
     sampleBytesPerWindow: num({ min: 512, max: MAX_WINDOW_SAMPLES_BYTES, int: true }),
   }),
   fleet: either((v, p) => {
-    if (v !== false) invalid(p, 'false', v);
+    if (typeof v !== 'boolean') invalid(p, 'true or false', v);
   }, obj({
     openWithoutFallback: bool,
     maxTtlMs: positiveMs,
@@ -84,7 +84,7 @@ export const checkBreakerboxOptions: Check = obj({
     connectTimeoutMs: positiveMs,
     maxEventBytes: num({ min: 256, int: true }),
     resubscribeDelayMs: ms,
-  }), 'false or an object of fleet options'),
+  }), 'true, false or an object of fleet options'),
   clock,
   random: fn,
 });

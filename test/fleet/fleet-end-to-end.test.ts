@@ -21,7 +21,7 @@ beforeAll(async () => {
   c = await collector();
   await c.app.listen({ port: 0, host: '127.0.0.1' });
   url = `http://127.0.0.1:${(c.app.server.address() as { port: number }).port}`;
-  bb = createBreakerbox({ telemetry: { url, token: c.token, service: 'drafts', instance: 'pod-1', coalesceMs: 10 } });
+  bb = createBreakerbox({ telemetry: { url, token: c.token, service: 'drafts', instance: 'pod-1', coalesceMs: 10 }, fleet: true });
   bb.declareFallbacks({ key: PRIMARY }, [{ key: FALLBACK }]);
 });
 afterAll(async () => {

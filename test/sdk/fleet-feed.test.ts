@@ -213,6 +213,19 @@ describe('fleet feed: applying decisions', () => {
     expect(c.feeds).toHaveLength(2);
   });
 
+  it('is off unless asked for: no fleet option opens no feed', async () => {
+    let c!: FakeCollector;
+    c = await fakeCollector(feedWith(() => c, sse(decision())));
+    const clock = new ManualClock(Date.now());
+    const asClock = { now: () => clock.now(), setTimeout: (fn: () => void, ms: number) => clock.setTimeout(fn, ms), clearTimeout: (h: unknown) => clock.clearTimeout(h) };
+    const bb = createBreakerbox({ clock: asClock, random: () => 0.5, telemetry: { url: c.url, service: 'drafts', instance: 'pod-1', token: 'tok', gzip: false } });
+    instances.push(bb);
+    bb.policy(PRIMARY);
+    await clock.advance(5_000);
+    expect(bb.fleetStats()).toBeUndefined();
+    expect(c.feeds).toEqual([]);
+  });
+
   it('turns the feed off with fleet: false', async () => {
     let c!: FakeCollector;
     c = await fakeCollector(feedWith(() => c, sse(decision())));
@@ -315,7 +328,7 @@ describe('fleet feed: a misbehaving collector changes nothing locally', () => {
     const port = (silent.address() as AddressInfo).port;
     const script = `
       import { createBreakerbox } from '@breakerbox/sdk';
-      const bb = createBreakerbox({ telemetry: { url: 'http://127.0.0.1:${port}', service: 's', requestTimeoutMs: 60000 } });
+      const bb = createBreakerbox({ telemetry: { url: 'http://127.0.0.1:${port}', service: 's', requestTimeoutMs: 60000 }, fleet: true });
       await bb.execute({ provider: 'p', endpoint: 'chat', model: 'm' }, async () => 'ok');
       setTimeout(() => console.log('work done, feed ' + bb.fleetStats().state), 300);
     `;
