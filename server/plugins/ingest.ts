@@ -10,7 +10,7 @@ import { batchKeys, createKeyLimiter, storedKeys, type KeyLimiter } from '../ing
 import { createLimitCounters, type LimitCounters, type LimitName } from '../ingest/limit-counters.ts';
 import { validateBatch, type TimeBounds } from '../ingest/validate-batch.ts';
 import { createGroupCommit } from '../ingest/group-commit.ts';
-import { AckSchema, BatchEnvelopeSchema, ErrorReplySchema } from '@breakerbox/protocol';
+import { TelemetryRoute } from '../schemas/ingest.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -104,10 +104,7 @@ async function ingestRoutes(app: FastifyInstance): Promise<void> {
   app.post(
     '/v1/telemetry',
     {
-      schema: {
-        description: 'Telemetry protocol v1 (validated per event type in the handler, so errors name the exact field).',
-        response: { 200: AckSchema, '4xx': ErrorReplySchema, '5xx': ErrorReplySchema },
-      },
+      schema: TelemetryRoute,
       onRequest: app.ingestGuard,
     },
     async (request) => {
@@ -141,9 +138,6 @@ async function ingestRoutes(app: FastifyInstance): Promise<void> {
     },
   );
 }
-
-/** The envelope schema, exported for documentation generators. */
-export const telemetryBodySchema = BatchEnvelopeSchema;
 
 export const ingestPlugin = fp(
   async (app) => {

@@ -14,6 +14,7 @@ import { metricsToWindows } from '../otlp/metrics-to-windows.ts';
 import { exportResponse, statusResponse, type Signal } from '../otlp/responses.ts';
 import { CumulativeSeries } from '../otlp/series-state.ts';
 import { WireError } from '../otlp/wire-reader.ts';
+import { OtlpLogsRoute, OtlpMetricsRoute } from '../schemas/ingest.ts';
 
 /** Cumulative series one collector follows at most, and how long an idle one is kept. */
 const MAX_SERIES = 50_000;
@@ -22,11 +23,14 @@ const SERIES_IDLE_MS = 30 * 60_000;
 const MAX_EVENTS = 5000;
 
 const PROTOBUF_TYPES = ['application/x-protobuf', 'application/protobuf'];
+/** A request of these routes: the content-type parser below leaves the body as (inflated) bytes. */
+type OtlpRequest = FastifyRequest<{ Body: Buffer }>;
+
 const isProtobuf = (request: FastifyRequest) => PROTOBUF_TYPES.some((t) => (request.headers['content-type'] ?? '').toLowerCase().startsWith(t));
 
 /** Decodes a body by its type; a protobuf body that is not the message answers 400. */
-function decode<T>(request: FastifyRequest, protobuf: (b: Buffer) => T, json: (v: unknown) => T): T {
-  const body = request.body as Buffer;
+function decode<T>(request: OtlpRequest, protobuf: (b: Buffer) => T, json: (v: unknown) => T): T {
+  const body = request.body;
   if (!isProtobuf(request)) return json(parseJson(body));
   try {
     return protobuf(body);
@@ -96,8 +100,8 @@ async function otlpRoutes(app: FastifyInstance): Promise<void> {
   };
 
   /** Validates and stores the batches of one request in one transaction, ids derived from its bytes. */
-  const store = async (signal: Signal, request: FastifyRequest, mapped: { batches: TelemetryBatch[]; rejected: Rejections; pointsPerKey: Map<string, number> }, now: number): Promise<void> => {
-    const digest = createHash('sha256').update(request.body as Buffer).digest('hex');
+  const store = async (signal: Signal, request: OtlpRequest, mapped: { batches: TelemetryBatch[]; rejected: Rejections; pointsPerKey: Map<string, number> }, now: number): Promise<void> => {
+    const digest = createHash('sha256').update(request.body).digest('hex');
     const bounds = app.ingestTimeBounds(now);
     const chunks: TelemetryBatch[] = [];
     mapped.batches.forEach((b, i) => {
@@ -125,7 +129,7 @@ async function otlpRoutes(app: FastifyInstance): Promise<void> {
 
   const route = { bodyLimit: limit, onRequest: app.ingestGuard };
 
-  app.post('/v1/metrics', route, async (request, reply) => {
+  app.post<{ Body: Buffer }>('/v1/metrics', { ...route, schema: OtlpMetricsRoute }, async (request, reply) => {
     const now = Date.now();
     const resources = decode(request, decodeMetricsProtobuf, decodeMetricsJson);
     const deltas = series.stage();
@@ -135,7 +139,7 @@ async function otlpRoutes(app: FastifyInstance): Promise<void> {
     return answer(reply, request, 'metrics', mapped.rejected.count, mapped.rejected.message());
   });
 
-  app.post('/v1/logs', route, async (request, reply) => {
+  app.post<{ Body: Buffer }>('/v1/logs', { ...route, schema: OtlpLogsRoute }, async (request, reply) => {
     const now = Date.now();
     const resources = decode(request, decodeLogsProtobuf, decodeLogsJson);
     const mapped = logsToEvents(resources, app.ingestTimeBounds(now), now);
