@@ -15,7 +15,7 @@ import { resolveSettings, settingsForTelemetry, type KeySettings, type ResolvedK
 import { RetryBudget, DEFAULT_RETRY_BUDGET_OPTIONS, type RetryBudgetOptions } from './policies/retry-budget.ts';
 import { CostBudget, type CostBudgetOptions } from './policies/cost-budget.ts';
 import { PriceTable, type ModelPrice } from './pricing.ts';
-import { runChain, type ChainHost, type OperationResult, type OperationSpec, type RunOptions } from './policies/fallback.ts';
+import { runChain, type ChainHost, type Operation, type OperationSpec } from './policies/fallback.ts';
 import { DEFAULT_BREAKER_OPTIONS, type BreakerTransition } from './policies/breaker.ts';
 import { KeyStats } from './telemetry/key-stats.ts';
 import { ExternalKey } from './adapters/external-key.ts';
@@ -25,6 +25,8 @@ import { reviewFallbacks, type ReviewedRoute } from './config-review.ts';
 import { createBreakerboxFetch, type BreakerboxFetchOptions } from './fetch/create-fetch.ts';
 import { checkBreakerboxOptions, checkKeySettings, checkOperationSpec } from './options/validate-options.ts';
 import type { FetchLike } from './fetch/http-attempt.ts';
+import type { FetchHost } from './fetch/fetch-host.ts';
+import type { AdapterHost } from './adapters/adapter-host.ts';
 
 /** Options of `createBreakerbox`; everything is optional. */
 export interface BreakerboxOptions {
@@ -45,21 +47,16 @@ export interface BreakerboxOptions {
   random?: () => number;
 }
 
-/** A configured operation, ready to run inputs through its chain. */
-export interface Operation<I, T> {
-  readonly name: string;
-  /** Warnings from the configuration review of its fallbacks. */
-  readonly warnings: readonly string[];
-  run(input: I, opts?: RunOptions): Promise<OperationResult<T>>;
-}
-
 interface KeyConfig {
   fallbacks: BreakerKey[];
   warnings: string[];
 }
 
-/** One SDK instance. Create it with `createBreakerbox`. */
-export class Breakerbox {
+/**
+ * One SDK instance. Create it with `createBreakerbox`. It is the host the fetch wrapper and
+ * the opossum/cockatiel adapters are built on, through their narrow interfaces.
+ */
+export class Breakerbox implements FetchHost, AdapterHost {
   private readonly ctx: SdkContext;
   private readonly registry = new Map<string, KeyPolicy>();
   private readonly taskStats = new Map<string, TaskStats>();

@@ -32,7 +32,7 @@ export { BreakerboxError, SDK_ERROR_CODES, isBreakerboxError } from './errors/ca
 export type { BreakerboxErrorDetails, SdkErrorCode } from './errors/catalog.ts';
 
 export { Breakerbox, createBreakerbox } from './breakerbox.ts';
-export type { BreakerboxOptions, Operation } from './breakerbox.ts';
+export type { BreakerboxOptions } from './breakerbox.ts';
 export { KeyPolicy } from './key-policy.ts';
 export type { AttemptControl, AttemptFn, AttemptRecord, CallFacts, CallOptions } from './key-policy.ts';
 export type { CallEvent } from './call-event.ts';
@@ -54,7 +54,7 @@ export { CostBudget } from './policies/cost-budget.ts';
 export type { CostBudgetOptions } from './policies/cost-budget.ts';
 export { runHedged } from './policies/hedge.ts';
 export { runChain, levelOf, DEFAULT_FALLBACK_ON } from './policies/fallback.ts';
-export type { ChainLevel, FailoverLevel, OperationResult, OperationSpec, RunOptions } from './policies/fallback.ts';
+export type { ChainLevel, FailoverLevel, Operation, OperationResult, OperationSpec, RunOptions } from './policies/fallback.ts';
 export { PriceTable, DEFAULT_PRICES, estimateTokens } from './pricing.ts';
 export type { ModelPrice } from './pricing.ts';
 export { reviewFallbacks } from './config-review.ts';

@@ -14,7 +14,7 @@
  * - cold starts, token usage and cost.
  */
 import type { BreakerKey } from '@breakerbox/protocol';
-import type { Breakerbox } from '../breakerbox.ts';
+import type { AdapterHost } from './adapter-host.ts';
 import { classifyThrown } from '@breakerbox/protocol';
 
 interface CockatielEvent<T> {
@@ -50,7 +50,7 @@ const STATE = ['closed', 'open', 'half_open', 'forced_open'] as const;
 
 /** Attaches to a cockatiel breaker (and bulkhead); returns helpers and `detach`. */
 export function attachCockatiel(
-  bb: Breakerbox,
+  bb: AdapterHost,
   key: BreakerKey,
   breaker: CockatielBreakerLike,
   bulkhead?: CockatielBulkheadLike,

@@ -14,7 +14,7 @@
  * - the real cooldown: we report its fixed `resetTimeout`.
  */
 import type { BreakerKey } from '@breakerbox/protocol';
-import type { Breakerbox } from '../breakerbox.ts';
+import type { AdapterHost } from './adapter-host.ts';
 import { classifyThrown } from '@breakerbox/protocol';
 
 /** The part of opossum's `CircuitBreaker` the adapter uses. */
@@ -33,7 +33,7 @@ export interface OpossumAdapterOptions {
 }
 
 /** Attaches to an opossum breaker; returns a function that detaches. */
-export function attachOpossum(bb: Breakerbox, key: BreakerKey, breaker: OpossumLike, options: OpossumAdapterOptions = {}): () => void {
+export function attachOpossum(bb: AdapterHost, key: BreakerKey, breaker: OpossumLike, options: OpossumAdapterOptions = {}): () => void {
   const rec = bb.externalKey(key, breaker.opened ? 'open' : breaker.halfOpen ? 'half_open' : 'closed', options.latencyCeilingMs);
   const cooldown = breaker.options?.resetTimeout;
   // opossum emits `close` / `open` before the trial call's own `success` / `failure`, so the
@@ -75,7 +75,7 @@ function num(v: unknown): number {
  * Wraps an opossum fallback function so that its outcome is counted (as a level-4,
  * degraded task of `operation`, failed when the fallback throws) — opossum reports neither.
  */
-export function observeFallback<A extends unknown[], T>(bb: Breakerbox, operation: string, fallback: (...args: A) => T | Promise<T>): (...args: A) => Promise<T> {
+export function observeFallback<A extends unknown[], T>(bb: AdapterHost, operation: string, fallback: (...args: A) => T | Promise<T>): (...args: A) => Promise<T> {
   return async (...args: A) => {
     try {
       const v = await fallback(...args);

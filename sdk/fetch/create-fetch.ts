@@ -11,9 +11,9 @@
 import { createHash } from 'node:crypto';
 import { Agent, fetch as undiciFetch } from 'undici';
 import type { BreakerKey, ErrorClass } from '@breakerbox/protocol';
-import type { Breakerbox, Operation } from '../breakerbox.ts';
+import type { FetchHost } from './fetch-host.ts';
 import type { BreakerboxFetchOptions, FetchRoute } from './fetch-options.ts';
-import type { FailoverLevel, OperationResult } from '../policies/fallback.ts';
+import type { FailoverLevel, Operation, OperationResult } from '../policies/fallback.ts';
 import type { CallFacts } from '../key-policy.ts';
 import { BreakerboxError, SDK_ERROR_CODES } from '../errors/catalog.ts';
 import { checkFetchOptions } from '../options/validate-options.ts';
@@ -43,8 +43,8 @@ interface ResolvedRoute {
   exerciseShare?: number;
 }
 
-/** Builds the wrapper for one SDK instance. */
-export function createBreakerboxFetch(bb: Breakerbox, options: BreakerboxFetchOptions = {}): FetchLike {
+/** Builds the wrapper for one SDK instance (`Breakerbox.fetch`). */
+export function createBreakerboxFetch(bb: FetchHost, options: BreakerboxFetchOptions = {}): FetchLike {
   checkFetchOptions(options, '');
   const midStream = options.midStream ?? 'rescue';
   const connectMs = options.timeouts?.connectMs;

@@ -7,8 +7,8 @@
  */
 import type { ErrorClass } from '@breakerbox/protocol';
 import { classifyThrown, keyLabel } from '@breakerbox/protocol';
-import type { Breakerbox, Operation } from '../breakerbox.ts';
-import type { OperationResult, RunOptions } from '../policies/fallback.ts';
+import type { FetchHost } from './fetch-host.ts';
+import type { Operation, OperationResult, RunOptions } from '../policies/fallback.ts';
 import type { CallFacts } from '../key-policy.ts';
 import { BreakerboxError, SDK_ERROR_CODES } from '../errors/catalog.ts';
 import { rescuingStream, type RescueMode } from '../streams/stream-rescue.ts';
@@ -22,7 +22,7 @@ export type DoneFn = (ok: boolean, facts: CallFacts, cls: ErrorClass | undefined
 
 /** What a rescued response needs from the request it serves. */
 export interface RescueContext<I> {
-  bb: Breakerbox;
+  bb: FetchHost;
   op: Operation<I, Response>;
   dialect: StreamDialect;
   /** The request body as the caller sent it. */

@@ -49,6 +49,14 @@ export interface OperationSpec<I, T> {
   exerciseShare?: number;
 }
 
+/** A configured operation, ready to run inputs through its chain. */
+export interface Operation<I, T> {
+  readonly name: string;
+  /** Warnings from the configuration review of its fallbacks. */
+  readonly warnings: readonly string[];
+  run(input: I, opts?: RunOptions): Promise<OperationResult<T>>;
+}
+
 /** Per-run options. */
 export interface RunOptions {
   signal?: AbortSignal;
