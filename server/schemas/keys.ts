@@ -135,9 +135,10 @@ export const KeyDetail = Type.Object({
     ts: Type.Integer(),
     service: Type.String(),
     instance: Type.String(),
-    settings: Type.Unknown(),
-    fallbacks: Type.Unknown(),
-    warnings: Type.Unknown(),
+    /** The SDK's settings, by name (protocol v1 `config.settings`). */
+    settings: Type.Record(Type.String(), Type.Union([Type.Number(), Type.String(), Type.Boolean()])),
+    fallbacks: Type.Array(BreakerKeySchema),
+    warnings: Type.Array(Type.String()),
   })),
   /** Each declared fallback's recent success and the largest share of this key's volume it carried. */
   fallbacks: Type.Array(FallbackHealth),

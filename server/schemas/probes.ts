@@ -33,10 +33,13 @@ export const OnDemandCounts = Type.Object({
 });
 export type OnDemandCounts = Static<typeof OnDemandCounts>;
 
+/** How a probe ended (protocol v1's `probe.outcome`). */
+export const ProbeOutcome = StringEnum(['ok', 'slow', 'error'] as const);
+
 /** One raw probe result. */
 export const ProbeResult = Type.Object({
   ts: Type.Integer(),
-  outcome: Type.String(),
+  outcome: ProbeOutcome,
   error_class: Nullable('string'),
   status: Nullable('number'),
   total_ms: Type.Number(),
@@ -46,7 +49,7 @@ export type ProbeResult = Static<typeof ProbeResult>;
 /** The latest result of a target, with its latency split. */
 export const LastProbe = Type.Object({
   ts: Type.Integer(),
-  outcome: Type.String(),
+  outcome: ProbeOutcome,
   error_class: Nullable('string'),
   status: Nullable('number'),
   latency_ms: Type.Object({ connect: Nullable('number'), ttfb: Nullable('number'), total: Type.Number() }),
