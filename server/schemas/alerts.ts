@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { BreakerKeySchema } from '@breakerbox/protocol';
+import { BreakerKeySchema } from '@breakerbox/protocol/schemas';
 import { ErrorReplies, Nullable, OrNull, StringEnum } from './common.ts';
 import { MaybeHint, Verdict } from './verdicts.ts';
 

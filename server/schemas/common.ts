@@ -1,5 +1,7 @@
 import { Type, type Static, type TSchema, type TUnsafe } from '@sinclair/typebox';
-import { ERROR_CLASSES, ErrorReplySchema, type ErrorClass } from '@breakerbox/protocol';
+import { ErrorReplySchema } from '@breakerbox/protocol/schemas';
+import { ERROR_CLASSES } from '@breakerbox/protocol/taxonomy';
+import type { ErrorClass } from '@breakerbox/protocol';
 
 /**
  * Building blocks of the collector's HTTP contract (docs/api.md). The schema modules in this

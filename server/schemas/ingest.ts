@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { AckSchema, BatchEnvelopeSchema } from '@breakerbox/protocol';
+import { AckSchema, BatchEnvelopeSchema } from '@breakerbox/protocol/schemas';
 import { ErrorReplies } from './common.ts';
 
 /**

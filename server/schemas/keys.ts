@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { BreakerKeySchema } from '@breakerbox/protocol';
+import { BreakerKeySchema } from '@breakerbox/protocol/schemas';
 import { ErrorReplies, Nullable, OrNull, PageFields, PageParams, Percentiles, SomeErrorCounts, StepParam, StringEnum, TimeRange, WindowParams } from './common.ts';
 import { ClientFigures, KeyState, MaybeHint, ProbeFigures, Verdict } from './verdicts.ts';
 

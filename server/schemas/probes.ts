@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { BreakerKeySchema } from '@breakerbox/protocol';
+import { BreakerKeySchema } from '@breakerbox/protocol/schemas';
 import { ErrorReplies, Nullable, OrNull, PageFields, PagedWindowQuery, StringEnum, TimeRange } from './common.ts';
 import { ProbeFigures } from './verdicts.ts';
 

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { BreakerKeySchema } from '@breakerbox/protocol';
+import { BreakerKeySchema } from '@breakerbox/protocol/schemas';
 import { ErrorCounts, ErrorReplies, Nullable, OrNull, PageFields, PagedWindowQuery, Percentiles, StringEnum, TimeRange, WindowQuery } from './common.ts';
 
 /**

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { RouteOptions } from 'fastify';
@@ -96,5 +96,25 @@ describe('the route contract', () => {
     const refused = await ctx.app.inject({ method: 'GET', url: '/api/keys?window=2y', headers: { authorization: `Bearer ${ctx.tokens.read}` } });
     expect(refused.statusCode).toBe(400);
     expect(refused.json()).toEqual({ error: { code: 'BB_ERR_QUERY_INVALID', message: expect.any(String), path: '/querystring/window' } });
+  });
+});
+
+describe('the schema modules', () => {
+  it("import only typebox, the protocol's schemas and taxonomy (types from its index) and each other, so the dashboard can take its types from them", () => {
+    const dir = new URL('../../server/schemas/', import.meta.url);
+    const files = readdirSync(dir).filter((f) => f.endsWith('.ts'));
+    expect(files.length).toBeGreaterThan(5);
+    const foreign: string[] = [];
+    for (const file of files) {
+      const text = readFileSync(new URL(file, dir), 'utf8');
+      for (const [statement, from] of text.matchAll(/^(?:import|export)[^;]*?from '([^']+)'/gm)) {
+        const allowed = ['@sinclair/typebox', '@breakerbox/protocol/schemas', '@breakerbox/protocol/taxonomy'].includes(from!)
+          || /^\.\/[a-z-]+\.ts$/.test(from!)
+          // The protocol's index also holds its node-only sender: types only from there.
+          || (from === '@breakerbox/protocol' && /^(import|export) type /.test(statement));
+        if (!allowed) foreign.push(`${file}: ${from}`);
+      }
+    }
+    expect(foreign).toEqual([]);
   });
 });
