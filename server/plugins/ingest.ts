@@ -1,5 +1,6 @@
 import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { IncomingMessage } from 'node:http';
 import { keyId, type TelemetryBatch } from '@breakerbox/protocol';
 import { BreakerboxError } from '../errors.ts';
@@ -101,7 +102,7 @@ async function ingestRoutes(app: FastifyInstance): Promise<void> {
   });
 
   app.addHook('onResponse', async (_request, reply) => app.collectorMetrics.ingestRequest(reply.statusCode, reply.elapsedTime / 1000));
-  app.post(
+  app.withTypeProvider<TypeBoxTypeProvider>().post(
     '/v1/telemetry',
     {
       schema: TelemetryRoute,

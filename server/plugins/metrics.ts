@@ -73,6 +73,7 @@ export const metricsPlugin = fp(
         release();
       }
     }
+    // The page is a text stream, which the serialiser never sees: the schema documents it.
     app.get('/metrics', { schema: MetricsRoute, ...(open ? {} : { onRequest: app.requireRight('read') }) }, async (_request, reply) => {
       const page = Readable.from(oneAtATime(), { objectMode: false });
       return reply.header('content-type', 'text/plain; version=0.0.4; charset=utf-8').send(page);

@@ -127,6 +127,8 @@ async function otlpRoutes(app: FastifyInstance): Promise<void> {
     return exportResponse(signal, protobuf, rejected, message);
   };
 
+  // Not through the TypeBox provider: the body is bytes and the routes write OTLP's own
+  // encodings (protobuf or JSON text) themselves, so the serialiser never sees a success reply.
   const route = { bodyLimit: limit, onRequest: app.ingestGuard };
 
   app.post<{ Body: Buffer }>('/v1/metrics', { ...route, schema: OtlpMetricsRoute }, async (request, reply) => {
