@@ -1,5 +1,6 @@
 import type { BreakerKey } from '@breakerbox/protocol';
 import type { RuleName, Severity } from '../schemas/alerts.ts';
+import type { Hint, Verdict } from '../verdicts/types.ts';
 
 // The rules, severities, states and the alert as the API shows it are the API's schemas (server/schemas/alerts.ts).
 export { RULES } from '../schemas/alerts.ts';
@@ -22,4 +23,9 @@ export interface Condition {
   value: number | null;
   /** The rule's own sentence, before the verdict phrase. */
   text: string;
+  /**
+   * The verdict this condition pages with when it is not the key's own over the verdict
+   * window (a service judged on its own calls), and the phrase said instead of the key's.
+   */
+  verdict?: { verdict: Verdict; hint: Hint | null; phrase: string };
 }

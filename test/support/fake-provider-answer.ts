@@ -10,7 +10,7 @@ import { chatFrames, chatJson } from './fake-provider-chat.ts';
 import { embeddingsJson } from './fake-provider-embeddings.ts';
 import { messagesFrames, messagesJson } from './fake-provider-messages.ts';
 import { prefillOf, prefilledTokens } from './fake-provider-prefill.ts';
-import { responsesFrames, responsesJson } from './fake-provider-responses.ts';
+import { responsesFailedJson, responsesFrames, responsesJson } from './fake-provider-responses.ts';
 import type { Attempt, Fault } from './fake-provider-types.ts';
 import { flushed, numberOr, sleep } from './fake-provider-util.ts';
 
@@ -89,6 +89,7 @@ export function shapeOf(api: Api, b: Record<string, unknown>, fault: Fault, o: A
 }
 
 function jsonBody(api: Api, b: Record<string, unknown>, a: AnswerShape, fault: Fault): string {
+  if (api === 'responses' && fault.kind === 'stream_error') return responsesFailedJson(a, fault.code);
   if (api === 'embeddings') return embeddingsJson(b, a.inputTokens, fault.kind === 'bad_embeddings' ? fault.how : undefined);
   if (api === 'responses') return responsesJson(a);
   if (api === 'messages') return messagesJson(a);

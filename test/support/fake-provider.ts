@@ -46,6 +46,8 @@
  * - `stream_error` — after `afterTokens` units the API's own mid-stream failure, then the end:
  *   chat `data: {"error":…}`, Anthropic `event: error`, Responses `response.failed`
  *   (default) or `event: error` (`as: 'error'`); `code` sets the error's code / type.
+ *   A non-streamed Responses request gets a 200 `response` with `status: "failed"`; chat and
+ *   messages answer as `ok`.
  * - `bad_embeddings` — a 200 embeddings answer with no vectors (`missing`), one too few or
  *   too many (`count`), a short first vector (`dimension`) or empty vectors (`empty`).
  *
