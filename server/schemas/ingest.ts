@@ -25,12 +25,13 @@ export const TelemetryBody = BatchEnvelopeSchema;
  * request gets the same message in protobuf, and errors a `google.rpc.Status`; the route
  * writes those bytes itself, so this schema documents the JSON form only.
  */
-const partialSuccess = (field: 'rejectedDataPoints' | 'rejectedLogRecords') =>
+const partialSuccess = (field: 'rejectedDataPoints' | 'rejectedLogRecords' | 'rejectedSpans') =>
   Type.Object({
     partialSuccess: Type.Optional(Type.Object({ [field]: Type.Optional(Type.String()), errorMessage: Type.Optional(Type.String()) })),
   });
 export const MetricsExportReply = partialSuccess('rejectedDataPoints');
 export const LogsExportReply = partialSuccess('rejectedLogRecords');
+export const TracesExportReply = partialSuccess('rejectedSpans');
 
 /**
  * Failures go through the shared error handler as the one error body, then the OTLP routes
@@ -42,3 +43,4 @@ const OtlpErrors = ErrorReplies;
 /** Route schemas. */
 export const OtlpMetricsRoute = { description: 'OTLP/HTTP metrics, protobuf or JSON, gzip or not.', response: { 200: MetricsExportReply, ...OtlpErrors } };
 export const OtlpLogsRoute = { description: 'OTLP/HTTP logs, protobuf or JSON, gzip or not.', response: { 200: LogsExportReply, ...OtlpErrors } };
+export const OtlpTracesRoute = { description: 'OTLP/HTTP traces, protobuf or JSON, gzip or not.', response: { 200: TracesExportReply, ...OtlpErrors } };
