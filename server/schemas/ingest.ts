@@ -4,7 +4,7 @@ import { ErrorReplies } from './common.ts';
 
 /**
  * The ingest routes: `POST /v1/telemetry` (protocol v1, docs/protocol.md) and OTLP/HTTP
- * `POST /v1/metrics`, `POST /v1/logs` (docs/otlp.md).
+ * `POST /v1/metrics`, `POST /v1/logs`, `POST /v1/traces` (docs/otlp.md).
  */
 
 /**
