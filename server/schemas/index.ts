@@ -13,3 +13,4 @@ export * from './session.ts';
 export * from './health.ts';
 export * from './ingest.ts';
 export * from './metrics.ts';
+export * from './samples.ts';

@@ -22,6 +22,7 @@ export type {
   ProbeFigures,
   ProbeResult,
   ProbeStatus,
+  SamplesReply,
   SeriesPoint,
   SessionInfo,
   Silence,
