@@ -1,11 +1,12 @@
 import fp from 'fastify-plugin';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { MAX_FLEET_FEED_KEYS } from '@breakerbox/protocol';
 import { BreakerboxError } from '../errors.ts';
 import { createFeedHub } from '../fleet/feed-hub.ts';
 import { createFeedSource } from '../fleet/feed-source.ts';
 import { createFleetService, type FleetService } from '../fleet/fleet-service.ts';
 import type { FleetAnalysis } from '../fleet/derive.ts';
-import { DrainBody, FleetActionReply, FleetFeedQuery, FleetListQuery, FleetListReply, ReleaseBody } from '../schemas/fleet.ts';
+import { DrainRoute, FleetFeedRoute, FleetListRoute, ReleaseRoute } from '../schemas/fleet.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -32,6 +33,7 @@ const WEEK_MS = 7 * 86_400_000;
  */
 export const fleetPlugin = fp(
   async (app) => {
+    const typed = app.withTypeProvider<TypeBoxTypeProvider>();
     const cfg = app.config.fleet;
     const ttlMs = cfg.ttl_s * 1000;
     const service = createFleetService(app.storage, { ttlMs, maxProbeAgeMs: cfg.max_probe_age_s * 1000 });
@@ -87,10 +89,10 @@ export const fleetPlugin = fp(
       await polling?.catch(() => undefined);
     });
 
-    app.get('/v1/fleet', { onRequest: app.requireRight('ingest'), schema: { querystring: FleetFeedQuery } }, async (request, reply) => {
+    typed.get('/v1/fleet', { onRequest: app.requireRight('ingest'), schema: FleetFeedRoute }, async (request, reply) => {
       if (!cfg.enabled) throw new BreakerboxError('BB_ERR_FLEET_DISABLED');
       if (hub.size >= cfg.max_subscribers) throw new BreakerboxError('BB_ERR_FLEET_BUSY', undefined, { headers: { 'retry-after': '30' } });
-      const { keys } = request.query as { keys?: string };
+      const { keys } = request.query;
       const tags = keys ? new Set(keys.split(',')) : null;
       if (tags && tags.size > MAX_FLEET_FEED_KEYS) throw new BreakerboxError('BB_ERR_QUERY_INVALID', `at most ${MAX_FLEET_FEED_KEYS} keys per feed; name none to get every key`, { path: '/keys' });
       reply.hijack();
@@ -109,8 +111,8 @@ export const fleetPlugin = fp(
       if (hub.send(sub, source.snapshot(app.clock.now()))) raw.write('event: ready\ndata: {}\n\n');
     });
 
-    app.get('/api/fleet', { onRequest: app.requireRight('read'), schema: { querystring: FleetListQuery, response: { 200: FleetListReply } } }, async (request) => {
-      const q = request.query as FleetListQuery;
+    typed.get('/api/fleet', { onRequest: app.requireRight('read'), schema: FleetListRoute }, async (request) => {
+      const q = request.query;
       const now = app.clock.now();
       const key = { provider: q.provider, endpoint: q.endpoint, model: q.model, ...(q.region ? { region: q.region } : {}) };
       const since = q.since === undefined ? now - WEEK_MS : Number(q.since);
@@ -118,8 +120,8 @@ export const fleetPlugin = fp(
     });
 
     const admin = app.requireRight('admin');
-    app.post('/api/fleet/drain', { onRequest: admin, schema: { body: DrainBody, response: { 201: FleetActionReply } } }, async (request, reply) => {
-      const body = request.body as DrainBody;
+    typed.post('/api/fleet/drain', { onRequest: admin, schema: DrainRoute }, async (request, reply) => {
+      const body = request.body;
       const now = app.clock.now();
       if ((body.expires_at === undefined) === (body.expires_in_s === undefined)) {
         throw new BreakerboxError('BB_ERR_QUERY_INVALID', 'give exactly one of expires_at and expires_in_s', { path: '/expires_at' });
@@ -134,8 +136,8 @@ export const fleetPlugin = fp(
       return reply.code(201).send({ decision });
     });
 
-    app.post('/api/fleet/release', { onRequest: admin, schema: { body: ReleaseBody, response: { 201: FleetActionReply } } }, async (request, reply) => {
-      const body = request.body as ReleaseBody;
+    typed.post('/api/fleet/release', { onRequest: admin, schema: ReleaseRoute }, async (request, reply) => {
+      const body = request.body;
       const by = request.principal?.name ?? 'unknown';
       const decision = await service.release(body.key, body.reason, by, app.clock.now());
       if (!decision) throw new BreakerboxError('BB_ERR_QUERY_NOT_FOUND', 'no drain of this key is running');

@@ -4,6 +4,7 @@ import fp from 'fastify-plugin';
 import { createCollectorMetrics, type CollectorMetrics } from '../metrics/collector-health.ts';
 import type { KeyStateNow } from '../metrics/key-families.ts';
 import { metricsPage } from '../metrics/page.ts';
+import { MetricsRoute } from '../schemas/metrics.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -74,7 +75,8 @@ export const metricsPlugin = fp(
         release();
       }
     }
-    app.get('/metrics', open ? {} : { onRequest: app.requireRight('read') }, async (_request, reply) => {
+    // The page is a text stream, which the serialiser never sees: the schema documents it.
+    app.get('/metrics', { schema: MetricsRoute, ...(open ? {} : { onRequest: app.requireRight('read') }) }, async (_request, reply) => {
       const page = Readable.from(oneAtATime(), { objectMode: false });
       return reply.header('content-type', 'text/plain; version=0.0.4; charset=utf-8').send(page);
     });

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { BreakerKeySchema, FLEET_DECISION_KINDS, FleetFeedQuerySchema } from '@breakerbox/protocol';
+import { BreakerKeySchema, FLEET_DECISION_KINDS, FleetFeedQuerySchema } from '@breakerbox/protocol/schemas';
+import { ErrorReplies } from './common.ts';
 
 /**
  * The fleet routes' contract (docs/fleet.md, docs/api.md): the feed `GET /v1/fleet` (its
@@ -60,3 +61,12 @@ export type FleetDecisionViewBody = Static<typeof FleetDecisionView>;
 export const FleetListReply = Type.Object({ decisions: Type.Array(FleetDecisionView), subscribers: Type.Integer({ description: 'feeds this collector holds open' }) });
 /** `POST /api/fleet/drain` and `/release` reply. */
 export const FleetActionReply = Type.Object({ decision: FleetDecisionView });
+
+/** The feed is a stream of Server-Sent Events written to the socket; the schema says so (the serialiser is not used for a stream). */
+export const FleetFeedStream = Type.String({ description: 'text/event-stream: `decision` events (data: a protocol FleetDecision) and one `ready` once the decisions in force are sent' });
+
+/** Route schemas. */
+export const FleetFeedRoute = { querystring: FleetFeedQuery, response: { 200: FleetFeedStream, ...ErrorReplies } };
+export const FleetListRoute = { querystring: FleetListQuery, response: { 200: FleetListReply, ...ErrorReplies } };
+export const DrainRoute = { body: DrainBody, response: { 201: FleetActionReply, ...ErrorReplies } };
+export const ReleaseRoute = { body: ReleaseBody, response: { 201: FleetActionReply, ...ErrorReplies } };

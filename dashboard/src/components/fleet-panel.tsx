@@ -25,7 +25,7 @@ const KIND_TEXT: Record<FleetDecisionView['kind'], string> = {
  * SDK instance at once.
  */
 export function FleetPanel({ fleetKey, canAdmin }: { fleetKey: BreakerKey; canAdmin: boolean }) {
-  const polled = usePoll<FleetListReply>((signal) => api<FleetListReply>('/api/fleet', { query: keyParams(fleetKey), signal }), [JSON.stringify(fleetKey)]);
+  const polled = usePoll<FleetListReply>((signal) => api('GET /api/fleet', { query: keyParams(fleetKey), signal }), [JSON.stringify(fleetKey)]);
   const decisions = polled.data?.decisions ?? [];
   const drain = decisions.find((d) => d.kind === 'drain' && d.active);
   return (
@@ -67,8 +67,8 @@ function FleetControl({ fleetKey, draining, onDone }: { fleetKey: BreakerKey; dr
     setBusy(true);
     setError(null);
     try {
-      const body = draining ? { key: fleetKey, reason: reason.trim() } : { key: fleetKey, reason: reason.trim(), expires_in_s: seconds };
-      await api(draining ? '/api/fleet/release' : '/api/fleet/drain', { method: 'POST', body });
+      if (draining) await api('POST /api/fleet/release', { body: { key: fleetKey, reason: reason.trim() } });
+      else await api('POST /api/fleet/drain', { body: { key: fleetKey, reason: reason.trim(), expires_in_s: seconds } });
       setReason('');
       onDone();
     } catch (err) {

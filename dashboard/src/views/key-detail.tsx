@@ -47,7 +47,7 @@ export default function KeyDetail({ canAdmin = false }: { canAdmin?: boolean }) 
   const key = keyFromParams(params);
   const query = key ? { ...keyParams(key), ...rangeToApi(range) } : undefined;
   const polled = usePoll<KeyDetailReply | null>(
-    (signal) => (query ? api<KeyDetailReply>('/api/key', { query, signal }) : Promise.resolve(null)),
+    (signal) => (query ? api('GET /api/key', { query, signal }) : Promise.resolve(null)),
     [JSON.stringify(query)],
   );
   const back = viewHref('/', range);
@@ -122,7 +122,7 @@ function Reporters({ detail }: { detail: KeyDetailReply }) {
               {detail.instances.map((i) => (
                 <tr key={`${i.service}/${i.instance}`}>
                   <th scope="row">{i.service}/{i.instance}</th><td>{i.state ?? '–'}</td><td>{i.state_since ? formatDateTime(i.state_since) : '–'}</td>
-                  <td>{num(i.calls)}</td><td>{pct(i.error_share)}{i.degraded ? ' ⚠' : ''}</td><td>{formatDateTime(i.last_seen)}</td><td>{i.sdk ?? '–'}</td>
+                  <td>{num(i.calls)}</td><td>{pct(i.error_share)}{i.degraded ? ' ⚠' : ''}</td><td>{i.last_seen === null ? '–' : formatDateTime(i.last_seen)}</td><td>{i.sdk ?? '–'}</td>
                 </tr>
               ))}
             </tbody>

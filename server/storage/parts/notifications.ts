@@ -1,4 +1,4 @@
-import type { NotificationEvent } from '../../notifiers/types.ts';
+import type { Delivery } from '../../schemas/alerts.ts';
 
 /** What a per-alert notifier (Alertmanager) was last told about an alert. */
 export interface NotifyState {
@@ -14,24 +14,8 @@ export type GroupEvent = 'firing' | 'update' | 'repeat' | 'resolved';
 /** What a notifier was last told about a notification group. */
 export type GroupNotifyState = Omit<NotifyState, 'last_event'> & { last_event: GroupEvent | null; digest: string | null };
 
-/** One recorded delivery (docs/api.md, `GET /api/notifications`). */
-export interface Delivery {
-  id: number;
-  notifier: string;
-  type: string;
-  alert_id: number;
-  fingerprint: string;
-  rule: string;
-  /** The notification group (incident id, or the alert's fingerprint). */
-  group_key: string | null;
-  event: NotificationEvent;
-  status: 'pending' | 'ok' | 'failed';
-  attempts: number;
-  http_status: number | null;
-  error: string | null;
-  created_at: number;
-  finished_at: number | null;
-}
+/** One recorded delivery: the row `GET /api/notifications` lists, as its schema declares it. */
+export type { Delivery } from '../../schemas/alerts.ts';
 
 /**
  * Notification state and delivery records. The dedup keys are (group key, notifier) for
