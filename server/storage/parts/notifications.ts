@@ -1,5 +1,3 @@
-import type { NotificationEvent } from '../../notifiers/types.ts';
-
 /** What a per-alert notifier (Alertmanager) was last told about an alert. */
 export interface NotifyState {
   last_event: 'firing' | 'repeat' | 'resolved' | null;
@@ -8,11 +6,14 @@ export interface NotifyState {
   last_status: 'ok' | 'failed';
 }
 
-/** Events of a grouped notification: a first page, a change of its alerts, a reminder, the end. */
-export type GroupEvent = 'firing' | 'update' | 'repeat' | 'resolved';
+/**
+ * What a notification is about: a first page, a change in its group, a reminder, the end.
+ * Storage records it, so the union is defined here and the notifiers import it.
+ */
+export type NotificationEvent = 'firing' | 'update' | 'repeat' | 'resolved';
 
 /** What a notifier was last told about a notification group. */
-export type GroupNotifyState = Omit<NotifyState, 'last_event'> & { last_event: GroupEvent | null; digest: string | null };
+export type GroupNotifyState = Omit<NotifyState, 'last_event'> & { last_event: NotificationEvent | null; digest: string | null };
 
 /** One recorded delivery (docs/api.md, `GET /api/notifications`). */
 export interface Delivery {
@@ -42,7 +43,7 @@ export interface NotificationsPart {
   /** What `notifier` was last told about group `groupKey`, or undefined when never. */
   groupState(groupKey: string, notifier: string): Promise<GroupNotifyState | undefined>;
   /** Records a finished group delivery: ok sets event, sent time and digest; a failure keeps them and records the attempt. */
-  recordGroup(groupKey: string, notifier: string, event: GroupEvent, ok: boolean, at: number, digest: string): Promise<void>;
+  recordGroup(groupKey: string, notifier: string, event: NotificationEvent, ok: boolean, at: number, digest: string): Promise<void>;
   /** What `notifier` was last told about alert `alertId`, or undefined when never. */
   alertState(alertId: number, notifier: string): Promise<NotifyState | undefined>;
   /** Records a finished per-alert delivery (as `recordGroup`). */
