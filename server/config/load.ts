@@ -1,24 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { Value } from '@sinclair/typebox/value';
 import { parse as parseYaml } from 'yaml';
+import { ENV_SETTINGS as ENV } from './env-vars.ts';
 import { ConfigSchema, type Config } from './schema.ts';
 
 /** A configuration problem, described in one line naming the setting. */
 export class ConfigError extends Error {
   override name = 'ConfigError';
 }
-
-/** Environment variables and the setting each one sets (dot path into Config). */
-const ENV: Record<string, { path: string; type: 'int' | 'string' }> = {
-  BREAKERBOX_PORT: { path: 'port', type: 'int' },
-  BREAKERBOX_HOST: { path: 'host', type: 'string' },
-  BREAKERBOX_DB: { path: 'db', type: 'string' },
-  BREAKERBOX_ADMIN_TOKEN: { path: 'admin_token', type: 'string' },
-  BREAKERBOX_LOG_LEVEL: { path: 'log_level', type: 'string' },
-  BREAKERBOX_ALERT_INTERVAL_S: { path: 'alerts.interval_s', type: 'int' },
-  BREAKERBOX_SUSPICION_INTERVAL_S: { path: 'suspicion.interval_s', type: 'int' },
-  OTEL_EXPORTER_OTLP_ENDPOINT: { path: 'otel.endpoint', type: 'string' },
-};
 
 /** Where a setting came from, so an error can name what the operator actually typed. */
 type Origin = Map<string, string>;

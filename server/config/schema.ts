@@ -1,12 +1,12 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 
 const Share = (def: number, description: string) => Type.Number({ minimum: 0, maximum: 1, default: def, description });
-const Severity = (def: 'info' | 'warning' | 'critical') =>
-  Type.Union([Type.Literal('info'), Type.Literal('warning'), Type.Literal('critical')], { default: def });
+const Severity = (def: 'info' | 'warning' | 'critical', description = 'severity of its alerts (notifiers filter on it)') =>
+  Type.Union([Type.Literal('info'), Type.Literal('warning'), Type.Literal('critical')], { default: def, description });
 const rule = <T extends Record<string, TSchema>>(props: T, severity: 'info' | 'warning' | 'critical', forS = 0) =>
   Type.Object(
     {
-      enabled: Type.Boolean({ default: true }),
+      enabled: Type.Boolean({ default: true, description: 'evaluate this rule' }),
       severity: Severity(severity),
       for_s: Type.Integer({ minimum: 0, default: forS, description: 'how long the condition must hold before firing' }),
       ...props,
@@ -83,7 +83,7 @@ const AlertsSection = Type.Object(
       {
         flapping: rule(
           {
-            window_s: Type.Integer({ minimum: 60, default: 3600 }),
+            window_s: Type.Integer({ minimum: 60, default: 3600, description: 'breaker transitions this recent are counted' }),
             fire_opens_per_hour: Type.Number({ exclusiveMinimum: 0, default: 6, description: 'opens per hour of the worst instance that start the alert' }),
             resolve_opens_per_hour: Type.Number({ minimum: 0, default: 2, description: 'at or below this it resolves (Nagios-style hysteresis)' }),
           },
@@ -91,7 +91,7 @@ const AlertsSection = Type.Object(
         ),
         open_share: rule(
           {
-            window_s: Type.Integer({ minimum: 60, default: 900 }),
+            window_s: Type.Integer({ minimum: 60, default: 900, description: 'open share is measured over this window' }),
             fire_share: Share(0.1, 'open share at or above this fires'),
             resolve_share: Share(0.05, 'open share below this resolves'),
           },
@@ -99,7 +99,7 @@ const AlertsSection = Type.Object(
         ),
         fallback_failing: rule(
           {
-            window_s: Type.Integer({ minimum: 60, default: 300 }),
+            window_s: Type.Integer({ minimum: 60, default: 300, description: 'fallback failures this recent are counted' }),
             min_failures: Type.Integer({ minimum: 1, default: 1, description: 'fallback failures while the primary is open' }),
           },
           'critical',
@@ -108,16 +108,16 @@ const AlertsSection = Type.Object(
           {
             consecutive: Type.Integer({ minimum: 1, default: 3, description: 'consecutive failed probes that fire' }),
             resolve_consecutive: Type.Integer({ minimum: 1, default: 2, description: 'consecutive ok probes that resolve' }),
-            lookback_s: Type.Integer({ minimum: 60, default: 3600 }),
+            lookback_s: Type.Integer({ minimum: 60, default: 3600, description: 'probes this recent are read' }),
           },
           'warning',
         ),
         cost_per_success: rule(
           {
-            window_s: Type.Integer({ minimum: 300, default: 3600 }),
-            baseline_s: Type.Integer({ minimum: 3600, default: 86_400 }),
-            fire_ratio: Type.Number({ exclusiveMinimum: 1, default: 2 }),
-            resolve_ratio: Type.Number({ minimum: 1, default: 1.5 }),
+            window_s: Type.Integer({ minimum: 300, default: 3600, description: 'cost per completed task is measured over this window' }),
+            baseline_s: Type.Integer({ minimum: 3600, default: 86_400, description: 'against its mean over this baseline before the window' }),
+            fire_ratio: Type.Number({ exclusiveMinimum: 1, default: 2, description: 'window over baseline at or above this fires' }),
+            resolve_ratio: Type.Number({ minimum: 1, default: 1.5, description: 'below this it resolves' }),
             min_tasks: Type.Integer({ minimum: 1, default: 20, description: 'completed tasks needed in the window and in the baseline' }),
           },
           'warning',
@@ -134,19 +134,19 @@ const AlertsSection = Type.Object(
 /** One notifier (docs/alerts.md, "Notifiers"). URLs, routing keys and header values are secrets. */
 const NotifierSchema = Type.Object(
   {
-    name: Type.String({ pattern: '^[A-Za-z0-9_.-]{1,64}$' }),
-    type: Type.Union([Type.Literal('webhook'), Type.Literal('slack'), Type.Literal('pagerduty'), Type.Literal('alertmanager')]),
+    name: Type.String({ pattern: '^[A-Za-z0-9_.-]{1,64}$', description: 'names the notifier in logs, deliveries and /metrics' }),
+    type: Type.Union([Type.Literal('webhook'), Type.Literal('slack'), Type.Literal('pagerduty'), Type.Literal('alertmanager')], { description: 'payload format and transport (docs/alerts.md, "Notifiers")' }),
     url: Type.Optional(Type.String({ pattern: '^https?://', description: 'required except for pagerduty (default Events v2 URL)' })),
     routing_key: Type.Optional(Type.String({ minLength: 1, description: 'PagerDuty integration key' })),
-    headers: Type.Optional(Type.Record(Type.String({ pattern: '^[A-Za-z0-9-]{1,100}$' }), Type.String({ maxLength: 4000 }))),
-    min_severity: Severity('warning'),
+    headers: Type.Optional(Type.Record(Type.String({ pattern: '^[A-Za-z0-9-]{1,100}$' }), Type.String({ maxLength: 4000 }), { description: 'extra request headers (secrets: never logged)' })),
+    min_severity: Severity('warning', 'alerts below this severity are not sent here'),
     rules: Type.Optional(Type.Array(Type.String(), { description: 'only these rules (default: all)' })),
-    send_resolved: Type.Boolean({ default: true }),
+    send_resolved: Type.Boolean({ default: true, description: 'also notify when an alert resolves' }),
     repeat_interval_s: Type.Optional(Type.Integer({ minimum: 10, description: 'default: alerts.repeat_interval_s (alertmanager: 60)' })),
-    timeout_ms: Type.Integer({ minimum: 100, maximum: 120_000, default: 5000 }),
-    retries: Type.Integer({ minimum: 0, maximum: 10, default: 2 }),
-    backoff_ms: Type.Integer({ minimum: 0, maximum: 60_000, default: 500 }),
-    max_queue: Type.Integer({ minimum: 1, maximum: 100_000, default: 1000 }),
+    timeout_ms: Type.Integer({ minimum: 100, maximum: 120_000, default: 5000, description: 'one delivery attempt gives up after this' }),
+    retries: Type.Integer({ minimum: 0, maximum: 10, default: 2, description: 'further attempts after a failed one' }),
+    backoff_ms: Type.Integer({ minimum: 0, maximum: 60_000, default: 500, description: 'wait before the first retry, doubling each time (with jitter)' }),
+    max_queue: Type.Integer({ minimum: 1, maximum: 100_000, default: 1000, description: 'deliveries waiting for this notifier at most; past it a new one is dropped and recorded as failed' }),
   },
   { additionalProperties: false },
 );
@@ -213,24 +213,24 @@ export const ConfigSchema = Type.Object(
     admin_token: Type.Optional(Type.String({ minLength: 16, description: 'ensures an admin token with this secret' })),
     log_level: Type.Union(
       ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
-      { default: 'info' },
+      { default: 'info', description: 'JSON logs through pino; never a token, cookie or body' },
     ),
     retention: Type.Object(
       {
-        raw_days: Type.Number({ exclusiveMinimum: 0, maximum: 3650, default: 7 }),
-        rollup_days: Type.Number({ exclusiveMinimum: 0, maximum: 3650, default: 90 }),
-        prune_interval_s: Type.Integer({ minimum: 1, default: 600 }),
+        raw_days: Type.Number({ exclusiveMinimum: 0, maximum: 3650, default: 7, description: 'raw events (windows, probes, transitions) are kept this long' }),
+        rollup_days: Type.Number({ exclusiveMinimum: 0, maximum: 3650, default: 90, description: 'per-minute rollups are kept this long' }),
+        prune_interval_s: Type.Integer({ minimum: 1, default: 600, description: 'pruning runs this often, in steps of 2,000 rows that never hold the write lock for long' }),
       },
       { default: {}, additionalProperties: false },
     ),
     ingest: Type.Object(
       {
-        body_limit_bytes: Type.Integer({ minimum: 1024, maximum: 64 * 1024 * 1024, default: 1024 * 1024 }),
-        max_future_ms: Type.Integer({ minimum: 0, default: 300_000 }),
+        body_limit_bytes: Type.Integer({ minimum: 1024, maximum: 64 * 1024 * 1024, default: 1024 * 1024, description: 'largest request body, also applied after gzip inflation (413)' }),
+        max_future_ms: Type.Integer({ minimum: 0, default: 300_000, description: 'allowed clock skew of senders: events further in the future are refused' }),
         rate_limit: Type.Object(
           {
             per_second: Type.Number({ exclusiveMinimum: 0, default: 200, description: 'batches per second per token' }),
-            burst: Type.Integer({ minimum: 1, default: 400 }),
+            burst: Type.Integer({ minimum: 1, default: 400, description: 'batches a token may send at once above the rate (429 past it)' }),
           },
           { default: {}, additionalProperties: false },
         ),
@@ -255,7 +255,7 @@ export const ConfigSchema = Type.Object(
       { default: {}, additionalProperties: false },
     ),
     otel: Type.Object(
-      { endpoint: Type.Optional(Type.String({ minLength: 1 })) },
+      { endpoint: Type.Optional(Type.String({ minLength: 1, description: 'when set, traces of requests and database writes are exported over OTLP/HTTP; otherwise OpenTelemetry is not even loaded' })) },
       { default: {}, additionalProperties: false },
     ),
     verdicts: VerdictsSection,

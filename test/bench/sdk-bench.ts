@@ -7,7 +7,14 @@
  */
 import CircuitBreaker from 'opossum';
 import { bulkhead, circuitBreaker, ConsecutiveBreaker, handleAll, wrap } from 'cockatiel';
+import { readFileSync } from 'node:fs';
 import { createBreakerbox } from '../../sdk/index.ts';
+
+/** The installed version of a peer, printed with its figures (read from disk: the package's exports hide its package.json). */
+function installed(name: string): string {
+  const file = new URL(`../../node_modules/${name}/package.json`, import.meta.url);
+  return (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
+}
 
 const N = 200_000;
 const ROUNDS = 7;
@@ -68,8 +75,8 @@ const over = {
 console.log(`node ${process.version}, ${N} sequential calls x ${ROUNDS} rounds x 3 passes (medians)`);
 console.log(`bare await:                          ${bare.toFixed(0)} ns/call`);
 console.log(`breakerbox (breaker+bulkhead+retry budget+window aggregation): ${over.breakerbox.toFixed(0)} ns overhead/call`);
-console.log(`opossum 10 (breaker+timeout+semaphore): ${over.opossum.toFixed(0)} ns overhead/call`);
-console.log(`cockatiel 4 (bulkhead+breaker):      ${over.cockatiel.toFixed(0)} ns overhead/call`);
+console.log(`opossum ${installed('opossum')} (breaker+timeout+semaphore): ${over.opossum.toFixed(0)} ns overhead/call`);
+console.log(`cockatiel ${installed('cockatiel')} (bulkhead+breaker): ${over.cockatiel.toFixed(0)} ns overhead/call`);
 console.log(`ratio opossum / breakerbox:   ${(over.opossum / over.breakerbox).toFixed(2)}x  (target >= 3x)`);
 console.log(`ratio cockatiel / breakerbox: ${(over.cockatiel / over.breakerbox).toFixed(2)}x  (target > 1x)`);
 opossum.shutdown();

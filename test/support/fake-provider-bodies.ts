@@ -1,12 +1,17 @@
 /**
- * Realistic wire bodies for the fake provider: OpenAI chat completions and Anthropic
- * messages, JSON and SSE, success and error. Shapes follow the real APIs (ids, usage,
- * error envelopes) so clients and classifiers are exercised on what they will meet.
+ * What every wire body of the fake provider shares: ids, headers, error envelopes, the
+ * answer's words and the shape of one answer. The bodies of each API live in their own
+ * file (`fake-provider-chat.ts`, `-messages.ts`, `-responses.ts`, `-embeddings.ts`);
+ * shapes follow the official clients' types (ids, usage, error envelopes) so clients and
+ * classifiers are exercised on what they will meet.
  */
 import { randomBytes } from 'node:crypto';
 
-/** Which API family a request speaks. */
+/** Which provider's conventions a request follows (error envelope, headers, ids). */
 export type Dialect = 'openai' | 'anthropic';
+
+/** Which API a request calls: OpenAI chat completions, Responses, embeddings, or Anthropic messages. */
+export type Api = 'chat' | 'responses' | 'embeddings' | 'messages';
 
 const WORDS = ['The', ' quick', ' brown', ' fox', ' jumps', ' over', ' the', ' lazy', ' dog', '.'];
 
@@ -28,9 +33,21 @@ export function newRequestId(dialect: Dialect): string {
   return dialect === 'openai' ? `req_${randomBytes(16).toString('hex')}` : `req_${base62(24)}`;
 }
 
-/** A response/message id in the dialect's format. */
-export function newResponseId(dialect: Dialect): string {
-  return dialect === 'openai' ? `chatcmpl-${base62(29)}` : `msg_${base62(24)}`;
+/** A response/message id in the API's format. */
+export function newResponseId(api: Api): string {
+  if (api === 'messages') return `msg_${base62(24)}`;
+  if (api === 'responses') return `resp_${randomBytes(24).toString('hex')}`;
+  return `chatcmpl-${base62(29)}`;
+}
+
+/** An id with a prefix and random hex, as OpenAI's item and call ids (`msg_…`, `fc_…`, `call_…`). */
+export function newItemId(prefix: string): string {
+  return `${prefix}_${randomBytes(12).toString('hex')}`;
+}
+
+/** An Anthropic-style id (`toolu_…`). */
+export function newAnthropicId(prefix: string): string {
+  return `${prefix}_${base62(24)}`;
 }
 
 /** Headers every answer of the dialect carries. */
@@ -52,8 +69,8 @@ export function baseHeaders(dialect: Dialect, requestId: string): Record<string,
 
 /** Roughly four characters per token, like the real tokenisers on English text. */
 export function estimateInputTokens(body: unknown): number {
-  const b = (body ?? {}) as { messages?: unknown; system?: unknown };
-  return Math.max(1, Math.ceil(JSON.stringify([b.system ?? '', b.messages ?? '']).length / 4));
+  const b = (body ?? {}) as { messages?: unknown; system?: unknown; input?: unknown; instructions?: unknown };
+  return Math.max(1, Math.ceil(JSON.stringify([b.system ?? b.instructions ?? '', b.messages ?? b.input ?? '']).length / 4));
 }
 
 /** An error answer: status, JSON (or, for OpenAI's 502/504, an HTML gateway page) body. */
@@ -124,112 +141,64 @@ const ANTHROPIC_DEFAULTS: Record<number, { type: string; message: string }> = {
 export interface AnswerShape {
   id: string;
   model: string;
-  /** Tokens this answer sends (after `from`). */
+  /** Content units this answer sends after `from`: words of text, or pieces of tool-call arguments. */
   tokens: number;
   /** Index of the first token (a continuation of a prefilled turn starts past 0). */
   from?: number;
   /** Word offset of the text (a different answer). */
   shift?: number;
   inputTokens: number;
-  /** OpenAI `finish_reason` or Anthropic `stop_reason`. */
+  /** Chat `finish_reason`, Anthropic `stop_reason`, or the Responses status reason (`stop`, `length`, `content_filter`, `tool_calls`). */
   finish: string;
+  /** A text answer, or one tool call whose arguments are streamed in `tokens` pieces. */
+  output: 'text' | 'tool_call';
+  /** Name of the called tool (the request's first tool). */
+  toolName: string;
+  /** Hidden reasoning tokens spent before the answer (reasoning models; Anthropic thinking). */
+  reasoningTokens: number;
+  /** Anthropic: a `thinking` block (with signature) or a `redacted_thinking` block before the answer. */
+  thinking?: 'visible' | 'redacted';
 }
 
-/** A non-streamed success body. */
-export function jsonAnswer(dialect: Dialect, a: AnswerShape): string {
+/** The answer's text from `from` for `tokens` words. */
+export function answerText(a: AnswerShape): string {
   let text = '';
   for (let i = a.from ?? 0; i < (a.from ?? 0) + a.tokens; i++) text += tokenText(i + (a.shift ?? 0));
-  if (dialect === 'openai') {
-    return JSON.stringify({
-      id: a.id,
-      object: 'chat.completion',
-      created: Math.floor(Date.now() / 1000),
-      model: a.model,
-      choices: [{ index: 0, message: { role: 'assistant', content: text, refusal: null }, logprobs: null, finish_reason: a.finish }],
-      usage: { prompt_tokens: a.inputTokens, completion_tokens: a.tokens, total_tokens: a.inputTokens + a.tokens },
-      system_fingerprint: 'fp_fake0001',
-    });
-  }
-  return JSON.stringify({
-    id: a.id,
-    type: 'message',
-    role: 'assistant',
-    model: a.model,
-    content: [{ type: 'text', text }],
-    stop_reason: a.finish,
-    stop_sequence: null,
-    usage: { input_tokens: a.inputTokens, output_tokens: a.tokens },
-  });
+  return text;
 }
 
-function sse(event: string | undefined, data: unknown): string {
+/** A tool call's arguments (a JSON object) for an answer of `n` units. */
+export function toolArguments(a: AnswerShape): string {
+  let words = '';
+  for (let i = 0; i < Math.max(1, a.tokens); i++) words += tokenText(i + (a.shift ?? 0));
+  return JSON.stringify({ query: words, limit: a.tokens });
+}
+
+/** Piece `i` of `whole` split into `n` nearly equal pieces (the last takes the rest). */
+export function piece(whole: string, i: number, n: number): string {
+  const size = Math.max(1, Math.floor(whole.length / Math.max(1, n)));
+  return i === n - 1 ? whole.slice(i * size) : whole.slice(i * size, (i + 1) * size);
+}
+
+/** One SSE event, with an `event:` line when `event` is given. */
+export function sse(event: string | undefined, data: unknown): string {
   return `${event ? `event: ${event}\n` : ''}data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`;
 }
 
 /** SSE frames a streamed answer is made of, split so faults can cut between them. */
 export interface StreamFrames {
-  /** Frames before the first token (OpenAI: role chunk; Anthropic: message_start, content_block_start, ping). */
+  /** Frames before the first content (chat: role chunk; messages: message_start, ping; Responses: created, in_progress). */
   head: string[];
-  /** One frame per token. */
+  /** Frames sent just before the first unit, after any first-token delay: reasoning items, thinking blocks, the opening of the answer's block. */
+  lead: string[];
+  /** The frame(s) of unit `i` (a word, or a piece of tool-call arguments). */
   token(i: number): string;
   /** A frame of broken JSON, for the malformed-chunk fault. */
   malformed: string;
-  /** Frames after the last token that carry the finish reason and usage. */
+  /** Frames after the last unit that carry the finish reason and usage. */
   tail: string[];
-  /** The end event: `data: [DONE]` or `message_stop`. */
+  /** The end event: `data: [DONE]`, `message_stop`, `response.completed` / `response.incomplete`. */
   end: string;
-}
-
-/** Builds the frames of a streamed answer. `includeUsage` follows OpenAI's `stream_options`. */
-export function streamFrames(dialect: Dialect, a: AnswerShape, includeUsage: boolean): StreamFrames {
-  if (dialect === 'openai') {
-    const created = Math.floor(Date.now() / 1000);
-    const chunk = (choices: unknown[], usage?: unknown) =>
-      sse(undefined, {
-        id: a.id,
-        object: 'chat.completion.chunk',
-        created,
-        model: a.model,
-        system_fingerprint: 'fp_fake0001',
-        choices,
-        ...(includeUsage ? { usage: usage ?? null } : {}),
-      });
-    const tail = [chunk([{ index: 0, delta: {}, logprobs: null, finish_reason: a.finish }])];
-    if (includeUsage) {
-      tail.push(chunk([], { prompt_tokens: a.inputTokens, completion_tokens: a.tokens, total_tokens: a.inputTokens + a.tokens }));
-    }
-    return {
-      head: [chunk([{ index: 0, delta: { role: 'assistant', content: '', refusal: null }, logprobs: null, finish_reason: null }])],
-      token: (i) => chunk([{ index: 0, delta: { content: tokenText(i + (a.shift ?? 0)) }, logprobs: null, finish_reason: null }]),
-      malformed: `data: {"id":"${a.id}","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"\n\n`,
-      tail,
-      end: 'data: [DONE]\n\n',
-    };
-  }
-  return {
-    head: [
-      sse('message_start', {
-        type: 'message_start',
-        message: {
-          id: a.id,
-          type: 'message',
-          role: 'assistant',
-          model: a.model,
-          content: [],
-          stop_reason: null,
-          stop_sequence: null,
-          usage: { input_tokens: a.inputTokens, output_tokens: 1 },
-        },
-      }),
-      sse('content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }),
-      sse('ping', { type: 'ping' }),
-    ],
-    token: (i) => sse('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: tokenText(i + (a.shift ?? 0)) } }),
-    malformed: 'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_del\n\n',
-    tail: [
-      sse('content_block_stop', { type: 'content_block_stop', index: 0 }),
-      sse('message_delta', { type: 'message_delta', delta: { stop_reason: a.finish, stop_sequence: null }, usage: { output_tokens: a.tokens } }),
-    ],
-    end: sse('message_stop', { type: 'message_stop' }),
-  };
+  /** A mid-stream provider error in the API's own form (`as: 'failed'` is the Responses `response.failed`). */
+  error(as: 'failed' | 'error', code: string | undefined): string;
 }

@@ -1,7 +1,8 @@
 /**
  * The public types of the fake provider (`fake-provider.ts` documents each fault).
  */
-import type { Dialect } from './fake-provider-bodies.ts';
+import type { Api, Dialect } from './fake-provider-bodies.ts';
+import type { BadEmbeddings } from './fake-provider-embeddings.ts';
 
 /** Timing and size modifiers any fault may carry; unset ones fall back to the server options. */
 export interface FaultTiming {
@@ -13,6 +14,17 @@ export interface FaultTiming {
   tokenIntervalMs?: number;
   /** Starts the answer's words this many places later: a different (contradictory) answer. */
   textShift?: number;
+  /**
+   * `'tool_call'`: the answer is one call of the request's first tool, its arguments sent
+   * in `tokens` pieces (chat `finish_reason: "tool_calls"`, Anthropic `tool_use`, a
+   * Responses `function_call`). Default: a tool call when the request forces one
+   * (`tool_choice` `required` / a named tool / Anthropic `any` or `tool`), else text.
+   */
+  output?: 'text' | 'tool_call';
+  /** Hidden reasoning tokens of a reasoning model or of Anthropic thinking (default: the server's). */
+  reasoningTokens?: number;
+  /** Anthropic with thinking on: a `redacted_thinking` block instead of a `thinking` block. */
+  redactedThinking?: boolean;
 }
 
 /** One scripted behaviour for one request. See the module comment for each kind. */
@@ -34,6 +46,10 @@ export type Fault = FaultTiming &
     | { kind: 'finish_length' }
     | { kind: 'content_filter'; as?: 'finish' | 'error' }
     | { kind: 'no_prefill' }
+    /** After `afterTokens` units, the API's own mid-stream failure: chat `{"error":…}` chunk, Anthropic `error` event, Responses `response.failed` (`as: 'failed'`, default) or `error` event. */
+    | { kind: 'stream_error'; afterTokens: number; as?: 'failed' | 'error'; code?: string }
+    /** Embeddings: a 200 answer with no vectors, the wrong count, a short or an empty vector. */
+    | { kind: 'bad_embeddings'; how: BadEmbeddings }
   );
 
 /** Options of `startFakeProvider`; every field has a default. */
@@ -50,6 +66,16 @@ export interface FakeProviderOptions {
   models?: string[];
   /** Interface to listen on (default `127.0.0.1`). */
   host?: string;
+  /**
+   * Models that reason before answering (default: ids starting `o1`…`o9` or `gpt-5`, as
+   * OpenAI's reasoning families). On chat they refuse `max_tokens` (400
+   * `unsupported_parameter`, as the real API) and take `max_completion_tokens`; their
+   * hidden tokens come first and count against the cap, so a tiny budget ends with
+   * `length` and no text.
+   */
+  reasoningModels?: (model: string) => boolean;
+  /** Hidden reasoning tokens per answer of a reasoning model, at `medium` effort (default 16; `low` halves, `high` doubles, `minimal` none). */
+  reasoningTokens?: number;
 }
 
 /** One request as the fake saw it. Keys in `headers` are lower-case; credentials are redacted. */
@@ -57,6 +83,8 @@ export interface Attempt {
   seq: number;
   ts: number;
   dialect: Dialect | 'unknown';
+  /** Which API the path called (`unknown` for any other path, answered 404). */
+  api: Api | 'unknown';
   method: string;
   path: string;
   model: string | undefined;

@@ -1,7 +1,11 @@
 /**
  * A fault-injecting fake model provider: a real node:http server on port 0 that speaks
- * OpenAI-compatible `POST /v1/chat/completions` and Anthropic-compatible `POST /v1/messages`,
- * JSON and SSE, with faults scripted per model and a log of every attempt.
+ * OpenAI's `POST /v1/chat/completions`, `/v1/responses` and `/v1/embeddings` and
+ * Anthropic's `POST /v1/messages`, JSON and SSE, with faults scripted per model and a log
+ * of every attempt. The bodies follow the official clients' types: text or tool-call
+ * answers (`tool_calls`, `function_call`, `tool_use`), reasoning models' hidden tokens in
+ * usage, Anthropic `thinking` / `redacted_thinking` blocks, Responses `response.completed`
+ * / `response.incomplete`, embeddings as floats or base64.
  *
  * Shared by the SDK's and the prober's tests and by the demo. Usage:
  *
@@ -39,6 +43,18 @@
  *   `refusal`; `as: 'error'`: 400 with code `content_filter` / "Output blocked by content filtering policy".
  * - `no_prefill` — a request ending with an assistant turn gets 400 "does not support assistant
  *   message prefill" (as recent Anthropic models answer); any other request is served `ok`.
+ * - `stream_error` — after `afterTokens` units the API's own mid-stream failure, then the end:
+ *   chat `data: {"error":…}`, Anthropic `event: error`, Responses `response.failed`
+ *   (default) or `event: error` (`as: 'error'`); `code` sets the error's code / type.
+ * - `bad_embeddings` — a 200 embeddings answer with no vectors (`missing`), one too few or
+ *   too many (`count`), a short first vector (`dimension`) or empty vectors (`empty`).
+ *
+ * Modifiers: `output: 'tool_call'` answers with a call of the request's first tool (the
+ * default when the request forces one), its arguments streamed in `tokens` pieces;
+ * `reasoningTokens` sets the hidden tokens of a reasoning model or of Anthropic thinking;
+ * `redactedThinking` sends a `redacted_thinking` block instead of `thinking`.
+ * Responses: `finish_length` and `content_filter` end in `response.incomplete`
+ * (`max_output_tokens` / `content_filter`), and so does a `max_output_tokens` cap.
  *
  * Assistant prefill (Anthropic): a request whose last message is an assistant turn with
  * text gets the continuation — the answer's tokens after the prefilled ones, as the real
@@ -52,28 +68,30 @@
  * Like the real APIs: a wrong or missing key (`Authorization: Bearer` for OpenAI,
  * `x-api-key` or Bearer for Anthropic) gets 401; `max_tokens` / `max_completion_tokens`
  * below the answer length stops the answer there with finish `length` / `max_tokens`
- * (so a 1-token probe sees `length`, as it would on the real API). Every answer carries
+ * (so a 1-token probe sees `length`, as it would on the real API). Reasoning models (see
+ * `reasoningModels`) refuse `max_tokens` on chat with 400 `unsupported_parameter` and spend
+ * their hidden tokens first, within the cap; Anthropic thinking needs `max_tokens` above
+ * `budget_tokens`. Every answer carries
  * `x-request-id` (OpenAI) or `request-id` (Anthropic).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import {
-  baseHeaders,
-  errorAnswer,
-  estimateInputTokens,
-  jsonAnswer,
-  newRequestId,
-  newResponseId,
-  streamFrames,
-  type Dialect,
-} from './fake-provider-bodies.ts';
-import { prefillOf, prefilledTokens } from './fake-provider-prefill.ts';
-
+import { baseHeaders, errorAnswer, newRequestId, type Api, type Dialect } from './fake-provider-bodies.ts';
+import { dialectOfApi, writeAnswer, type AnswerDefaults } from './fake-provider-answer.ts';
+import { requestRefusal } from './fake-provider-refusals.ts';
+import { prefillOf } from './fake-provider-prefill.ts';
 import type { Attempt, FakeProvider, FakeProviderOptions, Fault } from './fake-provider-types.ts';
-import { closeSignal, flushed, headerValue, numberOr, readBody, redact, sleep } from './fake-provider-util.ts';
+import { closeSignal, headerValue, readBody, redact, sleep } from './fake-provider-util.ts';
 
-export type { Dialect } from './fake-provider-bodies.ts';
+export type { Api, Dialect } from './fake-provider-bodies.ts';
 export type { Attempt, FakeProvider, FakeProviderOptions, Fault, FaultTiming, ScriptOptions } from './fake-provider-types.ts';
+
+const API_PATHS: Record<string, Api> = {
+  '/v1/chat/completions': 'chat',
+  '/v1/responses': 'responses',
+  '/v1/embeddings': 'embeddings',
+  '/v1/messages': 'messages',
+};
 
 interface Script {
   faults: Fault[];
@@ -92,6 +110,12 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
     tokenIntervalMs: options.tokenIntervalMs ?? 0,
     models: options.models ? new Set(options.models) : undefined,
     host: options.host ?? '127.0.0.1',
+  };
+  const defaults: AnswerDefaults = {
+    tokens: o.tokens,
+    tokenIntervalMs: o.tokenIntervalMs,
+    reasoningModels: options.reasoningModels ?? ((m) => /^(o[1-9]|gpt-5)/.test(m)),
+    reasoningTokens: options.reasoningTokens ?? 16,
   };
   const scripts = new Map<string, Script>();
   const attempts: Attempt[] = [];
@@ -121,8 +145,8 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const raw = await readBody(req);
     const path = (req.url ?? '/').split('?')[0]!;
-    const dialect: Dialect | 'unknown' =
-      path === '/v1/chat/completions' ? 'openai' : path === '/v1/messages' ? 'anthropic' : 'unknown';
+    const api: Api | 'unknown' = API_PATHS[path] ?? 'unknown';
+    const dialect: Dialect | 'unknown' = api === 'unknown' ? 'unknown' : dialectOfApi(api);
     let body: unknown;
     try {
       body = raw.length ? (JSON.parse(raw) as unknown) : undefined;
@@ -137,6 +161,7 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
       seq: ++seq,
       ts: Date.now(),
       dialect,
+      api,
       method: req.method ?? 'GET',
       path,
       model,
@@ -165,7 +190,7 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
       res.end(e.body);
     };
 
-    if (dialect === 'unknown' || req.method !== 'POST') {
+    if (api === 'unknown' || req.method !== 'POST') {
       sendError(404, { type: 'invalid_request_error', code: null, message: `Invalid URL (${req.method} ${path})` });
       return;
     }
@@ -190,6 +215,11 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
     if (signal.aborted) return;
     if (o.models && model !== undefined && !o.models.has(model)) {
       sendError(404, { message: `The model \`${model}\` does not exist or you do not have access to it.` });
+      return;
+    }
+    const refusal = requestRefusal(api, b, defaults);
+    if (refusal) {
+      sendError(400, refusal);
       return;
     }
 
@@ -250,73 +280,7 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
       default:
         break;
     }
-    await answer(d, b, fault, attempt, res, signal);
-  }
-
-  async function answer(d: Dialect, b: Record<string, unknown>, fault: Fault, attempt: Attempt, res: ServerResponse, signal: AbortSignal) {
-    const wanted = fault.tokens ?? o.tokens;
-    const cap = numberOr(b.max_completion_tokens, numberOr(b.max_tokens, Infinity));
-    // A prefilled turn continues after the tokens it already holds.
-    const from = prefilledTokens(prefillOf(d, b), wanted);
-    const tokens = Math.max(0, Math.min(wanted, cap + from));
-    let finish = d === 'openai' ? 'stop' : 'end_turn';
-    if (tokens < wanted || fault.kind === 'finish_length') finish = d === 'openai' ? 'length' : 'max_tokens';
-    if (fault.kind === 'content_filter') finish = d === 'openai' ? 'content_filter' : 'refusal';
-    const shape = { id: newResponseId(d), model: String(b.model ?? ''), tokens: tokens - from, from, shift: fault.textShift ?? 0, inputTokens: estimateInputTokens(b), finish };
-    const headers = baseHeaders(d, attempt.requestId);
-    const interval = fault.tokenIntervalMs ?? o.tokenIntervalMs;
-    attempt.status = 200;
-
-    if (b.stream !== true) {
-      if (fault.kind === 'slow_first_token') await sleep(fault.ms, signal);
-      if (signal.aborted) return;
-      const full = jsonAnswer(d, shape);
-      if (fault.kind === 'malformed_chunk') {
-        res.writeHead(200, { ...headers, 'content-type': 'application/json' });
-        res.end(full.slice(0, Math.floor(full.length / 2)));
-        return;
-      }
-      if (fault.kind === 'cut_stream' || fault.kind === 'stall') {
-        res.writeHead(200, { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(full)) });
-        await flushed(res, full.slice(0, Math.floor(full.length / 2)));
-        if (fault.kind === 'cut_stream') res.destroy();
-        return;
-      }
-      attempt.tokensSent = tokens - from;
-      res.writeHead(200, { ...headers, 'content-type': 'application/json' });
-      res.end(full);
-      return;
-    }
-
-    const streamOptions = b.stream_options as { include_usage?: unknown } | undefined;
-    const frames = streamFrames(d, shape, d === 'anthropic' || streamOptions?.include_usage === true);
-    res.writeHead(200, { ...headers, 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
-    // A cut must come after what was written has reached the wire, or the reset would swallow it.
-    let lastWrite = flushed(res, frames.head.join(''));
-    const cut = async () => {
-      await lastWrite;
-      if ((fault as { how?: string }).how === 'end') res.end();
-      else res.destroy();
-    };
-    for (let i = from; i < tokens; i++) {
-      const wait = i === from && fault.kind === 'slow_first_token' ? fault.ms : interval;
-      await sleep(wait, signal);
-      if (signal.aborted) return;
-      if (fault.kind === 'cut_stream' && i === fault.afterTokens) return cut();
-      if (fault.kind === 'stall' && i === fault.afterTokens) return;
-      if (fault.kind === 'malformed_chunk' && i === fault.afterTokens) res.write(frames.malformed);
-      lastWrite = flushed(res, frames.token(i));
-      attempt.tokensSent = i + 1 - from;
-    }
-    // Faults positioned at or past the last token still apply, before the tail.
-    if (fault.kind === 'cut_stream' && fault.afterTokens >= tokens) return cut();
-    if (fault.kind === 'stall' && fault.afterTokens >= tokens) return;
-    for (const f of frames.tail) res.write(f);
-    if (fault.kind === 'no_end_event') {
-      if (!fault.keepOpen) res.end();
-      return;
-    }
-    res.end(frames.end);
+    await writeAnswer(api, b, fault, attempt, res, signal, defaults);
   }
 
   function authorised(d: Dialect, req: IncomingMessage): boolean {
