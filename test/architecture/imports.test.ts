@@ -1,0 +1,160 @@
+/**
+ * Layers point one way: no import cycle between source files (type-only imports included,
+ * since they couple two files as much as value imports do), and no import from a lower layer
+ * to a higher one. The graph comes from the TypeScript compiler's own parse of every source
+ * file of the root tsconfig under the scanned folders.
+ */
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { findCycles, type ImportGraph } from './find-cycles.ts';
+import { readImportGraph, type SourceImports } from './import-graph.ts';
+import { LAYER_RULES, dashboardServerImports, schemaModules, upwardImports } from './layer-rules.ts';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+const FOLDERS = ['protocol', 'sdk', 'probe', 'server', 'dashboard/src'];
+
+/**
+ * Imports that break a rule on main today and go away with the rest of issue 29: the API's
+ * vocabulary (alert rules, states, severities, verdicts, hints, the alert and the delivery as
+ * the API shows them) moves into TypeBox schema modules under `server/schemas/`, which storage
+ * and the dashboard may import. Only these may remain, and each must still exist: a line is
+ * deleted once its import is gone, so the list can only shrink.
+ */
+const AWAITING_SCHEMAS: readonly string[] = [
+  'server/storage/alert-rows.ts -> server/alerts/types.ts',
+  'server/storage/alert-rows.ts -> server/verdicts/types.ts',
+  'server/storage/parts/alerts.ts -> server/alerts/types.ts',
+  'dashboard/src/api/types.ts -> server/alerts/silences.ts',
+  'dashboard/src/api/types.ts -> server/storage/storage.ts',
+  'dashboard/src/api/types.ts -> server/verdicts/cost-view.ts',
+  'dashboard/src/api/types.ts -> server/verdicts/fallback-health.ts',
+  'dashboard/src/api/types.ts -> server/verdicts/incidents.ts',
+  'dashboard/src/api/types.ts -> server/verdicts/prober-health.ts',
+  'dashboard/src/api/types.ts -> server/verdicts/types.ts',
+];
+const unlisted = (found: string[]): string[] => found.filter((f) => !AWAITING_SCHEMAS.some((edge) => f === edge || f.startsWith(`${edge} (`)));
+
+const graphOf = (edges: Record<string, string[]>): ImportGraph => new Map(Object.entries(edges).map(([from, to]) => [from, new Set(to)]));
+const show = (cycles: string[][]): string[] => cycles.map((c) => c.join(' -> '));
+
+describe('the source tree', () => {
+  let source: SourceImports;
+  beforeAll(() => {
+    source = readImportGraph(ROOT, FOLDERS);
+  }, 120_000);
+
+  it('is read whole: every folder, with the edges the compiler sees', () => {
+    // Guards against a parse that silently yields nothing (and so no cycle and no violation).
+    for (const folder of FOLDERS) expect([...source.files.keys()].some((f) => f.startsWith(`${folder}/`)), folder).toBe(true);
+    expect(source.files.get('sdk/index.ts')).toContain('protocol/index.ts');
+    expect(source.files.get('server/storage/storage.ts')?.size).toBeGreaterThan(3);
+    // A type-only import is an edge: `import type` is how this file reaches the parts.
+    expect(source.files.get('server/storage/storage.ts')).toContain('server/storage/parts/notifications.ts');
+    // So is a dynamic import (the dashboard loads its views lazily).
+    expect(source.files.get('dashboard/src/app.tsx')).toContain('dashboard/src/views/alerts.tsx');
+  });
+
+  it('has no import cycle between source files', () => {
+    expect(show(findCycles(source.files))).toEqual([]);
+  });
+
+  it('has no import from a lower layer to a higher one', () => {
+    expect(unlisted(upwardImports(source.files, LAYER_RULES))).toEqual([]);
+  });
+
+  it('lets the dashboard import from the server only schema modules (TypeBox and protocol, nothing else)', () => {
+    expect(unlisted(dashboardServerImports(source.files, schemaModules(source.files, source.packages)))).toEqual([]);
+  });
+
+  it('still has every import listed as awaiting the schema modules (delete a line of AWAITING_SCHEMAS once its import is gone)', () => {
+    const found = [...upwardImports(source.files, LAYER_RULES), ...dashboardServerImports(source.files, schemaModules(source.files, source.packages))];
+    expect(AWAITING_SCHEMAS.filter((edge) => !found.some((f) => f === edge || f.startsWith(`${edge} (`)))).toEqual([]);
+  });
+});
+
+describe('the cycle finder', () => {
+  it('reports a cycle through type-only and value edges alike, started at its first file', () => {
+    const graph = graphOf({ 'b.ts': ['c.ts'], 'c.ts': ['a.ts'], 'a.ts': ['b.ts', 'd.ts'], 'd.ts': [] });
+    expect(show(findCycles(graph))).toEqual(['a.ts -> b.ts -> c.ts -> a.ts']);
+  });
+
+  it('reports nothing for a graph without cycles, however it branches', () => {
+    const graph = graphOf({ 'a.ts': ['b.ts', 'c.ts'], 'b.ts': ['d.ts'], 'c.ts': ['d.ts'], 'd.ts': [] });
+    expect(findCycles(graph)).toEqual([]);
+  });
+
+  it('reports a file that imports itself', () => {
+    expect(show(findCycles(graphOf({ 'a.ts': ['a.ts'] })))).toEqual(['a.ts -> a.ts']);
+  });
+
+  it('reports each distinct loop of a component and each separate component', () => {
+    const graph = graphOf({
+      'storage.ts': ['notifications.ts'],
+      'notifications.ts': ['notifier-types.ts'],
+      'notifier-types.ts': ['incidents.ts'],
+      'incidents.ts': ['analyse.ts', 'key-join.ts'],
+      'analyse.ts': ['storage.ts'],
+      'key-join.ts': ['storage.ts'],
+      'rules.ts': ['pending.ts'],
+      'pending.ts': ['rules.ts'],
+    });
+    expect(show(findCycles(graph))).toEqual([
+      'analyse.ts -> storage.ts -> notifications.ts -> notifier-types.ts -> incidents.ts -> analyse.ts',
+      'incidents.ts -> key-join.ts -> storage.ts -> notifications.ts -> notifier-types.ts -> incidents.ts',
+      'pending.ts -> rules.ts -> pending.ts',
+    ]);
+  });
+});
+
+describe('the layer rules', () => {
+  it('report an import from storage up to the notifiers, and from the protocol up to the SDK', () => {
+    const graph = graphOf({
+      'server/storage/parts/notifications.ts': ['server/notifiers/types.ts'],
+      'server/notifiers/types.ts': ['server/storage/parts/notifications.ts'],
+      'protocol/types.ts': ['sdk/breakerbox.ts'],
+      'sdk/breakerbox.ts': ['protocol/types.ts'],
+    });
+    expect(upwardImports(graph, LAYER_RULES)).toEqual([
+      expect.stringMatching(/^protocol\/types\.ts -> sdk\/breakerbox\.ts /),
+      expect.stringMatching(/^server\/storage\/parts\/notifications\.ts -> server\/notifiers\/types\.ts /),
+    ]);
+  });
+
+  it('report an engine-neutral storage file that imports SQLite, but not the factory that picks the engine', () => {
+    const graph = graphOf({
+      'server/storage/rollups.ts': ['server/storage/sqlite/database.ts'],
+      'server/storage/open-storage.ts': ['server/storage/sqlite/sqlite-storage.ts', 'server/storage/postgres/postgres-storage.ts'],
+      'server/storage/postgres/telemetry.ts': ['server/storage/sqlite/telemetry-store.ts'],
+      'server/storage/sqlite/telemetry-store.ts': ['server/storage/sqlite/database.ts'],
+    });
+    expect(upwardImports(graph, LAYER_RULES)).toEqual([
+      expect.stringMatching(/^server\/storage\/postgres\/telemetry\.ts -> server\/storage\/sqlite\/telemetry-store\.ts /),
+      expect.stringMatching(/^server\/storage\/rollups\.ts -> server\/storage\/sqlite\/database\.ts /),
+    ]);
+  });
+
+  it('count as schema modules only server files that declare schemas with TypeBox and reach nothing else but the protocol', () => {
+    const graph = graphOf({
+      'server/schemas/common.ts': ['protocol/index.ts'],
+      'server/schemas/alerts.ts': ['server/schemas/common.ts'],
+      'server/schemas/leaky.ts': ['server/schemas/common.ts', 'server/storage/storage.ts'],
+      'server/schemas/index.ts': ['server/schemas/alerts.ts'],
+      'server/verdicts/types.ts': ['protocol/index.ts'],
+      'server/storage/storage.ts': [],
+      'dashboard/src/api/types.ts': ['server/schemas/index.ts', 'server/schemas/leaky.ts', 'server/verdicts/types.ts'],
+    });
+    const packages = new Map<string, Set<string>>([
+      ['server/schemas/common.ts', new Set(['@sinclair/typebox'])],
+      ['server/schemas/alerts.ts', new Set(['@sinclair/typebox'])],
+      ['server/schemas/leaky.ts', new Set(['@sinclair/typebox'])],
+      ['server/storage/storage.ts', new Set(['better-sqlite3'])],
+    ]);
+    const schemas = schemaModules(graph, packages);
+    // index.ts only re-exports schema modules: a schema module. verdicts/types.ts imports only the protocol: plain server code.
+    expect([...schemas].sort()).toEqual(['server/schemas/alerts.ts', 'server/schemas/common.ts', 'server/schemas/index.ts']);
+    expect(dashboardServerImports(graph, schemas)).toEqual([
+      'dashboard/src/api/types.ts -> server/schemas/leaky.ts',
+      'dashboard/src/api/types.ts -> server/verdicts/types.ts',
+    ]);
+  });
+});
