@@ -3,8 +3,9 @@
  * that reads the environment (API keys by the names in `api_key_env`, the ingest
  * token, `BREAKERBOX_URL`). Everything below receives values explicitly.
  *
- * Exit codes: 0 done (SIGTERM handled, `--check` passed, `--once` all answered);
- * 1 `--once` saw a failed probe, or a runtime failure; 2 bad flags or config.
+ * Exit codes: 0 done (SIGTERM handled, `--check` passed, `--once` every probe ok and
+ * delivered); 1 `--once` saw a target not probed, a failed probe or an undelivered event,
+ * or a runtime failure; 2 bad flags or config.
  */
 import { parseArgs } from 'node:util';
 import type { ProbeEvent } from '@breakerbox/protocol';
@@ -14,7 +15,7 @@ import { parseDuration } from './duration.ts';
 import { isProbeError, PROBE_ERROR_CODES, ProbeError } from './errors.ts';
 import { createLogger, type LogLevel } from './logger.ts';
 import { buildPlan, formatPlan } from './plan.ts';
-import { Prober } from './prober.ts';
+import { Prober, type FireResult } from './prober.ts';
 import { PushClient } from './push-client.ts';
 import { ProbeRequestClient } from './request-client.ts';
 import { createRedactor } from './redact.ts';
@@ -34,7 +35,8 @@ const USAGE = `usage: breakerbox probe --config <file> [--location <name>] [opti
   -l, --location <name>      where this prober runs (overrides "location" in the file)
       --check                validate the file, print the plan and estimated daily cost, send nothing
       --collector <url>      collector base URL (default: $BREAKERBOX_URL, then collector.url)
-      --once                 probe every target once, push, and exit (1 if any probe failed)
+      --once                 probe every target once, push, and exit: 0 when every probe was ok and
+                             delivered, 1 otherwise (the last line says which)
       --print                write probe events to stdout as JSON lines instead of pushing
       --log-format <f>       json (default) or text
       --log-level <l>        debug, info (default), warn or error
@@ -153,7 +155,10 @@ async function run(argv: string[], io: CliIo): Promise<number> {
   }
   const prober = new Prober({ config, apiKeys, sink, logger: log });
 
-  if (flags.once) return runOnce(prober, config, push, shutdownMs, log);
+  if (flags.once) {
+    const summary = createLogger({ write: io.stderr, redact, format: logFormat, level: 'debug' });
+    return runOnce(prober, config, push, shutdownMs, log, summary);
+  }
 
   const stopped = new Promise<string>((resolve) => {
     const off = io.onSignal((signal) => {
@@ -194,10 +199,37 @@ async function runOnce(
   push: PushClient | undefined,
   shutdownMs: number,
   log: ReturnType<typeof createLogger>,
+  summary: ReturnType<typeof createLogger>,
 ): Promise<number> {
   const results = await Promise.all(config.targets.map((t) => prober.fire(t.name)));
-  const failed = results.filter((r) => r.kind === 'probed' && r.event.outcome === 'error').length;
   const lost = push ? await push.close(shutdownMs) : 0;
-  log.info('probed every target once', { targets: results.length, failed, lost_events: lost });
-  return failed > 0 || lost > 0 ? 1 : 0;
+  const outcome = onceOutcome(config, results, push ? push.stats.accepted : undefined);
+  log.debug('every target fired once', { lost_events: lost });
+  // The last line says what the exit code means, whatever --log-level hides.
+  (outcome.exit === 0 ? summary.info : summary.error)(outcome.message, outcome.fields);
+  return outcome.exit;
+}
+
+/**
+ * The verdict of `--once`: 0 when every target was probed ok and every event reached the
+ * collector (or stdout with --print); 1 when a target was not probed, a probe failed, or an
+ * event was not delivered. `accepted` is undefined with --print (every event was written).
+ */
+export function onceOutcome(config: ProberConfig, results: FireResult[], accepted: number | undefined) {
+  const names = config.targets.map((t) => t.name);
+  const skipped = results.flatMap((r, i) => (r.kind === 'skipped' ? [`${names[i]}: ${r.reason}`] : []));
+  const probed = results.flatMap((r) => (r.kind === 'probed' ? [r] : []));
+  const failed = results.flatMap((r, i) => (r.kind === 'probed' && r.event.outcome === 'error' ? [`${names[i]}: ${r.event.error_class ?? 'error'}`] : []));
+  const events = probed.reduce((n, r) => n + 1 + (r.warmup ? 1 : 0), 0);
+  const delivered = accepted ?? events;
+  const problems = [
+    ...(skipped.length > 0 ? [`${skipped.length} of ${names.length} targets not probed (${skipped.join(', ')})`] : []),
+    ...(failed.length > 0 ? [`${failed.length} of ${names.length} probes failed (${failed.join(', ')})`] : []),
+    ...(delivered < events ? [`${events - delivered} of ${events} events not delivered`] : []),
+  ];
+  const exit = problems.length === 0 ? 0 : 1;
+  const message = exit === 0
+    ? `--once: all ${names.length} targets probed ok, ${delivered} of ${events} events delivered: exit 0`
+    : `--once: ${problems.join('; ')}: exit 1`;
+  return { exit, message, fields: { targets: names.length, probed: probed.length, failed: failed.length, events, delivered, exit } };
 }

@@ -163,6 +163,8 @@ export function readTarget(
   const reqReader = r.object('request') ?? new FieldReader({}, 'request', report);
   // Read the request even when the key is wrong, so its problems show in the same run.
   const request = adapter ? adapter.parseRequest(reqReader, { key: key ?? { provider: '', endpoint: '', model: '' } }) : undefined;
+  const urlProblem = baseUrl && request !== undefined ? adapter?.baseUrlProblem?.(baseUrl, request) : undefined;
+  if (urlProblem) r.problem('base_url', urlProblem);
   const schedule = readSchedule(r, ctx.defaults, ctx.timezone);
   const latencyCeilingMs = r.number('latency_ceiling_ms', { integer: true, min: 1, max: 600_000 }) ?? ctx.defaults.latencyCeilingMs;
   if (latencyCeilingMs === undefined) r.problem('latency_ceiling_ms', 'is required (here or in defaults): what a caller can wait for, in ms');

@@ -16,6 +16,7 @@ import {
   tryJson,
   type ChatRequest,
 } from './chat-request.ts';
+import { anthropicBaseUrlProblem } from './base-url.ts';
 import type { OutgoingRequest, ParseContext, ProbeAdapter, ShapeVerdict, StreamChecker, StreamStep, Usage } from './types.ts';
 
 interface AnthropicRequest extends ChatRequest {
@@ -96,6 +97,7 @@ export const anthropicMessages: ProbeAdapter<AnthropicRequest> = {
   streamed: (req) => req.stream,
   estimateTokens: (req) => estimateChatTokens(req),
   acceptsStatus: (_req, status) => status >= 200 && status < 300,
+  baseUrlProblem: (url, req) => anthropicBaseUrlProblem(url, req.path),
 
   buildRequest(baseUrl: URL, req: AnthropicRequest, apiKey: string | undefined): OutgoingRequest {
     const body: Record<string, unknown> = {

@@ -22,18 +22,28 @@ export const DEFAULT_PROMPT = 'Reply with the single word: OK';
 export const DEFAULT_MAX_TOKENS = 8;
 const CHAT_FIELDS = ['model', 'prompt', 'system', 'max_tokens', 'stream', 'path'] as const;
 
+/** How a kind sizes `max_tokens`: its default (which may depend on the model) and its floor. */
+export interface TokenBudget {
+  /** The budget when `max_tokens` is not given. */
+  defaultFor?: (model: string) => number;
+  /** The smallest budget the API accepts (the Responses API refuses fewer than 16). */
+  min?: number;
+}
+
 /** Reads the shared chat fields; `extra` names kind-specific fields the caller reads itself. */
 export function parseChatRequest(
   r: FieldReader,
   ctx: ParseContext,
   defaultPath: string,
   extra: readonly string[] = [],
+  budget: TokenBudget = {},
 ): ChatRequest | undefined {
   r.rejectUnknown([...CHAT_FIELDS, ...extra]);
   const model = r.string('model', { maxLength: 256 }) ?? ctx.key.model;
   const prompt = r.string('prompt', { maxLength: 2_000 }) ?? DEFAULT_PROMPT;
   const system = r.string('system', { maxLength: 2_000 });
-  const maxTokens = r.number('max_tokens', { integer: true, min: 1, max: 4_096 }) ?? DEFAULT_MAX_TOKENS;
+  const maxTokens =
+    r.number('max_tokens', { integer: true, min: budget.min ?? 1, max: 32_768 }) ?? budget.defaultFor?.(model) ?? DEFAULT_MAX_TOKENS;
   const stream = r.boolean('stream') ?? false;
   const path = r.string('path', { pattern: /^\/\S*$/, hint: 'must start with "/"' }) ?? defaultPath;
   return { model, prompt, system, maxTokens, stream, path };

@@ -1,6 +1,7 @@
 /**
- * `http`: any other endpoint the product calls (embeddings, a gateway, a self-hosted
- * model), described by method, path, headers and body. The answer must have an
+ * `http`: any other endpoint the product calls (rerank, moderation, a gateway, a
+ * self-hosted model), described by method, path, headers and body. Embeddings have their
+ * own kind (`openai-embeddings`), which checks the vectors. The answer must have an
  * expected status and, by default, a JSON body. Health and status endpoints are
  * refused: a probe sends what the product sends.
  */

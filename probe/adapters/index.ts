@@ -5,11 +5,15 @@
 import { anthropicMessages } from './anthropic-messages.ts';
 import { httpKind } from './http.ts';
 import { openAiChat } from './openai-chat.ts';
+import { openAiEmbeddings } from './openai-embeddings.ts';
+import { openAiResponses } from './openai-responses.ts';
 import type { ProbeAdapter } from './types.ts';
 
 /** Every kind the prober knows, by the name used in the config's `kind` field. */
 export const ADAPTERS: Readonly<Record<string, ProbeAdapter<unknown>>> = {
   [openAiChat.kind]: openAiChat as ProbeAdapter<unknown>,
+  [openAiResponses.kind]: openAiResponses as ProbeAdapter<unknown>,
+  [openAiEmbeddings.kind]: openAiEmbeddings as ProbeAdapter<unknown>,
   [anthropicMessages.kind]: anthropicMessages as ProbeAdapter<unknown>,
   [httpKind.kind]: httpKind as ProbeAdapter<unknown>,
 };

@@ -17,12 +17,16 @@ import {
   tryJson,
   type ChatRequest,
 } from './chat-request.ts';
+import { budgetFor, readReasoning, type ReasoningChoice } from './reasoning.ts';
+import { openAiBaseUrlProblem } from './base-url.ts';
 import type { OutgoingRequest, ParseContext, ProbeAdapter, ShapeVerdict, StreamChecker, StreamStep, Usage } from './types.ts';
 
-interface OpenAiChatRequest extends ChatRequest {
+interface OpenAiChatRequest extends ChatRequest, ReasoningChoice {
   /** Ask for the usage chunk at the end of a stream (`stream_options.include_usage`). */
   includeUsage: boolean;
 }
+
+
 
 function usageOf(value: unknown): Usage | undefined {
   if (!isObject(value)) return undefined;
@@ -82,21 +86,28 @@ export const openAiChat: ProbeAdapter<OpenAiChatRequest> = {
   requiresApiKey: true,
 
   parseRequest(r: FieldReader, ctx: ParseContext): OpenAiChatRequest | undefined {
-    const chat = parseChatRequest(r, ctx, '/chat/completions', ['include_usage']);
+    const extra = ['include_usage', 'reasoning', 'reasoning_effort'];
+    const reasoning = readReasoning(r, typeof r.obj.model === 'string' ? r.obj.model : ctx.key.model);
+    const chat = parseChatRequest(r, ctx, '/chat/completions', extra, budgetFor(reasoning));
     const includeUsage = r.boolean('include_usage') ?? true;
-    return chat && { ...chat, includeUsage };
+    return chat && { ...chat, includeUsage, ...reasoning };
   },
 
   streamed: (req) => req.stream,
   estimateTokens: (req) => estimateChatTokens(req),
   acceptsStatus: (_req, status) => status >= 200 && status < 300,
+  baseUrlProblem: (url, req) => openAiBaseUrlProblem(url, req.path),
 
   buildRequest(baseUrl: URL, req: OpenAiChatRequest, apiKey: string | undefined): OutgoingRequest {
     const messages = [
       ...(req.system ? [{ role: 'system', content: req.system }] : []),
       { role: 'user', content: req.prompt },
     ];
-    const body: Record<string, unknown> = { model: req.model, messages, max_tokens: req.maxTokens, stream: req.stream };
+    // Reasoning models refuse `max_tokens` (400 unsupported_parameter) and take an effort.
+    const limit = req.reasoning
+      ? { max_completion_tokens: req.maxTokens, reasoning_effort: req.effort }
+      : { max_tokens: req.maxTokens };
+    const body: Record<string, unknown> = { model: req.model, messages, ...limit, stream: req.stream };
     if (req.stream && req.includeUsage) body.stream_options = { include_usage: true };
     return {
       url: joinUrl(baseUrl, req.path),
@@ -120,7 +131,10 @@ export const openAiChat: ProbeAdapter<OpenAiChatRequest> = {
     if (typeof choice.finish_reason !== 'string') return malformed(body, 'choices[0] has no finish_reason', usage);
     const finish = endVerdict('finish_reason', choice.finish_reason, usage);
     if (!finish.ok) return finish;
-    if (typeof choice.message.content !== 'string') return malformed(body, 'choices[0].message.content is not text', usage);
+    if (typeof choice.message.content !== 'string') {
+      if (typeof choice.message.refusal === 'string') return { ok: false, errorClass: 'policy', reason: 'the model refused', ...(usage ? { usage } : {}) };
+      return malformed(body, 'choices[0].message.content is not text', usage);
+    }
     if (!usage) return malformed(body, 'no usage', usage);
     return finish;
   },

@@ -61,6 +61,8 @@ export interface ProbeAdapter<R> {
   buildRequest(baseUrl: URL, request: R, apiKey: string | undefined): OutgoingRequest;
   /** True when a status counts as an answer to check (others go to the error classifier). */
   acceptsStatus(request: R, status: number): boolean;
+  /** A problem of `base_url` this kind can see before sending anything (reported on the field). */
+  baseUrlProblem?(baseUrl: URL, request: R): string | undefined;
   /** Checks a complete non-streamed body. */
   checkBody(request: R, text: string, contentType: string | undefined): ShapeVerdict;
   /** Starts checking a streamed body. */

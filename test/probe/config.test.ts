@@ -23,7 +23,18 @@ describe('the example file', () => {
     expect(problems).toEqual([]);
     expect(config?.location).toBe('us-east');
     const plan = buildPlan(config!);
-    expect(plan.rows.map((r) => r.name)).toEqual(['openai-mini-stream', 'anthropic-haiku', 'together-llama-us', 'embeddings-small']);
+    expect(plan.rows.map((r) => [r.name, r.kind])).toEqual([
+      ['openai-mini-stream', 'openai-chat'],
+      ['anthropic-haiku', 'anthropic-messages'],
+      ['together-llama-us', 'openai-chat'],
+      ['openai-responses-stream', 'openai-responses'],
+      ['gpt5-mini-reasoning', 'openai-chat'],
+      ['gateway-reasoner', 'openai-chat'],
+      ['embeddings-small', 'openai-embeddings'],
+      ['rerank', 'http'],
+    ]);
+    // A reasoning probe is costed at its whole 1024-token budget: the most it can spend.
+    expect(plan.rows[4]?.costPerDay).toBeCloseTo((288 * (16 * 0.25 + 1024 * 2)) / 1e6, 8);
     // 1440 runs/day x (16 input tokens x $0.15 + 8 output tokens x $0.60) per million:
     // a 30-character prompt is 8 tokens at four characters a token, plus 8 for the framing.
     expect(plan.rows[0]?.costPerDay).toBeCloseTo((1440 * (16 * 0.15 + 8 * 0.6)) / 1e6, 8);
@@ -77,11 +88,11 @@ describe('problems', () => {
     });
     expect(problems).toEqual([
       'max_concurrent: must be an integer between 1 and 10000, got 0',
-      'target "a" (targets[0]): request.strem: unknown field (allowed: model, prompt, system, max_tokens, stream, path, include_usage)',
-      'target "a" (targets[0]): request.max_tokens: must be an integer between 1 and 4096, got 0',
+      'target "a" (targets[0]): request.strem: unknown field (allowed: model, prompt, system, max_tokens, stream, path, include_usage, reasoning, reasoning_effort)',
+      'target "a" (targets[0]): request.max_tokens: must be an integer between 1 and 32768, got 0',
       'target "b" (targets[1]): base_url: must use http or https',
       'target "b" (targets[1]): interval: must divide the minute, hour or day evenly (e.g. 15s, 30s, 1m, 5m, 1h); use `cron` for anything else',
-      'target "c" (targets[2]): kind: unknown kind "grpc" (known: openai-chat, anthropic-messages, http)',
+      'target "c" (targets[2]): kind: unknown kind "grpc" (known: openai-chat, openai-responses, openai-embeddings, anthropic-messages, http)',
     ]);
   });
 

@@ -66,8 +66,10 @@ describe('secrets', () => {
       expect(stored.map((r) => r.error_class).sort()).toEqual(['auth', 'server', null].sort());
 
       const logs = [...run.out, ...run.err].join('\n');
-      const loud = run.err.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.level === 'error');
+      const parsed = run.err.map((l) => JSON.parse(l) as Record<string, unknown>);
+      const loud = parsed.slice(0, -1).filter((l) => l.level === 'error');
       expect(loud.map((l) => [l.target, String(l.msg).startsWith('MISCONFIGURED PROBE')])).toEqual([['echo', true]]);
+      expect(parsed.at(-1)).toMatchObject({ level: 'error', msg: '--once: 2 of 3 probes failed (echo: auth, down: server): exit 1', delivered: 3 });
       expect(logs).toContain('[REDACTED]'); // the echoed key was there, and was removed
       expect(logs).not.toContain(API_KEY);
       expect(logs).not.toContain(collector.ingestToken);
@@ -186,7 +188,7 @@ describe('command line', () => {
       const no = io({});
       expect(await main(['probe', '--config', bad, '--location', 'eu-west', '--check'], no.cli)).toBe(2);
       expect(no.err.slice(1)).toEqual([
-        '  target "a" (targets[0]): kind: unknown kind "nope" (known: openai-chat, anthropic-messages, http)',
+        '  target "a" (targets[0]): kind: unknown kind "nope" (known: openai-chat, openai-responses, openai-embeddings, anthropic-messages, http)',
         '  target "a" (targets[0]): interval: must divide the minute, hour or day evenly (e.g. 15s, 30s, 1m, 5m, 1h); use `cron` for anything else',
       ]);
     } finally {
