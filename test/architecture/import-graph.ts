@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { API } from 'typescript/unstable/sync';
 
@@ -10,12 +10,27 @@ export interface SourceImports {
   readonly packages: Map<string, Set<string>>;
 }
 
-/** The workspace packages and the file each one's `breakerbox-source` export condition names. */
-const WORKSPACE_ENTRY: Readonly<Record<string, string>> = {
-  '@breakerbox/protocol': 'protocol/index.ts',
-  '@breakerbox/sdk': 'sdk/index.ts',
-  '@breakerbox/probe': 'probe/index.ts',
+/** The folder of each workspace package, by name. */
+const WORKSPACES: Readonly<Record<string, string>> = {
+  '@breakerbox/protocol': 'protocol',
+  '@breakerbox/sdk': 'sdk',
+  '@breakerbox/probe': 'probe',
 };
+
+/**
+ * The source file a workspace specifier (`@breakerbox/protocol`, `@breakerbox/protocol/schemas`)
+ * names: its package.json export under the `breakerbox-source` condition, as vitest and tsc
+ * resolve it.
+ */
+function workspaceEntry(root: string, specifier: string): string | undefined {
+  const name = Object.keys(WORKSPACES).find((n) => specifier === n || specifier.startsWith(`${n}/`));
+  if (name === undefined) return undefined;
+  const folder = WORKSPACES[name]!;
+  const manifest = JSON.parse(readFileSync(join(root, folder, 'package.json'), 'utf8')) as { exports?: Record<string, unknown> };
+  const entry = manifest.exports?.[`.${specifier.slice(name.length)}`];
+  const source = typeof entry === 'object' && entry !== null ? (entry as Record<string, unknown>)['breakerbox-source'] : undefined;
+  return typeof source === 'string' ? join(folder, source).split(sep).join('/') : undefined;
+}
 
 /**
  * Parses every source file of the root tsconfig under `folders` with the TypeScript compiler
@@ -75,9 +90,11 @@ function resolveSpecifier(
   known: ReadonlySet<string>,
   toRepo: (file: string) => string,
 ): string | undefined {
-  const workspace = WORKSPACE_ENTRY[specifier];
-  if (workspace !== undefined) return workspace;
-  if (specifier.startsWith('@breakerbox/')) throw new Error(`${toRepo(fromFile)} imports ${specifier}, a workspace path the graph cannot place`);
+  if (specifier.startsWith('@breakerbox/')) {
+    const workspace = workspaceEntry(root, specifier);
+    if (workspace !== undefined && known.has(workspace)) return workspace;
+    throw new Error(`${toRepo(fromFile)} imports ${specifier}, a workspace path the graph cannot place`);
+  }
   if (!specifier.startsWith('.') && !specifier.startsWith('/')) return undefined;
   const base = resolve(dirname(fromFile), specifier);
   const candidates = [base, base.replace(/\.js$/, '.ts'), base.replace(/\.js$/, '.tsx'), `${base}.ts`, `${base}.tsx`, join(base, 'index.ts')];
