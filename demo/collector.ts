@@ -32,6 +32,8 @@ export const DEMO_COLLECTOR_SETTINGS = {
       open_share: { window_s: 60, fire_share: 0.1, resolve_share: 0.05 },
       fallback_failing: { window_s: 60, min_failures: 1 },
       probe_failing: { consecutive: 3, resolve_consecutive: 2, lookback_s: 120 },
+      // A phase's page resolves within a minute or so of its end, like open_share's.
+      clients_degraded: { window_s: 60, min_calls: 10 },
     },
   },
 } as const;

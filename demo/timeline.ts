@@ -73,7 +73,7 @@ export const PHASES: Phase[] = [
   {
     id: 'quota',
     title: "support-triage's OpenAI account runs out of quota; ticket-drafts and the probers are still served",
-    lookAt: 'gpt-4o-mini (and the triage model) turn self_inflicted with hint quota: 429 insufficient_quota from one service while probes are fine; no breaker opens, it is our account, not the provider',
+    lookAt: 'gpt-4o-mini (and the triage model) turn self_inflicted with hint quota: 429 insufficient_quota from one service while probes are fine; no breaker opens, it is our account, not the provider; the clients_degraded alert pages anyway, naming support-triage only',
     durationS: { normal: 150, fast: 35 },
     start: (p) => {
       p.exhaustQuota('openai', 'support-triage');

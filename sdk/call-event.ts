@@ -30,7 +30,10 @@ export interface CallEvent {
   /** From the call's start to its end, retries and waits included, ms. */
   durationMs: number;
   inputTokens?: number;
+  /** Output tokens as billed, reasoning tokens included. */
   outputTokens?: number;
+  /** The part of `outputTokens` a reasoning model spent thinking (provider-reported). */
+  reasoningTokens?: number;
   finishReason?: string;
   /** True when the provider reported cached input tokens. */
   cacheHit?: boolean;

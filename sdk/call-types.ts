@@ -27,6 +27,8 @@ export interface CallFacts extends AttemptFacts {
   finishReason?: string;
   upstreamRequestId?: string;
   cacheHit?: boolean;
+  /** Hidden reasoning tokens (reasoning models, thinking); already counted in `outputTokens` and its cost. */
+  reasoningTokens?: number;
 }
 
 /** Settles an attempt whose outcome is known only later (a stream still being read). */

@@ -352,6 +352,7 @@ export class KeyPolicy {
       if (facts.ttftMs !== undefined) ev.ttftMs = facts.ttftMs;
       if (facts.inputTokens !== undefined) ev.inputTokens = facts.inputTokens;
       if (facts.outputTokens !== undefined) ev.outputTokens = facts.outputTokens;
+      if (facts.reasoningTokens !== undefined) ev.reasoningTokens = facts.reasoningTokens;
       if (facts.finishReason) ev.finishReason = facts.finishReason;
       if (facts.cacheHit !== undefined) ev.cacheHit = facts.cacheHit;
     }

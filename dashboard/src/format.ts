@@ -39,7 +39,7 @@ export const VERDICT_RANK: Record<Verdict, number> = {
 export const VERDICT_LOOK: Record<Verdict, { word: string; icon: string; advice: string }> = {
   provider_outage: { word: 'Provider outage', icon: '✖', advice: 'Not our code: wait it out, fail over.' },
   provider_suspected: { word: 'Provider suspected', icon: '◆', advice: 'Provider-side errors the probes did not confirm, nothing on our side: fail over, tell the provider.' },
-  self_inflicted: { word: 'Self-inflicted', icon: '⚠', advice: 'Probes are fine: look at our side.' },
+  self_inflicted: { word: 'Self-inflicted', icon: '⚠', advice: 'Our own requests fail (our classes, retries, capacity, one service) while the probes are fine or not needed: look at our side.' },
   provider_degraded: { word: 'Provider degraded', icon: '◐', advice: 'Probes failing, clients not hurt yet: early warning.' },
   healthy: { word: 'Healthy', icon: '✔', advice: 'Clients and probes both fine.' },
   insufficient_data: { word: 'Insufficient data', icon: '?', advice: 'Too few calls or no probes to decide.' },
@@ -47,8 +47,8 @@ export const VERDICT_LOOK: Record<Verdict, { word: string; icon: string; advice:
 
 export const HINT_WORDS: Record<Hint, string> = {
   retry_storm: 'retry storm',
-  client_errors: 'client errors (bad requests, auth, context, policy)',
-  quota: 'our quota (429s while probes are served)',
+  client_errors: 'client errors (bad requests, auth, context, policy: ours, probes or not)',
+  quota: 'our quota (429s while the probes are served, or our own insufficient_quota)',
   capacity: 'capacity (bulkhead rejections, normal latency)',
   local: 'local (only some services or instances)',
   regional: 'regional (one probe location failing)',
@@ -62,7 +62,8 @@ export const HINT_WORDS: Record<Hint, string> = {
   probe_only: 'probes only (no client traffic)',
   probes_set_aside: 'probes set aside (unhealthy prober)',
   probes_pending: 'probes requested, not answered yet',
-  probes_stale: 'no probe since the degradation began',
+  probes_stale: 'probes stopped (a prober went silent, or none since the degradation began)',
+  sibling_probes: "judged by the provider's other keys' probes",
 };
 
 /** A share as a percentage ("34%", "0.4%"), or an en dash when undefined. */

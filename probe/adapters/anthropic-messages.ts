@@ -1,6 +1,13 @@
 /**
  * `anthropic-messages`: Anthropic's `POST /v1/messages`. `base_url` is the host, as in
- * the official client: `https://api.anthropic.com`.
+ * the official client: `https://api.anthropic.com`. `thinking_budget` turns extended
+ * thinking on (`thinking: {type: "enabled", budget_tokens}`).
+ *
+ * The first token is the first piece of the answer — a non-empty `text_delta` or
+ * `input_json_delta` — never a `thinking_delta` or `signature_delta` (nor a
+ * `redacted_thinking` block or a `citations_delta`): a caller waits for the answer, and
+ * the thinking before it is part of that wait, as a reasoning model's hidden tokens are
+ * on the OpenAI kinds.
  */
 import { classifyErrorBody } from '@breakerbox/protocol';
 import type { FieldReader } from '../config-fields.ts';
@@ -21,6 +28,21 @@ import type { OutgoingRequest, ParseContext, ProbeAdapter, ShapeVerdict, StreamC
 
 interface AnthropicRequest extends ChatRequest {
   version: string;
+  /** `budget_tokens` of extended thinking; off when undefined. */
+  thinkingBudget: number | undefined;
+}
+
+/** The API's smallest thinking budget. */
+const MIN_THINKING_BUDGET = 1_024;
+/** What a thinking probe gets by default on top of its budget, for the answer itself. */
+const ANSWER_ROOM = 64;
+
+/** The answer's piece in a `content_block_delta`, or undefined for thinking, signatures and citations. */
+function answerPiece(delta: unknown): string | undefined {
+  if (!isObject(delta)) return undefined;
+  if (delta.type === 'text_delta') return typeof delta.text === 'string' ? delta.text : undefined;
+  if (delta.type === 'input_json_delta') return typeof delta.partial_json === 'string' ? delta.partial_json : undefined;
+  return undefined;
 }
 
 
@@ -52,9 +74,8 @@ class AnthropicStreamChecker implements StreamChecker {
         return {};
       }
       case 'content_block_delta': {
-        const delta = data.delta;
-        const text = isObject(delta) ? (delta.text ?? delta.partial_json) : undefined;
-        if (typeof text === 'string' && text.length > 0 && !this.sawToken) {
+        const text = answerPiece(data.delta);
+        if (text !== undefined && text.length > 0 && !this.sawToken) {
           this.sawToken = true;
           return { firstToken: true };
         }
@@ -89,9 +110,14 @@ export const anthropicMessages: ProbeAdapter<AnthropicRequest> = {
   requiresApiKey: true,
 
   parseRequest(r: FieldReader, ctx: ParseContext): AnthropicRequest | undefined {
-    const chat = parseChatRequest(r, ctx, '/v1/messages', ['anthropic_version']);
+    const thinkingBudget = r.number('thinking_budget', { integer: true, min: MIN_THINKING_BUDGET, max: 32_000 });
+    const budget = thinkingBudget === undefined ? {} : { defaultFor: () => thinkingBudget + ANSWER_ROOM };
+    const chat = parseChatRequest(r, ctx, '/v1/messages', ['anthropic_version', 'thinking_budget'], budget);
     const version = r.string('anthropic_version', { pattern: /^\d{4}-\d{2}-\d{2}$/, hint: 'must be a date like 2023-06-01' });
-    return chat && { ...chat, version: version ?? '2023-06-01' };
+    if (chat && thinkingBudget !== undefined && chat.maxTokens <= thinkingBudget) {
+      r.problem('thinking_budget', `must be below max_tokens (${chat.maxTokens}), which counts the thinking too, or the API refuses the request`);
+    }
+    return chat && { ...chat, version: version ?? '2023-06-01', thinkingBudget };
   },
 
   streamed: (req) => req.stream,
@@ -106,6 +132,7 @@ export const anthropicMessages: ProbeAdapter<AnthropicRequest> = {
       messages: [{ role: 'user', content: req.prompt }],
       stream: req.stream,
       ...(req.system ? { system: req.system } : {}),
+      ...(req.thinkingBudget !== undefined ? { thinking: { type: 'enabled', budget_tokens: req.thinkingBudget } } : {}),
     };
     return {
       url: joinUrl(baseUrl, req.path),

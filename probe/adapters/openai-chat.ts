@@ -40,6 +40,8 @@ class OpenAiStreamChecker implements StreamChecker {
   private done = false;
   private sawChunk = false;
   private sawToken = false;
+  /** A `delta.refusal` came instead of content: the stream ends `stop`, but the model refused. */
+  private refused = false;
   private finish: string | undefined;
   private usage: Usage | undefined;
 
@@ -63,6 +65,7 @@ class OpenAiStreamChecker implements StreamChecker {
       return { failure: { errorClass: 'stream_broken', reason: 'malformed chunk (choice without delta)' } };
     }
     if (typeof choice.finish_reason === 'string') this.finish = choice.finish_reason;
+    if (typeof choice.delta.refusal === 'string' && choice.delta.refusal.length > 0) this.refused = true;
     const content = choice.delta.content;
     if (typeof content === 'string' && content.length > 0 && !this.sawToken) {
       this.sawToken = true;
@@ -76,7 +79,9 @@ class OpenAiStreamChecker implements StreamChecker {
     if (!this.sawChunk) return { ok: false, errorClass: 'stream_broken', reason: 'stream ended before any chunk', ...usage };
     if (!this.done) return { ok: false, errorClass: 'stream_broken', reason: 'stream ended without [DONE]', ...usage };
     if (this.finish === undefined) return { ok: false, errorClass: 'stream_broken', reason: 'stream ended without a finish_reason', ...usage };
-    return endVerdict('finish_reason', this.finish, this.usage);
+    const finish = endVerdict('finish_reason', this.finish, this.usage);
+    if (finish.ok && this.refused) return { ok: false, errorClass: 'policy', reason: 'the model refused', ...usage };
+    return finish;
   }
 }
 

@@ -17,7 +17,7 @@ import type { FailoverLevel, Operation, OperationResult } from '../policies/fall
 import type { CallFacts } from '../key-policy.ts';
 import { BreakerboxError, SDK_ERROR_CODES } from '../errors/catalog.ts';
 import { checkFetchOptions } from '../options/validate-options.ts';
-import { dialectOf, endpointOf, providerOf, retarget } from './route.ts';
+import { dialectOf, endpointOf, providerOf, retarget, usesApiKeyHeader } from './route.ts';
 import { ProviderHttpError, sendAttempt, type FetchLike } from './http-attempt.ts';
 import { sdkErrorAnswer } from './refusal-answer.ts';
 import { rescuedResponse } from './rescued-response.ts';
@@ -112,11 +112,11 @@ export function createBreakerboxFetch(bb: FetchHost, options: BreakerboxFetchOpt
     const url = r.route.baseURL ? retarget(input.url, r.route.baseURL, input.endpointAt) : input.url;
     const headers = new Headers(input.headers);
     if (r.route.apiKey) {
-      if (headers.has('x-api-key') || (!headers.has('authorization') && dialectOf(r.key.endpoint) === 'anthropic')) headers.set('x-api-key', r.route.apiKey);
-      if (headers.has('authorization') || dialectOf(r.key.endpoint) === 'openai') headers.set('authorization', `Bearer ${r.route.apiKey}`);
+      if (headers.has('x-api-key') || (!headers.has('authorization') && usesApiKeyHeader(r.key.endpoint))) headers.set('x-api-key', r.route.apiKey);
+      if (headers.has('authorization') || !usesApiKeyHeader(r.key.endpoint)) headers.set('authorization', `Bearer ${r.route.apiKey}`);
     }
     const body = r.route.model ? { ...input.body, model: r.route.model } : input.body;
-    const streamOptions = body.stream_options as { include_usage?: unknown } | undefined;
+    const dialect = dialectOf(r.key.endpoint);
     return sendAttempt(
       {
         fetch: underlying,
@@ -125,13 +125,15 @@ export function createBreakerboxFetch(bb: FetchHost, options: BreakerboxFetchOpt
         headers,
         body: JSON.stringify(body),
         stream: input.stream,
-        dialect: dialectOf(r.key.endpoint),
+        family: r.key.endpoint,
+        requestBody: body,
+        dialect,
         timeouts,
         clock: bb.clock,
         endGraceMs: options.endGraceMs ?? 200,
         malformed: options.malformedChunks ?? 'skip',
         hold: input.hold,
-        expectUsage: dialectOf(r.key.endpoint) === 'anthropic' || streamOptions?.include_usage === true,
+        expectUsage: dialect.usageBeforeEnd(body),
         onDone: input.done,
       },
       signal,
@@ -145,7 +147,7 @@ export function createBreakerboxFetch(bb: FetchHost, options: BreakerboxFetchOpt
     if (!req || !ep) return underlying(input, init);
     const model = req.body.model as string;
     const credential = credentialOf(req.headers);
-    const { op } = operationFor(req.url, ep.family, model, credential);
+    const { op, routes } = operationFor(req.url, ep.family, model, credential);
     const stream = req.body.stream === true;
     const t0 = bb.clock.now();
 
@@ -172,7 +174,7 @@ export function createBreakerboxFetch(bb: FetchHost, options: BreakerboxFetchOpt
       finish();
     });
     const estimate = bb.costBudget.active
-      ? bb.prices.cost(model, estimateTokens(req.body), numberOr(req.body.max_tokens ?? req.body.max_completion_tokens, 1024))
+      ? bb.prices.cost(model, estimateTokens(req.body), numberOr(req.body.max_tokens ?? req.body.max_completion_tokens ?? req.body.max_output_tokens, 1024))
       : undefined;
     const runOpts = {
       signal: req.signal,
@@ -207,6 +209,7 @@ export function createBreakerboxFetch(bb: FetchHost, options: BreakerboxFetchOpt
         totalMs: options.timeouts?.totalMs,
         startedAt: t0,
         maxRescues: options.maxRescues ?? 2,
+        chainLength: routes.length,
         prefill: options.prefill !== false,
         servedEnd: () => ended,
         label: `${ep.family}:${model}`,

@@ -47,10 +47,20 @@ export interface BreakerboxFetchOptions {
   endGraceMs?: number;
   /**
    * A stream that breaks after its first token: `'rescue'` (default) splices in a
-   * continuation or a checked regeneration (see the README, *Mid-stream rescue*);
+   * continuation or a checked regeneration (see the SDK README, *Mid-stream rescue*);
    * `'buffer'` holds every stream until it is complete, so any break is retried or failed
    * over before the caller reads anything (for non-interactive calls); `'error'` ends it
    * with `BB_ERR_SDK_STREAM_BROKEN`.
+   *
+   * Rescue order: each rescue runs the fallback chain from the primary (under its breaker)
+   * until one route has broken the same answer twice; later rescues start at the next
+   * level after it (1 same model elsewhere, 2 equivalent model, 3 cheaper model), which
+   * gets the `maxRescues` and deadline left. So a primary that always cuts or stalls at the
+   * same point gets one rescue, then the fallback finishes the answer.
+   *
+   * Never rescued: a stream that delivered tool-call arguments (a regenerated call has a new
+   * id and could run twice) or broke inside a thinking block / reasoning item. Finished
+   * reasoning the caller holds is kept; the rescuing answer's own is dropped.
    */
   midStream?: 'rescue' | 'buffer' | 'error';
   /** Rescue by assistant prefill where the dialect has it (Anthropic); false: regenerate only (default true). */

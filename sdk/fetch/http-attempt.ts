@@ -8,9 +8,10 @@ import type { Clock } from '../clock.ts';
 import type { AttemptControl, CallFacts } from '../key-policy.ts';
 import type { TimeoutOptions } from '../settings.ts';
 import { BreakerboxError, SDK_ERROR_CODES } from '../errors/catalog.ts';
-import { classifyFinishReason, classifyHttpError, providerErrorInfo, retryAfterFromHeaders } from '@breakerbox/protocol';
+import { classifyHttpError, providerErrorInfo, retryAfterFromHeaders } from '@breakerbox/protocol';
+import { jsonAnswerClass, jsonAnswerFailure, jsonFacts } from './json-answer.ts';
 import { guardStream, type StreamSummary } from '../streams/stream-guard.ts';
-import type { StreamDialect } from '../streams/sse-frames.ts';
+import type { StreamDialect } from '../streams/stream-dialect.ts';
 
 /** A fetch function (the global one, undici's, or the application's). */
 export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
@@ -50,6 +51,10 @@ export interface HttpAttempt {
   headers: Headers;
   body: string;
   stream: boolean;
+  /** Endpoint family (`chat`, `responses`, `embeddings`, `messages`, …): what a JSON answer must hold. */
+  family: string;
+  /** The request body as sent (an embeddings answer is checked against its inputs). */
+  requestBody: Record<string, unknown>;
   dialect: StreamDialect;
   timeouts: Readonly<TimeoutOptions>;
   clock: Clock;
@@ -159,7 +164,9 @@ export async function sendAttempt(a: HttpAttempt, signal: AbortSignal | undefine
     throw new BreakerboxError(SDK_ERROR_CODES.STREAM_BROKEN, 'malformed JSON answer', { errorClass: 'stream_broken', upstreamRequestId, cause: err });
   }
   const facts = jsonFacts(parsed, upstreamRequestId);
-  const cls = classifyFinishReason(facts.finishReason) ?? null;
+  const failure = jsonAnswerFailure(a.family, parsed, a.requestBody, upstreamRequestId);
+  if (failure) throw failure;
+  const cls = jsonAnswerClass(facts);
   control?.settle(cls, facts);
   a.onDone(cls === null, facts, cls ?? undefined, false);
   return new Response(text, { status: res.status, statusText: res.statusText, headers });
@@ -174,22 +181,7 @@ function streamFacts(s: StreamSummary, upstreamRequestId: string | undefined): C
   else if (s.tokens > 0) f.outputTokens = s.tokens;
   if (s.finishReason) f.finishReason = s.finishReason;
   if (s.cachedTokens !== undefined) f.cacheHit = s.cachedTokens > 0;
+  if (s.reasoningTokens !== undefined) f.reasoningTokens = s.reasoningTokens;
   if (s.skippedFrames > 0) f.skippedChunks = s.skippedFrames;
-  return f;
-}
-
-/** Usage, finish reason and cache use of a JSON answer (OpenAI-compatible or Anthropic). */
-export function jsonFacts(body: unknown, upstreamRequestId: string | undefined): CallFacts {
-  const f: CallFacts = { upstreamRequestId };
-  const b = (body ?? {}) as Record<string, unknown>;
-  const u = (b.usage ?? {}) as Record<string, unknown>;
-  const num = (v: unknown) => (typeof v === 'number' ? v : undefined);
-  f.inputTokens = num(u.prompt_tokens) ?? num(u.input_tokens);
-  f.outputTokens = num(u.completion_tokens) ?? num(u.output_tokens);
-  const cached = num((u.prompt_tokens_details as Record<string, unknown> | undefined)?.cached_tokens) ?? num(u.cache_read_input_tokens);
-  if (cached !== undefined) f.cacheHit = cached > 0;
-  const choice = Array.isArray(b.choices) ? (b.choices[0] as { finish_reason?: unknown } | undefined) : undefined;
-  const finish = choice?.finish_reason ?? b.stop_reason;
-  if (typeof finish === 'string') f.finishReason = finish;
   return f;
 }

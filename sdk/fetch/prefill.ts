@@ -4,11 +4,11 @@
  * there. Only the Anthropic Messages dialect defines prefill; OpenAI-compatible chat
  * completions read a trailing assistant message as history, not as a turn to continue.
  */
-import type { StreamDialect } from '../streams/sse-frames.ts';
+import type { StreamDialect } from '../streams/stream-dialect.ts';
 
 /** The dialects whose API continues a prefilled assistant turn. */
 export function supportsPrefill(dialect: StreamDialect): boolean {
-  return dialect === 'anthropic';
+  return dialect.family === 'messages';
 }
 
 /**

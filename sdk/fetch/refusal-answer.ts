@@ -1,6 +1,7 @@
 /**
  * What the fetch wrapper hands the official clients when the SDK itself ends a request
- * (an open breaker, a full bulkhead, the cost budget, a timeout with no provider answer):
+ * (an open breaker, a full bulkhead, the cost budget, a timeout with no provider answer,
+ * a 200 whose body is no answer):
  * an HTTP answer in the shape both `openai` and `@anthropic-ai/sdk` read, so the caller
  * sees `503 breakerbox refused: breaker open for …` (with `err.code` the SDK code)
  * instead of `APIConnectionError: Connection error.`, which reads like a network fault.
@@ -31,7 +32,10 @@ function sdkErrorOf(err: unknown): BreakerboxError | undefined {
  */
 export function sdkErrorAnswer(err: unknown): Response | undefined {
   const e = sdkErrorOf(err);
-  if (!e || e.code === SDK_ERROR_CODES.PROVIDER_ERROR || e.code === SDK_ERROR_CODES.INVALID_OPTIONS) return undefined;
+  // A provider error with the provider's own answer is handed back as that answer before
+  // this is asked; one without (a 200 whose body is no answer: a failed response, missing
+  // vectors) gets a 502 saying what was wrong with it.
+  if (!e || e.code === SDK_ERROR_CODES.INVALID_OPTIONS) return undefined;
   const refused = REFUSALS.has(e.code);
   const status = refused ? 503 : e.code === SDK_ERROR_CODES.TIMEOUT ? 504 : 502;
   const message = `${refused ? 'breakerbox refused' : 'breakerbox'}: ${e.message}`;

@@ -4,6 +4,12 @@
  * again — with assistant prefill where the dialect has it, else as a regeneration — and
  * completes the request's task once the caller's stream ends, with every attempt of the
  * rescues counted in it.
+ *
+ * Where a rescue starts: at the top of the chain (the primary, under its breaker), until a
+ * route breaks the same answer a second time; from then on rescues start at the level
+ * after that route, which gets the rescues and deadline left (the last level keeps them
+ * when there is none after it). A
+ * failure that repeats on every attempt at one model is thus served by a working fallback.
  */
 import type { ErrorClass } from '@breakerbox/protocol';
 import { classifyThrown, keyLabel } from '@breakerbox/protocol';
@@ -12,7 +18,7 @@ import type { Operation, OperationResult, RunOptions } from '../policies/fallbac
 import type { CallFacts } from '../key-policy.ts';
 import { BreakerboxError, SDK_ERROR_CODES } from '../errors/catalog.ts';
 import { rescuingStream, type RescueMode } from '../streams/stream-rescue.ts';
-import type { StreamDialect } from '../streams/sse-frames.ts';
+import type { StreamDialect } from '../streams/stream-dialect.ts';
 import { prefilledBody, supportsPrefill } from './prefill.ts';
 
 /** How an answer's stream ended: ok, its facts, its failure class. */
@@ -34,6 +40,8 @@ export interface RescueContext<I> {
   totalMs: number | undefined;
   startedAt: number;
   maxRescues: number;
+  /** Entries in the operation's fallback chain. */
+  chainLength: number;
   prefill: boolean;
   /** How the served answer's own stream ended (known once it has). */
   servedEnd: () => Ended | undefined;
@@ -45,12 +53,17 @@ export interface RescueContext<I> {
 export function rescuedResponse<I>(res: Response & { body: ReadableStream<Uint8Array> }, served: OperationResult<Response>, c: RescueContext<I>): Response {
   const rescues: Array<OperationResult<Response>> = [];
   let last: Ended | undefined;
+  /** The chain entry serving the stream the caller reads, and how often each entry broke this answer. */
+  let serving = served.index;
+  const breaks = new Map<number, number>();
+  let startAt = 0;
   const run = async (body: Record<string, unknown>): Promise<ReadableStream<Uint8Array>> => {
     const left = c.totalMs === undefined ? undefined : c.totalMs - (c.bb.clock.now() - c.startedAt);
     if (left !== undefined && left <= 0) throw new BreakerboxError(SDK_ERROR_CODES.TIMEOUT, `total timeout of ${c.totalMs} ms elapsed`, { errorClass: 'timeout' });
     const input = c.inputFor(body, (ok, facts, cls, cancelled) => (last = [ok && !cancelled, facts, cancelled ? undefined : cls]));
-    const r = await c.op.run(input, { ...c.runOptions, deadlineMs: left, rescue: true });
+    const r = await c.op.run(input, { ...c.runOptions, deadlineMs: left, rescue: true, startAt });
     rescues.push(r);
+    serving = r.index;
     if (!r.value.body) throw new BreakerboxError(SDK_ERROR_CODES.STREAM_BROKEN, 'rescue answer has no stream', { errorClass: 'stream_broken' });
     return r.value.body;
   };
@@ -59,6 +72,11 @@ export function rescuedResponse<I>(res: Response & { body: ReadableStream<Uint8A
     maxRescues: c.maxRescues,
     prefill: c.prefill && supportsPrefill(c.dialect),
     start: async (mode, _delivered, prefillText): Promise<{ body: ReadableStream<Uint8Array>; mode: RescueMode }> => {
+      const n = (breaks.get(serving) ?? 0) + 1;
+      breaks.set(serving, n);
+      // A route that broke this answer twice is passed over, with every level before it
+      // (the last route keeps what is left when there is no level after it).
+      if (n >= 2) startAt = Math.min(Math.max(startAt, serving + 1), c.chainLength - 1);
       const withPrefill = mode === 'continue' ? prefilledBody(c.dialect, c.body, prefillText) : undefined;
       if (withPrefill) {
         try {

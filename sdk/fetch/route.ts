@@ -1,9 +1,12 @@
 /**
  * How the fetch wrapper reads a request: provider from the host, endpoint family from the
- * path, dialect (OpenAI-compatible or Anthropic) — and how it re-targets a request at a
+ * path, stream dialect (chat, Responses, Anthropic messages) — and how it re-targets a request at a
  * fallback route (another base URL, model or key).
  */
-import type { StreamDialect } from '../streams/sse-frames.ts';
+import type { StreamDialect } from '../streams/stream-dialect.ts';
+import { chatDialect } from '../streams/dialect-chat.ts';
+import { messagesDialect } from '../streams/dialect-messages.ts';
+import { responsesDialect } from '../streams/dialect-responses.ts';
 
 export { providerOf } from '@breakerbox/protocol';
 
@@ -24,9 +27,14 @@ export function endpointOf(pathname: string): { family: string; at: number } | u
   return undefined;
 }
 
-/** The stream dialect of an endpoint family. */
+/** The stream dialect of an endpoint family (chat's for the OpenAI-compatible others). */
 export function dialectOf(family: string): StreamDialect {
-  return family === 'messages' ? 'anthropic' : 'openai';
+  return family === 'messages' ? messagesDialect : family === 'responses' ? responsesDialect : chatDialect;
+}
+
+/** Whether the family's provider takes its key as `x-api-key` (Anthropic) rather than a Bearer token. */
+export function usesApiKeyHeader(family: string): boolean {
+  return family === 'messages';
 }
 
 /**

@@ -72,6 +72,11 @@ export interface RunOptions {
    * the earlier run's `complete` takes this run's attempts (see `OperationResult.complete`).
    */
   rescue?: boolean;
+  /**
+   * With `rescue`: the index in the chain's levels the rescue starts at. The levels before
+   * it already broke this answer (see the fetch wrapper's `midStream` option); default 0.
+   */
+  startAt?: number;
 }
 
 /** What a chain run returns. */
@@ -79,6 +84,8 @@ export interface OperationResult<T> {
   value: T;
   /** The level that served. */
   level: FailoverLevel;
+  /** Index of the serving entry in the operation's levels (as configured). */
+  index: number;
   /** The key that served (absent for a local level-4 answer). */
   key: BreakerKey | undefined;
   degraded: boolean;
@@ -127,7 +134,8 @@ export async function runChain<I, T>(host: ChainHost, spec: OperationSpec<I, T>,
   let lastKey: BreakerKey | undefined;
   let fallbackInvoked = false;
   let fallbackFailed = false;
-  const levels = spec.failClosed ? spec.levels.slice(0, 1) : opts.rescue ? spec.levels : exerciseOrder(host, spec);
+  const levels = spec.failClosed ? spec.levels.slice(0, 1) : opts.rescue ? spec.levels.slice(opts.startAt ?? 0) : exerciseOrder(host, spec);
+  if (levels.length === 0) throw new BreakerboxError(SDK_ERROR_CODES.FALLBACK_EXHAUSTED, `${spec.name}: no level left to rescue from`, { errorClass: 'stream_broken' });
   /** Index in `levels` of the primary: levels before it are an exercised fallback, not a failover. */
   const primaryAt = levels.indexOf(spec.levels[0]!);
   const cost = () => attempts.reduce((s, a) => s + a.costUsd, 0);
@@ -189,10 +197,10 @@ export async function runChain<I, T>(host: ChainHost, spec: OperationSpec<I, T>,
           }
           finish(ok, served, served === 4, f ?? facts, rescues?.length ?? 0);
         };
-        return { value, level, key: l.key, degraded, attempts, costUsd: cost(), complete };
+        return { value, level, index: spec.levels.indexOf(l), key: l.key, degraded, attempts, costUsd: cost(), complete };
       }
       finish(true, level, degraded, facts);
-      return { value, level, key: l.key, degraded, attempts, costUsd: cost() };
+      return { value, level, index: spec.levels.indexOf(l), key: l.key, degraded, attempts, costUsd: cost() };
     } catch (err) {
       lastErr = err;
       lastCls = classifyThrown(err);
@@ -260,6 +268,7 @@ function emitChainCall(
     if (facts.upstreamRequestId) ev.upstreamRequestId = facts.upstreamRequestId;
     if (facts.inputTokens !== undefined) ev.inputTokens = facts.inputTokens;
     if (facts.outputTokens !== undefined) ev.outputTokens = facts.outputTokens;
+    if (facts.reasoningTokens !== undefined) ev.reasoningTokens = facts.reasoningTokens;
     if (facts.finishReason) ev.finishReason = facts.finishReason;
     if (facts.ttftMs !== undefined) ev.ttftMs = facts.ttftMs;
     if (facts.cacheHit !== undefined) ev.cacheHit = facts.cacheHit;

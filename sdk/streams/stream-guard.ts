@@ -2,8 +2,10 @@
  * Wraps a model's SSE response body so that every way a stream can go wrong becomes a
  * clean, classified outcome: no first token within `firstTokenMs` → `timeout`; an idle
  * gap over `idleMs`, a cut connection, a malformed chunk (or, with `malformed: 'skip'`,
- * the chunk is dropped), or an end without `[DONE]` / `message_stop` and without a finish
- * → `stream_broken`; a `length` / `max_tokens` finish → `truncated`, never a success.
+ * the chunk is dropped), or an end without the dialect's end event (`[DONE]`,
+ * `message_stop`, `response.completed`) and without a finish → `stream_broken`; a
+ * `length` / `max_tokens` / `max_output_tokens` finish → `truncated`, a content filter →
+ * `policy`, never a success. What each event means is the dialect's (`stream-dialect.ts`).
  *
  * A stream that delivered its finish reason and usage but not its end event is finalised
  * promptly (after `endGraceMs`) as a success, with usage reported.
@@ -17,7 +19,7 @@ import type { ErrorClass } from '@breakerbox/protocol';
 import type { Clock, TimerHandle } from '../clock.ts';
 import { BreakerboxError, SDK_ERROR_CODES } from '../errors/catalog.ts';
 import { SseReader, classifyFinishReason, formatSseEvent, type SseEvent } from '@breakerbox/protocol';
-import { interpretFrame, type StreamDialect } from './sse-frames.ts';
+import type { StreamDialect } from './stream-dialect.ts';
 
 /** Guard settings. */
 export interface StreamGuardOptions {
@@ -29,7 +31,7 @@ export interface StreamGuardOptions {
   idleMs?: number;
   /** After finish and usage, how long to wait for the end event, ms. */
   endGraceMs: number;
-  /** Whether usage is expected before the end (OpenAI `stream_options.include_usage`; always for Anthropic). */
+  /** Whether usage is expected before the end event (the dialect's `usageBeforeEnd` for the request). */
   expectUsage: boolean;
   malformed: 'error' | 'skip';
   /** Aborts the upstream request (frees the connection). */
@@ -47,6 +49,7 @@ export interface StreamSummary {
   inputTokens?: number;
   outputTokens?: number;
   cachedTokens?: number;
+  reasoningTokens?: number;
   ttftMs?: number;
   tokens: number;
   skippedFrames: number;
@@ -119,7 +122,7 @@ export function guardStream(body: ReadableStream<Uint8Array>, o: StreamGuardOpti
   };
 
   const onFrame = (frame: SseEvent) => {
-    const f = interpretFrame(o.dialect, frame);
+    const f = o.dialect.interpret(frame);
     if (f.malformed) {
       if (o.malformed === 'skip') {
         summary.skippedFrames++;
@@ -136,6 +139,7 @@ export function guardStream(body: ReadableStream<Uint8Array>, o: StreamGuardOpti
     controller.enqueue(encoder.encode(formatSseEvent(frame)));
     if (f.inputTokens !== undefined) summary.inputTokens = f.inputTokens;
     if (f.cachedTokens !== undefined) summary.cachedTokens = f.cachedTokens;
+    if (f.reasoningTokens !== undefined) summary.reasoningTokens = f.reasoningTokens;
     if (f.outputTokens !== undefined) {
       summary.outputTokens = f.outputTokens;
       usageSeen = true;
@@ -176,7 +180,7 @@ export function guardStream(body: ReadableStream<Uint8Array>, o: StreamGuardOpti
         for (const e of sse.end()) if (!finished) onFrame(e);
         if (finished) return;
         if (!endSeen && summary.finishReason) complete();
-        else broken(o.dialect === 'openai' ? 'stream ended without [DONE]' : 'stream ended without message_stop');
+        else broken(`stream ended without ${o.dialect.endEvent}`);
         return;
       }
       for (const e of sse.push(r.value)) {

@@ -12,15 +12,23 @@
  *   An answer that differs (or ends) within the delivered text is abandoned: the caller
  *   never sees repeated or contradictory text.
  *
- * When nothing can rescue it (a tool call or other non-text content was delivered, the
- * tail was already delivered, rescues are used up, or the rescue itself fails), the
- * caller gets the clean `BB_ERR_SDK_STREAM_BROKEN` error. The upstreams are guarded
- * streams: they end in a `BreakerboxError` and forward whole frames.
+ * Frames the caller already holds are not sent twice: the new answer's head frames (as
+ * many as the caller got: `message_start`, `response.created`, …) are dropped, so are the
+ * tail frames the caller got when the break came after the text ended (block stops,
+ * `response.output_text.done`; the new answer must then end exactly there), and so is
+ * its reasoning (a thinking block, a reasoning item) when the caller holds a finished one
+ * of its own — the caller keeps the reasoning it was shown and one copy of the text.
+ *
+ * When nothing can rescue it (tool-call arguments or other non-text content were
+ * delivered — a regenerated call would carry a new id, and the caller could run the tool
+ * twice —, the break came inside a thinking block or reasoning item, the tail was already
+ * delivered, rescues are used up, or the rescue itself fails), the caller gets the clean
+ * `BB_ERR_SDK_STREAM_BROKEN` error. The upstreams are guarded streams: they end in a
+ * `BreakerboxError` and forward whole frames.
  */
 import { BreakerboxError, SDK_ERROR_CODES } from '../errors/catalog.ts';
 import { SseReader, classifyThrown, countsAgainstProvider, formatSseEvent, type SseEvent } from '@breakerbox/protocol';
-import { frameText, withText } from './frame-text.ts';
-import type { StreamDialect } from './sse-frames.ts';
+import type { StreamDialect } from './stream-dialect.ts';
 
 /** How a rescue upstream relates to the delivered text. */
 export type RescueMode = 'continue' | 'regenerate';
@@ -41,7 +49,12 @@ export interface RescueHost {
   onEnd(ok: boolean, rescues: number, error: BreakerboxError | undefined, cancelled: boolean): void;
 }
 
-type Phase = { name: 'pass' } | { name: 'replay'; matched: number } | { name: 'continue'; skip: string };
+type Phase =
+  | { name: 'pass' }
+  | { name: 'replay'; matched: number; heads: number }
+  | { name: 'continue'; skip: string; heads: number }
+  /** The new answer retraced all the text and must now end there: its first `tails` tail frames are the caller's already. */
+  | { name: 'tail'; tails: number; heads: number };
 
 const encoder = new TextEncoder();
 
@@ -49,7 +62,14 @@ const encoder = new TextEncoder();
 export function rescuingStream(first: ReadableStream<Uint8Array>, host: RescueHost): ReadableStream<Uint8Array> {
   let reader = first.getReader();
   let sse = new SseReader();
+  let readText = host.dialect.textReader();
   let delivered = '';
+  /** Head frames the caller got; a new answer's first as many are dropped. */
+  let headsDelivered = 0;
+  /** Tail frames the caller got (block stop, `response.output_text.done`, …) before the end event went missing. */
+  let tailsDelivered = 0;
+  /** The caller holds part of a reasoning block that has not finished. */
+  let asideOpen = false;
   let rescuable = true;
   let rescues = 0;
   let phase: Phase = { name: 'pass' };
@@ -63,14 +83,33 @@ export function rescuingStream(first: ReadableStream<Uint8Array>, host: RescueHo
 
   /** Processes one upstream event; returns the event to enqueue, undefined to drop it, or null when the upstream diverged. */
   const onFrame = (frame: SseEvent): SseEvent | undefined | null => {
-    const t = frameText(host.dialect, frame);
+    const t = readText(frame);
     if (phase.name === 'pass') {
       if (t.kind === 'text') delivered += t.text;
-      if (t.kind === 'opaque' || t.kind === 'tail' || (t.kind === 'text' && t.final)) rescuable = false;
+      if (t.kind === 'head') headsDelivered++;
+      if (t.kind === 'aside') asideOpen = t.open;
+      if (t.kind === 'tail') tailsDelivered++;
+      if (t.kind === 'opaque' || (t.kind === 'text' && t.final)) rescuable = false;
       return frame;
     }
+    // The new answer's own reasoning: the caller keeps the one it was shown.
+    if (t.kind === 'aside') return undefined;
+    if (t.kind === 'head') {
+      if (phase.heads <= 0) {
+        headsDelivered++;
+        return frame;
+      }
+      phase.heads--;
+      return undefined;
+    }
+    if (phase.name === 'tail') {
+      // The original ended here: more text, or anything else, is another answer.
+      if (t.kind !== 'tail') return null;
+      if (phase.tails <= 0) return frame;
+      phase = phase.tails === 1 ? { name: 'pass' } : { name: 'tail', tails: phase.tails - 1, heads: phase.heads };
+      return undefined;
+    }
     if (phase.name === 'continue') {
-      if (t.kind === 'head') return undefined;
       if (t.kind !== 'text') {
         phase = { name: 'pass' };
         return onFrame(frame);
@@ -78,33 +117,32 @@ export function rescuingStream(first: ReadableStream<Uint8Array>, host: RescueHo
       let text = t.text;
       while (phase.skip && text && text[0] === phase.skip[0]) {
         text = text.slice(1);
-        phase = { name: 'continue', skip: phase.skip.slice(1) };
+        phase = { name: 'continue', skip: phase.skip.slice(1), heads: phase.heads };
       }
       if (t.final) rescuable = false;
       if (!text) return undefined;
       phase = { name: 'pass' };
       delivered += text;
-      return text === t.text ? frame : withText(host.dialect, frame, text);
+      return text === t.text ? frame : host.dialect.withText(frame, text);
     }
     // replay: the new answer must retrace the delivered text exactly.
-    if (t.kind === 'head') return undefined;
     if (t.kind !== 'text') return null;
     const rest = delivered.length - phase.matched;
     const piece = t.text;
     if (piece.length <= rest) {
       if (delivered.startsWith(piece, phase.matched)) {
-        phase = { name: 'replay', matched: phase.matched + piece.length };
-        if (phase.matched === delivered.length) phase = { name: 'pass' };
+        phase = { name: 'replay', matched: phase.matched + piece.length, heads: phase.heads };
+        if (phase.matched === delivered.length) phase = tailsDelivered > 0 ? { name: 'tail', tails: tailsDelivered, heads: phase.heads } : { name: 'pass' };
         return undefined;
       }
       return null;
     }
-    if (!piece.startsWith(delivered.slice(phase.matched))) return null;
+    if (tailsDelivered > 0 || !piece.startsWith(delivered.slice(phase.matched))) return null;
     const beyond = piece.slice(rest);
     if (t.final) rescuable = false;
     phase = { name: 'pass' };
     delivered += beyond;
-    return withText(host.dialect, frame, beyond);
+    return host.dialect.withText(frame, beyond);
   };
 
   const notRescued = (err: unknown, why: string): BreakerboxError => {
@@ -116,11 +154,13 @@ export function rescuingStream(first: ReadableStream<Uint8Array>, host: RescueHo
   const rescue = async (err: unknown, diverged: boolean): Promise<void> => {
     const cls = classifyThrown(err);
     if (!diverged && !(err instanceof BreakerboxError && countsAgainstProvider(cls))) throw err;
-    if (!rescuable) throw notRescued(err, 'the answer so far is not plain text, or its end was already delivered');
+    if (!rescuable) throw notRescued(err, 'the answer so far is not plain text (a tool call is never sent twice), or its end was already delivered');
+    if (tailsDelivered > 0 && delivered.length === 0) throw notRescued(err, 'the answer ended without text');
+    if (asideOpen) throw notRescued(err, 'it broke inside a thinking block or reasoning item');
     if (rescues >= host.maxRescues) throw notRescued(err, `${host.maxRescues} rescue${host.maxRescues === 1 ? '' : 's'} used up`);
     rescues++;
     const prefillText = delivered.replace(/\s+$/, '');
-    const wanted: 'continue' | 'regenerate' = host.prefill && prefillText.length > 0 ? 'continue' : 'regenerate';
+    const wanted: 'continue' | 'regenerate' = host.prefill && prefillText.length > 0 && tailsDelivered === 0 ? 'continue' : 'regenerate';
     let next: { body: ReadableStream<Uint8Array>; mode: RescueMode };
     try {
       next = await host.start(wanted, delivered, prefillText);
@@ -134,12 +174,11 @@ export function rescuingStream(first: ReadableStream<Uint8Array>, host: RescueHo
     }
     reader = next.body.getReader();
     sse = new SseReader();
+    readText = host.dialect.textReader();
     phase =
       next.mode === 'continue'
-        ? { name: 'continue', skip: delivered.slice(prefillText.length) }
-        : delivered.length > 0
-          ? { name: 'replay', matched: 0 }
-          : { name: 'pass' };
+        ? { name: 'continue', skip: delivered.slice(prefillText.length), heads: headsDelivered }
+        : { name: 'replay', matched: 0, heads: headsDelivered };
   };
 
   return new ReadableStream<Uint8Array>({

@@ -31,3 +31,33 @@ export function ownTitle(a: AlertView): string {
   const target = a.key ? `${a.key.provider}/${a.key.endpoint}/${a.key.model}${a.key.region ? ` (${a.key.region})` : ''}` : a.location ? `location ${a.location}` : `operation ${a.operation}`;
   return `${a.rule}: ${target}`;
 }
+
+/** One notification group of a pass: its incident and its alerts by state. */
+export interface PassGroup {
+  incident: NotificationGroup['incident'];
+  firing: AlertView[];
+  resolved: AlertView[];
+  silenced: number;
+}
+
+/**
+ * Stage 3, pure: the alerts a notifier wants, grouped (Alertmanager's group_by, done here) —
+ * a firing alert under its incident now, a resolved one under the group it last notified in.
+ * Silenced alerts are counted, not carried (as Alertmanager mutes them). Firing alerts lead
+ * with the most severe.
+ */
+export function groupAlerts(alerts: AlertView[], index: IncidentIndex, keyIdOf: (a: AlertView) => number | null, wants: (a: AlertView) => boolean): Map<string, PassGroup> {
+  const groups = new Map<string, PassGroup>();
+  for (const alert of alerts) {
+    if (!wants(alert)) continue;
+    const { key, incident } = alert.state === 'firing' ? groupOf({ ...alert, keyId: keyIdOf(alert) }, index) : { key: alert.group_key ?? alert.fingerprint, incident: null };
+    let g = groups.get(key);
+    if (!g) groups.set(key, (g = { incident: null, firing: [], resolved: [], silenced: 0 }));
+    g.incident ??= incident;
+    if (alert.silenced) g.silenced += alert.state === 'firing' ? 1 : 0;
+    else if (alert.state === 'firing') g.firing.push(alert);
+    else if (alert.state === 'resolved') g.resolved.push(alert);
+  }
+  for (const g of groups.values()) g.firing.sort(byLead);
+  return groups;
+}

@@ -32,13 +32,20 @@ export function verdictPhrase(a: KeyAnalysis | undefined): string {
       if (d.hint === 'intermittent' && d.intermittent) {
         return `probes caught the provider failing ${d.intermittent.failed} of ${d.intermittent.probes} times: likely provider outage, intermittent`;
       }
+      if (d.hint === 'sibling_probes' && d.siblings) {
+        return `no probe of its own; the provider's other keys fail from ${list(d.siblings.failing)}: likely provider outage (sibling_probes)`;
+      }
       if (d.recovered?.length) return `probes failed for most of the window from ${list(d.recovered)} and are recovering: likely provider outage, ending`;
       return side.ok.length
         ? `probes failing from ${list(side.failing)}, fine from ${list(side.ok)}: likely provider outage${hint}`
         : `probes failing from ${locations(side.failing.length)}: likely provider outage${hint}`;
     case 'provider_suspected':
+      if (d.hint === 'sibling_probes' && d.siblings) {
+        return `no probe of its own; the provider's other keys fail from ${list(d.siblings.failing)}, fine from ${list(d.siblings.ok)}: provider suspected (sibling_probes)`;
+      }
       return `provider-side errors the probes did not confirm, nothing on our side: provider suspected${hint}`;
     case 'self_inflicted':
+      if (d.ownClasses && side.ok.length === 0) return `failures of our own classes, no probe needed: self-inflicted${hint}`;
       return `probes fine from ${locations(side.ok.length)}: likely self-inflicted${hint}`;
     case 'provider_degraded':
       return side.ok.length
@@ -52,6 +59,9 @@ export function verdictPhrase(a: KeyAnalysis | undefined): string {
         if (p.asked_at === null) return `breaker open since ${clockTime(p.since)}, after the last probes; probes about to be asked: cause not decided (probes_pending)`;
         const waiting = p.asked.filter((l) => !p.answered.includes(l));
         return `probes asked of ${list(p.asked)} at ${clockTime(p.asked_at)}, ${list(waiting)} not answered yet: cause not decided (probes_pending)`;
+      }
+      if (d.hint === 'probes_stale' && d.silent?.length) {
+        return `no probe in the window; ${list(d.silent.map((x) => `${x.location} last probed at ${clockTime(x.last_ts).replace(/:00 UTC$/, ' UTC')}`))}: cause not decided (probes_stale)`;
       }
       if (d.hint === 'probes_stale' && p) return `no probe since the degradation began at ${clockTime(p.since)}: cause not decided (probes_stale)`;
       return `verdict: insufficient data${hint}`;

@@ -2,7 +2,7 @@ import type { BreakerKey } from '@breakerbox/protocol';
 import type { Hint, Verdict } from '../verdicts/types.ts';
 
 /** The alert rules. */
-export const RULES = ['flapping', 'open_share', 'fallback_failing', 'probe_failing', 'cost_per_success', 'prober_unhealthy'] as const;
+export const RULES = ['flapping', 'open_share', 'fallback_failing', 'probe_failing', 'cost_per_success', 'prober_unhealthy', 'clients_degraded', 'prober_silent'] as const;
 export type RuleName = (typeof RULES)[number];
 
 export type Severity = 'info' | 'warning' | 'critical';
@@ -25,6 +25,11 @@ export interface Condition {
   value: number | null;
   /** The rule's own sentence, before the verdict phrase. */
   text: string;
+  /**
+   * The verdict this condition pages with when it is not the key's own over the verdict
+   * window (a service judged on its own calls), and the phrase said instead of the key's.
+   */
+  verdict?: { verdict: Verdict; hint: Hint | null; phrase: string };
 }
 
 /** An alert as the API shows it (docs/api.md). */

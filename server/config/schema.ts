@@ -34,6 +34,7 @@ const VerdictsSection = Type.Object(
     open_idle_after_s: Type.Integer({ minimum: 60, default: 300, description: 'an open breaker whose instance stopped reporting the key counts as open this long after its last report' }),
     probe_refute_max_chance: Share(0.05, 'clean probes refute a provider-side cause only if they would all pass with at most this chance at the clients\' failure share'),
     probe_intermittent_share: Share(0.1, 'probes of an ok location that failed at least this share of the window: the provider fails intermittently'),
+    stale_probe_lookback_s: Type.Integer({ minimum: 60, default: 3600, description: 'a key with no probe in the window that a location probed this recently reads probes_stale (naming the location), not no_probes' }),
     prober_min_keys: Type.Integer({ minimum: 1, default: 3, description: 'failing keys a location needs before it can be judged a prober problem' }),
     prober_min_providers: Type.Integer({ minimum: 1, default: 2, description: 'providers those keys must span' }),
     prober_failing_share: Share(0.8, 'share of the location\'s probed keys that must be failing'),
@@ -69,7 +70,7 @@ const SuspicionSection = Type.Object(
   { default: {}, additionalProperties: false },
 );
 
-/** Alert engine and its five rules (docs/alerts.md). */
+/** Alert engine and its rules (docs/alerts.md). */
 const AlertsSection = Type.Object(
   {
     interval_s: Type.Integer({ minimum: 0, default: 15, description: 'evaluation period (BREAKERBOX_ALERT_INTERVAL_S); 0 = never on a timer' }),
@@ -84,7 +85,7 @@ const AlertsSection = Type.Object(
         flapping: rule(
           {
             window_s: Type.Integer({ minimum: 60, default: 3600, description: 'breaker transitions this recent are counted' }),
-            fire_opens_per_hour: Type.Number({ exclusiveMinimum: 0, default: 6, description: 'opens per hour of the worst instance that start the alert' }),
+            fire_opens_per_hour: Type.Number({ exclusiveMinimum: 0, default: 6, description: 'closed → open cycles per hour of the worst instance that start the alert (re-opens from half-open are not counted)' }),
             resolve_opens_per_hour: Type.Number({ minimum: 0, default: 2, description: 'at or below this it resolves (Nagios-style hysteresis)' }),
           },
           'warning',
@@ -124,6 +125,23 @@ const AlertsSection = Type.Object(
           600,
         ),
         prober_unhealthy: rule({}, 'warning'),
+        clients_degraded: rule(
+          {
+            window_s: Type.Integer({ minimum: 60, default: 300, description: 'clients judged over this much of the recent past' }),
+            min_calls: Type.Integer({ minimum: 1, default: 20, description: 'calls the key, or a service on its own, needs in the window to page' }),
+            resolve_error_share: Share(0.1, 'a firing alert holds while the key or a service still fails at this share or more, and resolves below'),
+          },
+          'critical',
+          60,
+        ),
+        prober_silent: rule(
+          {
+            intervals: Type.Number({ exclusiveMinimum: 1, default: 5, description: "a location silent this many of its own probe intervals fires (its interval: how often it probed a key)" }),
+            min_silent_s: Type.Integer({ minimum: 60, default: 300, description: 'never sooner than this silence' }),
+            lookback_s: Type.Integer({ minimum: 600, default: 21_600, description: 'a location that probed within this is expected to keep probing' }),
+          },
+          'warning',
+        ),
       },
       { default: {}, additionalProperties: false },
     ),

@@ -187,5 +187,13 @@ export function createRollupReads(q: RollupQueries): RollupReads {
       const sql = 'SELECT key_id, location, minute, probes, ok FROM probe_minutes WHERE minute >= ? AND minute <= ? AND probes > 0';
       return ((await q.all(sql, [first, last])) as [number, string, number, number, number][]).map(([keyId, location, minute, probes, ok]) => ({ keyId, location, minute, probes, ok }));
     },
+    async probeActivity(first, last) {
+      const sql = `SELECT key_id, location, MIN(minute), MAX(minute), COUNT(*) FROM probe_minutes WHERE minute >= ? AND minute <= ? AND probes > 0
+        GROUP BY key_id, location`;
+      // PostgreSQL returns COUNT(*) as a bigint string.
+      return (await q.all(sql, [first, last])).map(([keyId, location, firstMinute, lastMinute, minutes]) => ({
+        keyId: Number(keyId), location: location as string, firstMinute: Number(firstMinute), lastMinute: Number(lastMinute), minutes: Number(minutes),
+      }));
+    },
   };
 }

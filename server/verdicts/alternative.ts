@@ -1,6 +1,7 @@
 import type { VerdictThresholds } from './figures.ts';
 import { failureMix, probeSide, windowFailed, type Decision } from './rules.ts';
 import { list, pct } from './text.ts';
+import { siblingText } from './sibling-probes.ts';
 import type { Alternative, ClientFigures, ProbeFigures } from './types.ts';
 
 
@@ -33,6 +34,9 @@ export function alternativeOf(d: Decision, c: ClientFigures, probes: Record<stri
     `degraded on all ${c.services > 1 ? `${c.services} services` : `${c.instances} instance${c.instances === 1 ? '' : 's'}`}`;
   switch (d.verdict) {
     case 'provider_outage':
+      if (d.hint === 'sibling_probes' && d.siblings) {
+        return { verdict: 'self_inflicted', why: `the probes of the provider's other keys, which share none of our code, fail too (${siblingText(d.siblings)}); no class of ours dominates (${noSelfSignal})` };
+      }
       if (d.hint === 'probe_only' || d.hint === 'low_volume') {
         const clients = d.hint === 'probe_only' ? 'no client traffic' : `only ${c.calls} calls (fewer than ${t.min_calls})`;
         return { verdict: 'insufficient_data', why: `${clients}, but ${probeCounts(probes, usable)} — the probes alone are enough to call it` };
@@ -50,8 +54,14 @@ export function alternativeOf(d: Decision, c: ClientFigures, probes: Record<stri
       }
       return { verdict: 'self_inflicted', why: `the probes, which share none of our code, fail too: ${probeCounts(probes, side.failing)}` };
     case 'provider_suspected':
+      if (d.hint === 'sibling_probes' && d.siblings) {
+        return { verdict: 'provider_outage', why: `the provider's other keys fail from ${list(d.siblings.failing)} only, served from ${list(d.siblings.ok)}` };
+      }
       return { verdict: 'self_inflicted', why: `no self-side signal: ${noSelfSignal}` };
     case 'self_inflicted': {
+      if (d.ownClasses && side.ok.length === 0) {
+        return { verdict: 'provider_outage', why: `${pct(d.ownClasses.share)} of failures are our own classes and provider-side classes only ${pct(mix.provider)}: no provider fault answers like that, with or without probes` };
+      }
       const power = powerText(d);
       if (power) return { verdict: 'provider_outage', why: `${probeCounts(probes, side.ok)}; ${power}` };
       return {
@@ -74,7 +84,9 @@ export function alternativeOf(d: Decision, c: ClientFigures, probes: Record<stri
       return {
         verdict: 'healthy',
         why:
-          d.hint === 'probes_pending' || d.hint === 'probes_stale'
+          d.hint === 'probes_stale' && d.silent?.length
+            ? `the last probes, from ${list(d.silent.map((x) => x.location))}, are older than the window: they no longer speak for the key`
+            : d.hint === 'probes_pending' || d.hint === 'probes_stale'
             ? `the probes from before the degradation alone would say ${d.pending!.held}, but they are older than it`
             : d.hint === 'low_volume'
             ? `only ${c.calls} calls, fewer than the ${t.min_calls} needed to judge the clients`

@@ -4,12 +4,16 @@ import { addInto, newKeySums, newProbeSums, type KeySums, type ProbeSums } from 
 import { evidence } from './evidence.ts';
 import { joinGroups, nearMatches } from './key-join.ts';
 import { proberHealthOf, type LocationHealth } from './prober-health.ts';
-import type { InstanceSums, KeyInfo, ProbeMinute, SourceInfo, Storage } from '../storage/storage.ts';
-import { clientFigures, isClientDegraded, probeFigures, share, type VerdictThresholds } from './figures.ts';
+import type { KeyInfo, ProbeActivity, ProbeMinute, SourceInfo, Storage } from '../storage/storage.ts';
+import { clientFigures, probeFigures, share, type VerdictThresholds } from './figures.ts';
 import { isOpenState, type InstanceState, type OpenShareReader, type OpenTime } from './open-share.ts';
 import { decide, type Decision } from './rules.ts';
+import { fleetParts, serviceHealth, type ServiceHealth } from './fleet-parts.ts';
+import { siblingProbes } from './sibling-probes.ts';
+import { silentLocations } from './silent-locations.ts';
 import { freshenProbes, holdBeforeAsking, holdForProbes, type PendingProbesSource } from './pending-probes.ts';
 import type { Alternative, ClientFigures, KeyState, PartHealth, ProbeFigures } from './types.ts';
+import type { SiblingProbes } from './sibling-probes.ts';
 import { floorMinute, type TimeRange } from './window.ts';
 
 /** Everything decided about one key over a window. */
@@ -24,6 +28,8 @@ export interface KeyAnalysis {
   state: KeyState;
   /** Summed counters per service id. */
   serviceSums: Map<number, KeySums>;
+  /** Each service calling the key, judged on its own calls (by name). */
+  services: ServiceHealth[];
   /** Open time per source id (only sources with open time or reporting, when any was open). */
   openPerSource: Map<number, OpenTime>;
   /** State at the window's end per source id, for the instances counted. */
@@ -98,6 +104,15 @@ export async function analyse(deps: AnalyseDeps, range: TimeRange, options: { ke
   const hasClients = (id: number) => byService.has(id) || reporting.has(id) || open.perKey.has(id) || open.opens.has(id);
   const probed = new Set(probeFiguresOf.all.keys());
   const suspicions = (await deps.pending?.latestPerKey(from, to)) ?? new Map();
+  const usableOf = (other: number) => {
+    const all = probeFiguresOf.all.get(other);
+    return all && Object.fromEntries(Object.entries(all).filter(([location]) => !setAside.has(location)));
+  };
+  // Read only when a key has no probe in the window or its services are split.
+  let activity: Promise<ProbeActivity[]> | undefined;
+  const probeActivity = () => (activity ??= storage.rollups.probeActivity(floorMinute(to - t.stale_probe_lookback_s * 1000), to));
+  let serviceNames: Promise<Map<number, string>> | undefined;
+  const names = () => (serviceNames ??= storage.telemetry.services());
 
   const ids = new Set<number>([...byService.keys(), ...probeFiguresOf.all.keys(), ...reporting.keys(), ...open.perKey.keys(), ...open.opens.keys()]);
   if (options.all) for (const id of keys.keys()) ids.add(id);
@@ -160,12 +175,24 @@ export async function analyse(deps: AnalyseDeps, range: TimeRange, options: { ke
     }
 
     const openPerSource = openTime?.perSource ?? new Map<number, OpenTime>();
-    const decided = await decideWithFleet(clients, usable, () => fleetParts(deps, id, range, services, instances, openPerSource), t);
-    const named: Decision =
-      decided.verdict === 'insufficient_data' && decided.hint === 'no_probes' && Object.keys(probes).length > 0 ? { ...decided, hint: 'probes_set_aside' } : decided;
+    // A key without usable probes of its own, degraded: its provider's other keys are evidence.
+    const siblings = clients.degraded && Object.keys(usable).length === 0 ? siblingProbes(id, keys, usableOf, probed, t.provider_aliases, group) : undefined;
+    const decided = await decideWithFleet(clients, usable, () => fleetParts(deps, id, range, services, instances, openPerSource), t, siblings);
+    const named: Decision = await nameMissing(decided, probes, async () => silentLocations(await probeActivity(), id));
+
     const decision = suspicion && fresh
       ? holdForProbes(named, suspicion, fresh, Object.keys(usable), to, deps.pending!.pendingMaxMs, t)
       : deps.pending && clients.degraded ? await holdOpen(deps.pending, id, named, states, Object.keys(usable), to, t) : named;
+    // Each service on its own calls; while the key's verdict is held for probes, theirs is too.
+    const held = decision !== named && decision.verdict === 'insufficient_data' ? decision : undefined;
+    const perService =
+      services.size > 1
+        ? serviceHealth(await names(), services, range, instances, openPerSource, usable, t, siblings, held)
+        : await Promise.all([...services.keys()].map(async (s) => ({
+            // The service's name from its instances, or (none counted) from the names table.
+            name: instances.find((x) => x.serviceId === s)?.service ?? (await names()).get(s) ?? String(s), calls: clients.calls, failed: clients.failed,
+            error_share: clients.error_share, degraded: clients.degraded, verdict: clients.degraded ? decision.verdict : null, hint: clients.degraded ? decision.hint : null,
+          })));
     const state = keyState(instances, states);
     const joined = joinedIds.map((other) => keys.get(other)!.key);
     const context = { stateText: state.open + state.half_open > 0 ? state.text : null, joined, near, health, aliases: t.provider_aliases, key: info.key };
@@ -179,6 +206,7 @@ export async function analyse(deps: AnalyseDeps, range: TimeRange, options: { ke
       alternative,
       state,
       serviceSums: services,
+      services: perService,
       openPerSource,
       states,
       opensPerSource: open.opens.get(id) ?? new Map(),
@@ -192,10 +220,22 @@ export async function analyse(deps: AnalyseDeps, range: TimeRange, options: { ke
 }
 
 /** `decide`, reading the fleet split (a query) only when the rules ask for it. */
-async function decideWithFleet(c: ClientFigures, probes: Record<string, ProbeFigures>, fleet: () => Promise<PartHealth[]>, t: VerdictThresholds): Promise<Decision> {
+async function decideWithFleet(c: ClientFigures, probes: Record<string, ProbeFigures>, fleet: () => Promise<PartHealth[]>, t: VerdictThresholds, siblings?: SiblingProbes): Promise<Decision> {
   let wanted = false;
-  const first = decide(c, probes, () => ((wanted = true), []), t);
-  return wanted ? decide(c, probes, await fleet(), t) : first;
+  const first = decide(c, probes, () => ((wanted = true), []), t, siblings);
+  return wanted ? decide(c, probes, await fleet(), t, siblings) : first;
+}
+
+/**
+ * Says why a key has no usable probes: every location set aside (`probes_set_aside`), or
+ * locations that probed it within `stale_probe_lookback_s` and stopped (`probes_stale`, naming
+ * them) — only a key no location ever covered is `no_probes`.
+ */
+async function nameMissing(d: Decision, probes: Record<string, ProbeFigures>, silent: () => Promise<{ location: string; last_ts: number }[]>): Promise<Decision> {
+  if (d.verdict !== 'insufficient_data' || d.hint !== 'no_probes') return d;
+  if (Object.keys(probes).length > 0) return { ...d, hint: 'probes_set_aside' };
+  const stopped = await silent();
+  return stopped.length > 0 ? { ...d, hint: 'probes_stale', silent: stopped } : d;
 }
 
 /** Probe figures of every key over the window, and of several keys merged (an alias join). */
@@ -238,54 +278,6 @@ async function probeTable(deps: AnalyseDeps, range: TimeRange) {
       return out;
     },
   };
-}
-
-/**
- * The fleet split for the `local` hint: by service when several report the key, else by
- * instance from the raw windows of the last `instance_lookback_s` of the window.
- */
-async function fleetParts(
-  deps: AnalyseDeps,
-  keyId: number,
-  range: TimeRange,
-  services: Map<number, KeySums>,
-  instances: SourceInfo[],
-  openPerSource: Map<number, OpenTime>,
-): Promise<PartHealth[]> {
-  const t = deps.thresholds;
-  const names = await deps.storage.telemetry.services();
-  if (services.size > 1) {
-    return [...services].map(([serviceId, sums]) => {
-      let openMs = 0;
-      let instanceMs = 0;
-      for (const s of instances) {
-        if (s.serviceId !== serviceId) continue;
-        const o = openPerSource.get(s.id);
-        openMs += o?.openMs ?? 0;
-        instanceMs += o?.instanceMs ?? 0;
-      }
-      const f = clientFigures(sums, { spanMs: range.to - range.from, openShare: share(openMs, instanceMs), instances: 0, services: 1, fallback: { invoked: 0, failed: 0 } }, t);
-      return { name: names.get(serviceId) ?? String(serviceId), calls: f.calls, degraded: f.degraded };
-    });
-  }
-  if (instances.length < 2) return [];
-  const raw: Map<number, InstanceSums> = await deps.storage.rollups.instanceSums(keyId, Math.max(range.from, range.to - t.instance_lookback_s * 1000), range.to);
-  return instances.map((s) => {
-    const r = raw.get(s.id);
-    const calls = r?.calls ?? 0;
-    const o = openPerSource.get(s.id);
-    const degraded = isClientDegraded(
-      {
-        calls,
-        error_share: share(r?.failed ?? 0, calls),
-        slow_share: share(r?.slow ?? 0, calls),
-        rejection_share: share(r?.rejected ?? 0, calls + (r?.rejected ?? 0)),
-        open_share: o ? share(o.openMs, o.instanceMs) : 0,
-      },
-      t,
-    );
-    return { name: s.instance, calls, degraded };
-  });
 }
 
 /** Not asked yet: a breaker open now, since its earliest open instance's last change, waits for probes newer than that. */

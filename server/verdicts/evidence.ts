@@ -4,6 +4,7 @@ import { CLIENT_CLASSES, PROVIDER_CLASSES } from '@breakerbox/protocol';
 import type { VerdictThresholds } from './figures.ts';
 import { powerText } from './alternative.ts';
 import { keyName } from './key-join.ts';
+import { siblingText } from './sibling-probes.ts';
 import type { LocationHealth } from './prober-health.ts';
 import { failureMix, probeSide, recoveredLocations, type Decision } from './rules.ts';
 import type { Alternative, ClientFigures, ProbeFigures } from './types.ts';
@@ -131,7 +132,12 @@ function hintSentence(d: Decision, c: ClientFigures, probes: Record<string, Prob
       const waiting = p.asked.filter((l) => !p.answered.includes(l));
       return `hint probes_pending: the clients began to degrade at ${clockTime(p.since)}; probes asked of ${list(p.asked)} at ${clockTime(p.asked_at)}, ${waiting.length ? `not yet answered by ${list(waiting)}` : 'answered'} — the verdict waits for them until ${clockTime(p.until)} instead of resting on probes older than the degradation (they alone would say ${p.held})`;
     }
+    case 'sibling_probes':
+      return `hint sibling_probes: no usable probe of this key, so the provider's other keys speak for it — ${siblingText(d.siblings!)}; the clients fail with provider-side classes (${pct(mix.provider)} of failures)`;
     case 'probes_stale': {
+      if (d.silent?.length) {
+        return `hint probes_stale: no probe in the window, but ${list(d.silent.map((s) => `${s.location} probed this key until ${clockTime(s.last_ts).replace(/:00 UTC$/, ' UTC')}`))} — the prober stopped (it died or hit its cost cap); the verdict waits for it to report again`;
+      }
       const p = d.pending!;
       return `hint probes_stale: no probe since the clients began to degrade at ${clockTime(p.since)}${p.asked_at === null ? ' (the probers were not asked)' : p.asked.length ? ` (asked ${list(p.asked)} at ${clockTime(p.asked_at)}, no answer)` : ' (every location\'s on-demand budget was spent)'} — the older probes do not speak for now; look at the client figures`;
     }
@@ -144,6 +150,23 @@ function hintSentence(d: Decision, c: ClientFigures, probes: Record<string, Prob
     default:
       return null;
   }
+}
+
+/** Why a verdict of our own classes needed no probe. */
+function ownClassSentence(d: Decision, c: ClientFigures): string | null {
+  if (!d.ownClasses) return null;
+  const why = `${pct(d.ownClasses.share)} of failures are our own classes (${classList(c.errors, CLIENT_CLASSES)}), which a provider answers the same whatever its health`;
+  if (d.ownClasses.side === 'missing') return `probes not needed: ${why} — no location probes this key, and none has to`;
+  if (d.ownClasses.side === 'misconfigured') return `probes not needed: ${why} — the probes fail with bad_request/auth and say nothing either way`;
+  return `probes not needed: ${why}`;
+}
+
+/** With a key's own probes healthy, missing or stale, its siblings' probes as context. */
+function siblingSentence(d: Decision): string | null {
+  if (!d.siblings || d.hint === 'sibling_probes') return null;
+  return d.siblings.side === 'healthy'
+    ? `sibling probes: ${siblingText(d.siblings)} — health is a property of the model, not the host: they neither refute a failure of this one nor make it ours`
+    : `sibling probes: ${siblingText(d.siblings)}, but the clients' failures are not provider-side enough to lean on them`;
 }
 
 const usableOnly = (probes: Record<string, ProbeFigures>) => Object.fromEntries(Object.entries(probes).filter(([, f]) => !f.set_aside));
@@ -173,6 +196,13 @@ function verdictText(d: Decision): string {
   }
   if (d.hint === 'intermittent') return 'clients degraded and the probes caught the provider failing too, in bursts: not our code — fail over';
   if (d.recovered?.length) return 'clients degraded while the probes failed for most of the window: the provider was down and is recovering';
+  if (d.hint === 'sibling_probes') {
+    return d.verdict === 'provider_outage'
+      ? "clients degraded and the provider's other keys failing from every location: the provider is down — wait it out, fail over"
+      : "clients degraded and the provider's other keys failing from some locations: fail over, tell the provider";
+  }
+  if (d.ownClasses && d.ownClasses.side !== 'healthy' && d.ownClasses.side !== 'partial') return 'clients fail with our own error classes: look at our side';
+  if (d.hint === 'probes_stale' && d.silent?.length) return 'no probe in the window: the probers that covered this key stopped';
   return VERDICT_TEXT[d.verdict];
 }
 
@@ -216,6 +246,7 @@ export function evidence(d: Decision, c: ClientFigures, probes: Record<string, P
     ...clientSentences(c, t, x.stateText),
     ...(Object.keys(probes).length > 0 && Object.keys(usableOnly(probes)).length === 0 ? ['probes: none usable in the window'] : probeSentences(usableOnly(probes), t)),
     ...joinSentences(probes, x),
+    ...[ownClassSentence(d, c), siblingSentence(d)].filter((x): x is string => x !== null),
     ...(power ? [power] : []),
     ...(hint ? [hint] : []),
     `why not ${alternative.verdict}: ${alternative.why}`,

@@ -52,13 +52,32 @@ export const incidentId = (cause: IncidentCause): string =>
 const rank = (v: Incident['verdict']) => (v === 'prober_unhealthy' ? VERDICTS.length : VERDICTS.indexOf(v));
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
-/** The services a self-inflicted key is degraded on: the `local` split's degraded services, else all that call it. */
+/** The services a self-inflicted key is degraded on (each judged on its own calls); all that call it only when none is on its own. */
 function servicesOf(a: KeyAnalysis): string[] {
-  const all = [...new Set(a.instances.map((s) => s.service))].sort();
+  const degraded = a.services.filter((s) => s.degraded).map((s) => s.name);
+  if (degraded.length > 0) return degraded;
   const local = a.decision.local?.degraded;
+  const all = [...new Set(a.instances.map((s) => s.service))].sort();
   if (local && a.clients.services > 1) return all.filter((s) => local.includes(s));
   return all;
 }
+
+/**
+ * The verdict a key takes in an incident: its own when decided; else, when some of its
+ * services are degraded with a decided verdict of their own (their failures diluted by
+ * healthy callers), the worst of theirs.
+ */
+export function hurtVerdict(a: KeyAnalysis): { verdict: Verdict; hint: Hint | null; services: string[] } | null {
+  const own = a.decision.verdict;
+  if (PROVIDER_SIDE.includes(own) || own === 'self_inflicted') return { verdict: own, hint: a.decision.hint, services: servicesOf(a) };
+  const hurt = a.services.filter((s) => s.degraded && s.verdict !== null && HURT.includes(s.verdict));
+  if (hurt.length === 0) return null;
+  const worst = [...hurt].sort((x, y) => VERDICTS.indexOf(x.verdict!) - VERDICTS.indexOf(y.verdict!))[0]!;
+  return { verdict: worst.verdict!, hint: worst.hint, services: hurt.map((s) => s.name) };
+}
+
+/** Decided verdicts of clients that hurt: they page (alerts.rules.clients_degraded) and make an incident. */
+export const HURT: readonly Verdict[] = ['provider_outage', 'provider_suspected', 'self_inflicted'];
 
 /** The incidents behind a set of key analyses, worst first, and which incident each key and location belongs to. */
 export interface IncidentIndex {
@@ -89,17 +108,20 @@ export function groupIncidents(analyses: KeyAnalysis[], aliases: Record<string, 
     add(cause, null);
     for (const a of analyses) if (a.probes[h.location]?.set_aside) add(cause, a);
   }
+  const verdictOf = new Map<KeyAnalysis, { verdict: Verdict; hint: Hint | null }>();
   for (const a of analyses) {
-    const v = a.decision.verdict;
-    if (PROVIDER_SIDE.includes(v)) add({ kind: 'provider', name: canonicalProvider(a.info.key.provider, aliases) }, a);
-    else if (v === 'self_inflicted') add({ kind: 'service', name: servicesOf(a).join(', ') || 'unknown service' }, a);
+    const hurt = hurtVerdict(a);
+    if (!hurt) continue;
+    verdictOf.set(a, { verdict: hurt.verdict, hint: hurt.hint });
+    if (PROVIDER_SIDE.includes(hurt.verdict)) add({ kind: 'provider', name: canonicalProvider(a.info.key.provider, aliases) }, a);
+    else add({ kind: 'service', name: hurt.services.join(', ') || 'unknown service' }, a);
   }
 
   const byKeyId = new Map<number, Incident>();
   const incidents: Incident[] = [];
   for (const [id, { cause, members }] of groups) {
     const keys = members
-      .map((a) => ({ key: a.info.key, verdict: a.decision.verdict, hint: a.decision.hint }))
+      .map((a) => ({ key: a.info.key, ...(verdictOf.get(a) ?? { verdict: a.decision.verdict, hint: a.decision.hint }) }))
       .sort((x, y) => rank(x.verdict) - rank(y.verdict) || keyName(x.key).localeCompare(keyName(y.key)));
     const verdict: Incident['verdict'] = cause.kind === 'prober' ? 'prober_unhealthy' : keys[0]!.verdict;
     const hints = [...new Set(keys.filter((k) => k.verdict === verdict).map((k) => k.hint).filter((h): h is Hint => h !== null))];

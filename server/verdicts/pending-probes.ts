@@ -45,10 +45,10 @@ export function freshenProbes(probes: Record<string, ProbeFigures>, fresh: Map<s
  * `min_probes` probes since the degradation began, or `pending_max_s` passed; after that,
  * with no probe at all since the degradation began, `insufficient_data` / `probes_stale` —
  * never `self_inflicted` on probes older than the degradation. A provider outage the
- * probes already show is not held.
+ * probes already show is not held, nor a failure of our own classes (it needs no probe).
  */
 export function holdForProbes(d: Decision, s: SuspicionRow, fresh: Map<string, FreshProbes>, usable: string[], to: number, maxMs: number, t: VerdictThresholds): Decision {
-  if (d.verdict === 'provider_outage' || d.verdict === 'insufficient_data') return d;
+  if (d.verdict === 'provider_outage' || d.verdict === 'insufficient_data' || d.ownClasses) return d;
   const asked = s.locations.filter((l) => usable.includes(l));
   const answered = asked.filter((l) => (fresh.get(l)?.probes ?? 0) >= t.min_probes);
   const info: PendingInfo = { since: s.startedAt, asked_at: s.triggeredAt, asked, answered, until: s.triggeredAt + maxMs, held: d.verdict };
@@ -65,7 +65,7 @@ export function holdForProbes(d: Decision, s: SuspicionRow, fresh: Map<string, F
  * trigger asks within seconds and `holdForProbes` takes over.
  */
 export function holdBeforeAsking(d: Decision, openSince: number, fresh: Map<string, FreshProbes>, usable: string[], to: number, maxMs: number, t: VerdictThresholds): Decision {
-  if (d.verdict === 'provider_outage' || d.verdict === 'insufficient_data' || usable.length === 0) return d;
+  if (d.verdict === 'provider_outage' || d.verdict === 'insufficient_data' || d.ownClasses || usable.length === 0) return d;
   const answered = usable.filter((l) => (fresh.get(l)?.probes ?? 0) >= t.min_probes);
   const info: PendingInfo = { since: openSince, asked_at: null, asked: [], answered, until: openSince + maxMs, held: d.verdict };
   if (answered.length === 0 && to < info.until) return { verdict: 'insufficient_data', hint: 'probes_pending', side: d.side, pending: info };

@@ -2,6 +2,7 @@ import type { VerdictThresholds } from './figures.ts';
 import type { ErrorClass } from '@breakerbox/protocol';
 import { CLIENT_CLASSES, PROVIDER_CLASSES } from '@breakerbox/protocol';
 import type { ClientFigures, Hint, PartHealth, ProbeFigures, ProbePower, Verdict } from './types.ts';
+import type { SiblingProbes } from './sibling-probes.ts';
 
 /** The probe side of a key, summed up over its locations. */
 export type ProbeSide = 'healthy' | 'failing' | 'partial' | 'missing' | 'misconfigured';
@@ -51,6 +52,16 @@ export interface Decision {
   intermittent?: { probes: number; failed: number };
   /** With `probes_pending` / `probes_stale`: the probes asked for since the degradation began. */
   pending?: PendingInfo;
+  /**
+   * Set when our own classes dominate the failed calls: the verdict needs no probe (a
+   * provider answers a 401 or an exhausted quota the same whatever its health), so it is
+   * neither held for probes nor undecided for want of them.
+   */
+  ownClasses?: { share: number; side: ProbeSide };
+  /** With `sibling_probes`: the probes of the provider's other keys that decided it. */
+  siblings?: SiblingProbes;
+  /** With `probes_stale` and no probes in the window: the locations that stopped probing the key. */
+  silent?: { location: string; last_ts: number }[];
 }
 
 /** What the hold rests on, for the evidence and the summary. */
@@ -130,7 +141,13 @@ export function probePower(c: ClientFigures, probes: Record<string, ProbeFigures
  * unhealthy prober location is set aside before); `fleet` gives the services (or, with one
  * service, the instances) judged on their own.
  */
-export function decide(c: ClientFigures, probes: Record<string, ProbeFigures>, fleet: PartHealth[] | (() => PartHealth[]), t: VerdictThresholds): Decision {
+export function decide(
+  c: ClientFigures,
+  probes: Record<string, ProbeFigures>,
+  fleet: PartHealth[] | (() => PartHealth[]),
+  t: VerdictThresholds,
+  siblings?: SiblingProbes,
+): Decision {
   const p = probeSide(probes);
   const parts = typeof fleet === 'function' ? fleet : () => fleet;
   // Probe-only: no client traffic at all (a fallback, a model not in use yet).
@@ -145,8 +162,18 @@ export function decide(c: ClientFigures, probes: Record<string, ProbeFigures>, f
     if (p.side === 'partial') return { verdict: 'provider_degraded', hint: 'low_volume', side: p.side };
     return { verdict: 'insufficient_data', hint: 'low_volume', side: p.side };
   }
-  if (p.side === 'missing') return { verdict: 'insufficient_data', hint: 'no_probes', side: p.side };
-  if (p.side === 'misconfigured') return { verdict: 'insufficient_data', hint: 'probe_misconfigured', side: p.side };
+  const mix = failureMix(c);
+  if (c.degraded && (p.side === 'missing' || p.side === 'misconfigured')) {
+    // Our own classes need no probe: the same dominance rule as with probes.
+    const byClass = mix.ours >= t.hint_dominant_share ? classHint(c, t) : null;
+    if (byClass) return { verdict: 'self_inflicted', hint: byClass, side: p.side, ownClasses: { share: mix.ours, side: p.side } };
+    // No probe of its own: the provider's other keys speak for the provider (a failing host), never against it.
+    if (siblings && mix.provider >= t.hint_dominant_share && siblings.side !== 'healthy') {
+      return { verdict: siblings.side === 'failing' ? 'provider_outage' : 'provider_suspected', hint: 'sibling_probes', side: p.side, siblings };
+    }
+  }
+  if (p.side === 'missing') return { verdict: 'insufficient_data', hint: 'no_probes', side: p.side, ...(siblings ? { siblings } : {}) };
+  if (p.side === 'misconfigured') return { verdict: 'insufficient_data', hint: 'probe_misconfigured', side: p.side, ...(siblings ? { siblings } : {}) };
   if (c.degraded) {
     if (p.side === 'failing') return { verdict: 'provider_outage', hint: null, side: p.side };
     if (p.side === 'partial') return { verdict: 'provider_outage', hint: 'regional', side: p.side };
@@ -157,7 +184,7 @@ export function decide(c: ClientFigures, probes: Record<string, ProbeFigures>, f
     if (recovered.length > 0 && recovered.length === p.ok.length) return { verdict: 'provider_outage', hint: null, side: p.side, recovered };
     // Our own failure classes dominate: ours, whatever the probes say.
     const byClass = classHint(c, t);
-    if (byClass) return { verdict: 'self_inflicted', hint: byClass, side: p.side };
+    if (byClass) return { verdict: 'self_inflicted', hint: byClass, side: p.side, ...(mix.ours >= t.hint_dominant_share ? { ownClasses: { share: mix.ours, side: p.side } } : {}) };
     // The probes are ok on their latest results but caught provider failures over the window:
     // the provider fails in bursts; the clients see the same.
     const windowProbes = p.ok.reduce((n, l) => n + probes[l]!.probes, 0);

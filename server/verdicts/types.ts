@@ -26,7 +26,8 @@ export type Hint =
   | 'probe_only'
   | 'probes_set_aside'
   | 'probes_pending'
-  | 'probes_stale';
+  | 'probes_stale'
+  | 'sibling_probes';
 
 /** p50/p95/p99 in ms, null without data. */
 export interface Percentiles {

@@ -103,7 +103,10 @@ describe('incidents and grouped notifications', () => {
     const update = hookBodies()[1];
     expect(update).toMatchObject({ event: 'update', group: { title: 'openai: 8 models, provider outage' } });
     expect(update.group.key).toBe(hookBodies()[0].group.key);
-    expect(update.group.alerts).toHaveLength(24);
+    // Per model: open_share and probe_failing from two locations; and clients_degraded for the
+    // first seven, whose for_s (60 s) has passed (the eighth's is still pending).
+    expect(update.group.alerts).toHaveLength(31);
+    expect(update.group.alerts.filter((a: any) => a.rule === 'clients_degraded')).toHaveLength(7);
   });
 
   it('sends one resolve notice when the incident is over', async () => {
@@ -111,7 +114,7 @@ describe('incidents and grouped notifications', () => {
     await c.app.alerts.idle();
     expect(hookBodies()).toHaveLength(3);
     expect(hookBodies()[2]).toMatchObject({ event: 'resolved' });
-    expect(hookBodies()[2].group.alerts).toHaveLength(24);
+    expect(hookBodies()[2].group.alerts).toHaveLength(31);
     await c.app.alerts.evaluate(at(58));
     await c.app.alerts.idle();
     expect(hookBodies()).toHaveLength(3);

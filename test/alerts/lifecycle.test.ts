@@ -23,7 +23,8 @@ beforeAll(async () => {
   hook = await receiver();
   c = await collector({
     config: {
-      alerts: { rules: { open_share: { for_s: 120 } } },
+      // The open_share lifecycle on its own: clients_degraded would lead these keys' pages (critical).
+      alerts: { rules: { open_share: { for_s: 120 }, clients_degraded: { enabled: false } } },
       notifiers: [{ name: 'hook', type: 'webhook', url: `${hook.url}/hooks/secret-token-123?sig=abc`, min_severity: 'info', repeat_interval_s: 600, retries: 0 }],
     },
   });

@@ -41,7 +41,7 @@ describe('flapping (opens per hour of the worst instance, start 6, stop 2)', () 
     await c.app.alerts.evaluate(c.now);
     const a = await alertOf('flapping');
     expect(a).toMatchObject({ state: 'firing', key: FLAP, value: 7, severity: 'warning' });
-    expect(a.summary).toMatch(/^flapping: opened 7 times in the last 1 h on pod-1 \(1 of 2 instances flapping\) — /);
+    expect(a.summary).toMatch(/^flapping: closed and re-opened 7 times in the last 1 h on pod-1 \(1 of 2 instances flapping\) — /);
   });
 
   it('stays firing between the stop and start thresholds and resolves at the stop threshold', async () => {

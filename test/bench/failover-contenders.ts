@@ -1,18 +1,14 @@
 /**
- * The three clients the failover bench compares, each against its own fake provider:
- * breakerbox at its defaults through the official `openai@6` client (as `sdk/README.md`
- * shows: one fallback model, the README's timeouts), the `openai@6` client alone (its own
- * defaults: 2 retries, 10 min timeout), and the client plus the hand-written fallback an
- * application would write (`try { primary } catch { fallback }`, streaming into the same
- * output as it goes).
+ * The three clients the failover bench compares, each against its own fake provider and
+ * for one API (`failover-apis.ts`): breakerbox at its defaults through the official client
+ * (as `sdk/README.md` shows: one fallback model, the README's timeouts), the official
+ * client alone (its own defaults: 2 retries, 10 min timeout), and the client plus the
+ * hand-written fallback an application would write (`try { primary } catch { fallback }`,
+ * streaming into the same output as it goes).
  */
-import OpenAI from 'openai';
 import { createBreakerbox, type Breakerbox, type CallEvent, type TimeoutOptions } from '../../sdk/index.ts';
 import type { FakeProvider } from '../support/fake-provider.ts';
-
-export const PRIMARY = 'gpt-4o';
-/** A long-context model: a sensible fallback for context-length errors too. */
-export const FALLBACK = 'gpt-4.1';
+import type { BenchApi, BenchRequest, ReadResult } from './failover-apis.ts';
 
 /** What one request ended with, as its caller saw it. */
 export type Outcome =
@@ -20,13 +16,10 @@ export type Outcome =
   | { kind: 'error'; text: string; message: string }
   | { kind: 'hang'; text: string };
 
-/** One request: a chat body (streamed or not). */
-export type ChatBody = OpenAI.Chat.ChatCompletionCreateParamsNonStreaming | OpenAI.Chat.ChatCompletionCreateParamsStreaming;
-
 /** A client under test, bound to one fake provider. */
 export interface Contender {
   name: string;
-  send(body: ChatBody, signal: AbortSignal): Promise<Outcome>;
+  send(req: BenchRequest, signal: AbortSignal): Promise<Outcome>;
   /** breakerbox only: the `onCall` events seen. */
   calls?: CallEvent[];
   close(): Promise<void>;
@@ -37,30 +30,11 @@ export function readmeTimeouts(scale: number): TimeoutOptions {
   return { connectMs: 3_000 * scale, firstByteMs: 10_000 * scale, firstTokenMs: 8_000 * scale, idleMs: 5_000 * scale };
 }
 
-/** Reads one request through `client`, appending streamed text to `sink` as a UI would show it. */
-async function read(client: OpenAI, body: ChatBody, signal: AbortSignal, sink: { text: string }) {
-  if (body.stream) {
-    const stream = await client.chat.completions.create(body, { signal });
-    let finish: string | null = null;
-    let model = '';
-    for await (const c of stream) {
-      sink.text += c.choices[0]?.delta.content ?? '';
-      finish = c.choices[0]?.finish_reason ?? finish;
-      model = c.model || model;
-    }
-    return { finish, model, attempts: undefined as number | undefined };
-  }
-  const { data, response } = await client.chat.completions.create(body, { signal }).withResponse();
-  sink.text += data.choices[0]?.message.content ?? '';
-  const attempts = response.headers.get('x-breakerbox-attempts');
-  return { finish: data.choices[0]?.finish_reason ?? null, model: data.model, attempts: attempts ? Number(attempts) : undefined };
-}
-
 /**
- * The official client ends a stream iteration quietly when its signal aborts, so a request
- * the bench gave up on can look like a short success: an aborted request is a hang.
+ * The official clients end a stream iteration quietly when their signal aborts, so a
+ * request the bench gave up on can look like a short success: an aborted request is a hang.
  */
-function answered(sink: { text: string }, signal: AbortSignal, r: { finish: string | null; model: string; attempts?: number }): Outcome {
+function answered(sink: { text: string }, signal: AbortSignal, r: ReadResult): Outcome {
   if (signal.aborted) return { kind: 'hang', text: sink.text };
   return { kind: 'answer', text: sink.text, finish: r.finish, model: r.model, reportedAttempts: r.attempts };
 }
@@ -71,25 +45,21 @@ function outcomeOf(sink: { text: string }, signal: AbortSignal, err: unknown): O
 }
 
 /** breakerbox at its defaults: `bb.fetch({ baseURL, timeouts, fallbacks })`, nothing else set. */
-export function breakerbox(fake: FakeProvider, timeouts: TimeoutOptions): Contender & { bb: Breakerbox } {
+export function breakerbox(api: BenchApi, fake: FakeProvider, timeouts: TimeoutOptions): Contender & { bb: Breakerbox } {
   const bb = createBreakerbox();
   bb.onWarning(() => undefined); // the fallback shares the primary's provider here, by construction
   const calls: CallEvent[] = [];
   bb.onCall((e) => calls.push(e));
-  const client = new OpenAI({
-    baseURL: fake.openaiBaseUrl,
-    apiKey: fake.apiKey,
-    maxRetries: 0,
-    fetch: bb.fetch({ baseURL: fake.openaiBaseUrl, timeouts, fallbacks: { [PRIMARY]: [{ model: FALLBACK }] } }),
-  });
+  const baseURL = api.name.startsWith('Anthropic') ? fake.anthropicBaseUrl : fake.openaiBaseUrl;
+  const read = api.client(fake, { maxRetries: 0, fetch: bb.fetch({ baseURL, timeouts, fallbacks: { [api.primary]: [{ model: api.fallback }] } }) as typeof fetch });
   return {
     name: 'breakerbox (defaults)',
     bb,
     calls,
-    async send(body, signal) {
+    async send(req, signal) {
       const sink = { text: '' };
       try {
-        return answered(sink, signal, await read(client, body, signal, sink));
+        return answered(sink, signal, await read(req, signal, sink));
       } catch (err) {
         return outcomeOf(sink, signal, err);
       }
@@ -99,14 +69,14 @@ export function breakerbox(fake: FakeProvider, timeouts: TimeoutOptions): Conten
 }
 
 /** The official client alone, at its own defaults. */
-export function plainOpenai(fake: FakeProvider): Contender {
-  const client = new OpenAI({ baseURL: fake.openaiBaseUrl, apiKey: fake.apiKey, logLevel: 'off' });
+export function plainClient(api: BenchApi, fake: FakeProvider): Contender {
+  const read = api.client(fake, {});
   return {
-    name: 'openai@6',
-    async send(body, signal) {
+    name: 'official client',
+    async send(req, signal) {
       const sink = { text: '' };
       try {
-        return answered(sink, signal, await read(client, body, signal, sink));
+        return answered(sink, signal, await read(req, signal, sink));
       } catch (err) {
         return outcomeOf(sink, signal, err);
       }
@@ -116,19 +86,19 @@ export function plainOpenai(fake: FakeProvider): Contender {
 }
 
 /** The official client with a hand-written fallback to the second model on any error. */
-export function handFallback(fake: FakeProvider): Contender {
-  const client = new OpenAI({ baseURL: fake.openaiBaseUrl, apiKey: fake.apiKey, logLevel: 'off' });
+export function handFallback(api: BenchApi, fake: FakeProvider): Contender {
+  const read = api.client(fake, {});
   return {
-    name: 'openai@6 + hand-written fallback',
-    async send(body, signal) {
+    name: 'official client + hand-written fallback',
+    async send(req, signal) {
       const sink = { text: '' };
       try {
         let r;
         try {
-          r = await read(client, body, signal, sink);
+          r = await read(req, signal, sink);
         } catch (err) {
           if (signal.aborted) throw err;
-          r = await read(client, { ...body, model: FALLBACK } as ChatBody, signal, sink);
+          r = await read({ ...req, model: api.fallback }, signal, sink);
         }
         return answered(sink, signal, r);
       } catch (err) {

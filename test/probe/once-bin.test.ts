@@ -1,6 +1,6 @@
 /**
  * `--once` as a user runs it: the real `breakerbox probe` and `breakerbox-probe` processes
- * (the compiled packages the global setup builds) against the wire-faithful provider and a
+ * (the compiled packages the global setup builds) against the shared fake provider and a
  * real collector. Exit 0 when every target was probed ok and its events delivered, 1
  * otherwise, and the last line says which; never exit 13 (a final push left unsettled).
  */
@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCollector } from './collector.ts';
 import { API_KEY } from './helpers.ts';
-import { startWireProvider, type WireProvider } from './wire-provider.ts';
+import { startFakeProvider, type FakeProvider } from '../support/fake-provider.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const BINS = {
@@ -21,13 +21,13 @@ const BINS = {
 } as const;
 
 let dir: string;
-let wire: WireProvider;
+let fake: FakeProvider;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'bbx-probe-once-'));
-  wire = await startWireProvider();
+  fake = await startFakeProvider({ apiKeys: [API_KEY] });
 });
 afterAll(async () => {
-  await wire.close();
+  await fake.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -36,7 +36,7 @@ function target(name: string, kind: string, model: string, request: Record<strin
     name,
     key: { provider: 'openai', endpoint: kind.replace('openai-', ''), model },
     kind,
-    base_url: wire.baseUrl,
+    base_url: fake.openaiBaseUrl,
     api_key_env: 'ONCE_OPENAI_KEY',
     request,
     latency_ceiling_ms: 10_000,
@@ -98,7 +98,8 @@ describe('--once, spawned', { timeout: 120_000 }, () => {
   it('a failed probe exits 1, names the target and its class on the last line, and is still delivered', async () => {
     const collector = await startCollector();
     try {
-      wire.mode('gpt-4.1-broken', 'failed');
+      // A Responses answer with status failed (error.code server_error), every time.
+      fake.script('gpt-4.1-broken', { kind: 'stream_error', afterTokens: 0 }, { persistent: true });
       const targets = [target('fine', 'openai-responses', 'gpt-4.1'), target('broken', 'openai-responses', 'gpt-4.1-broken')];
       const r = await run(BINS['breakerbox-probe'], targets, { BREAKERBOX_TOKEN: collector.ingestToken, BREAKERBOX_URL: collector.url });
       expect(r.code).toBe(1);

@@ -1,8 +1,10 @@
 /**
  * Shared set-up for the scenario tests: a fake provider, an SDK instance on the real
- * clock, and the official `openai` client using the SDK's fetch with `maxRetries: 0`.
+ * clock, and the official `openai` and `@anthropic-ai/sdk` clients using one SDK fetch
+ * with `maxRetries: 0`; readers for chat, Responses and Anthropic streams.
  */
 import OpenAI from 'openai';
+import Anthropic from '@anthropic-ai/sdk';
 import { BreakerboxError, createBreakerbox, type BreakerboxFetchOptions, type BreakerboxOptions, type CallEvent } from '../../sdk/index.ts';
 import { startFakeProvider, type FakeProvider } from '../support/fake-provider.ts';
 
@@ -13,6 +15,7 @@ export interface Rig {
   fake: FakeProvider;
   bb: ReturnType<typeof createBreakerbox>;
   client: OpenAI;
+  anthropic: Anthropic;
   calls: CallEvent[];
   close(): Promise<void>;
 }
@@ -24,11 +27,14 @@ export async function rig(fetchOptions: BreakerboxFetchOptions = {}, bbOptions: 
   const calls: CallEvent[] = [];
   bb.onCall((e) => calls.push(e));
   bb.onWarning(() => undefined);
-  const client = new OpenAI({ baseURL: fake.openaiBaseUrl, apiKey: fake.apiKey, maxRetries: 0, fetch: bb.fetch(fetchOptions) });
+  const f = bb.fetch(fetchOptions);
+  const client = new OpenAI({ baseURL: fake.openaiBaseUrl, apiKey: fake.apiKey, maxRetries: 0, fetch: f });
+  const anthropic = new Anthropic({ baseURL: fake.anthropicBaseUrl, apiKey: fake.apiKey, maxRetries: 0, fetch: f });
   return {
     fake,
     bb,
     client,
+    anthropic,
     calls,
     async close() {
       await bb.close(100);
@@ -70,4 +76,46 @@ export function sdkError(err: unknown): BreakerboxError | undefined {
     e = (e as { cause?: unknown }).cause;
   }
   return undefined;
+}
+
+/** What a Responses stream delivered: its text, event types, terminal response, or the error it ended with. */
+export interface ResponsesRead {
+  text: string;
+  types: string[];
+  final?: OpenAI.Responses.Response;
+  error?: unknown;
+}
+
+/** Reads a whole Responses stream through the official client. */
+export async function readResponses(stream: AsyncIterable<OpenAI.Responses.ResponseStreamEvent>): Promise<ResponsesRead> {
+  const out: ResponsesRead = { text: '', types: [] };
+  try {
+    for await (const e of stream) {
+      out.types.push(e.type);
+      if (e.type === 'response.output_text.delta') out.text += e.delta;
+      if (e.type === 'response.completed' || e.type === 'response.incomplete') out.final = e.response;
+    }
+  } catch (error) {
+    out.error = error;
+  }
+  return out;
+}
+
+/** A streamed Responses call through the rig's official client. */
+export function responsesStreamed(r: Rig, model: string, extra: Record<string, unknown> = {}) {
+  return r.client.responses.create({ model, input: 'Say hello', stream: true, ...extra } as OpenAI.Responses.ResponseCreateParamsStreaming);
+}
+
+/** Reads a whole Anthropic stream through the official client's `stream()` helper. */
+export async function readMessages(stream: ReturnType<Anthropic['messages']['stream']>): Promise<{ final?: Anthropic.Message; error?: unknown }> {
+  try {
+    return { final: await stream.finalMessage() };
+  } catch (error) {
+    return { error };
+  }
+}
+
+/** The text blocks of an Anthropic message, joined. */
+export function messageText(m: Anthropic.Message | undefined): string {
+  return (m?.content ?? []).map((b) => (b.type === 'text' ? b.text : '')).join('');
 }

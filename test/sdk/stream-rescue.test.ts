@@ -5,6 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import { BreakerboxError, SDK_ERROR_CODES } from '../../sdk/index.ts';
 import { rescuingStream, type RescueHost, type RescueMode } from '../../sdk/streams/stream-rescue.ts';
+import { chatDialect } from '../../sdk/streams/dialect-chat.ts';
+import { messagesDialect } from '../../sdk/streams/dialect-messages.ts';
 
 const enc = new TextEncoder();
 const oai = (delta: Record<string, unknown>, finish: string | null = null) => `data: ${JSON.stringify({ choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
@@ -54,7 +56,7 @@ function host(dialect: 'openai' | 'anthropic', next: Array<{ body: ReadableStrea
   const starts: Array<{ mode: RescueMode; delivered: string; prefillText: string }> = [];
   const ends: Array<{ ok: boolean; rescues: number }> = [];
   const h: RescueHost = {
-    dialect,
+    dialect: dialect === 'openai' ? chatDialect : messagesDialect,
     maxRescues: 2,
     prefill,
     start: async (mode, delivered, prefillText) => {
@@ -85,6 +87,16 @@ describe('rescuing stream', () => {
     const out = await readAll(rescuingStream(body([ant('Hello ')], cut()), h));
     expect(starts[0]).toMatchObject({ mode: 'continue', prefillText: 'Hello' });
     expect(visible(out.text)).toBe('Hello world!');
+  });
+
+  it('never rescues a break inside a thinking block (the caller holds half a block without its signature)', async () => {
+    const thinkingStart = `event: content_block_start\ndata: ${JSON.stringify({ type: 'content_block_start', index: 0, content_block: { type: 'thinking', thinking: '', signature: '' } })}\n\n`;
+    const thinkingDelta = `event: content_block_delta\ndata: ${JSON.stringify({ type: 'content_block_delta', index: 0, delta: { type: 'thinking_delta', thinking: 'Let me' } })}\n\n`;
+    const { h, starts } = host('anthropic', [{ body: body([ant('x')]), mode: 'regenerate' }]);
+    const out = await readAll(rescuingStream(body([thinkingStart, thinkingDelta], cut()), h));
+    expect(out.error?.code).toBe(SDK_ERROR_CODES.STREAM_BROKEN);
+    expect(out.error?.message).toMatch(/inside a thinking block/);
+    expect(starts).toHaveLength(0);
   });
 
   it('never rescues past a tool call, and says why', async () => {

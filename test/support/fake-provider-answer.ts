@@ -10,7 +10,7 @@ import { chatFrames, chatJson } from './fake-provider-chat.ts';
 import { embeddingsJson } from './fake-provider-embeddings.ts';
 import { messagesFrames, messagesJson } from './fake-provider-messages.ts';
 import { prefillOf, prefilledTokens } from './fake-provider-prefill.ts';
-import { responsesFrames, responsesJson } from './fake-provider-responses.ts';
+import { responsesFailedJson, responsesFrames, responsesJson } from './fake-provider-responses.ts';
 import type { Attempt, Fault } from './fake-provider-types.ts';
 import { flushed, numberOr, sleep } from './fake-provider-util.ts';
 
@@ -20,6 +20,8 @@ export interface AnswerDefaults {
   tokenIntervalMs: number;
   reasoningModels: (model: string) => boolean;
   reasoningTokens: number;
+  /** Responses: a smaller `max_output_tokens` is refused with 400 (0: never). */
+  responsesMinOutputTokens: number;
 }
 
 /** The provider's dialect (error envelope, headers) of an API. */
@@ -69,7 +71,8 @@ export function shapeOf(api: Api, b: Record<string, unknown>, fault: Fault, o: A
   const room = Math.max(0, cap - reasoning);
   const spent = Math.min(reasoning, cap);
   const tokens = Math.max(0, Math.min(wanted, room + from));
-  const output = fault.output ?? (forcesTool(b) ? 'tool_call' : 'text');
+  const asked = fault.output ?? (forcesTool(b) ? 'tool_call' : 'text');
+  const output = asked === 'refusal' && api !== 'chat' ? 'text' : asked;
   let finish = api === 'messages' ? (output === 'tool_call' ? 'tool_use' : 'end_turn') : output === 'tool_call' ? 'tool_calls' : 'stop';
   if (tokens < wanted || fault.kind === 'finish_length') finish = api === 'messages' ? 'max_tokens' : 'length';
   if (fault.kind === 'content_filter') finish = api === 'messages' ? 'refusal' : 'content_filter';
@@ -89,6 +92,7 @@ export function shapeOf(api: Api, b: Record<string, unknown>, fault: Fault, o: A
 }
 
 function jsonBody(api: Api, b: Record<string, unknown>, a: AnswerShape, fault: Fault): string {
+  if (api === 'responses' && fault.kind === 'stream_error') return responsesFailedJson(a, fault.code);
   if (api === 'embeddings') return embeddingsJson(b, a.inputTokens, fault.kind === 'bad_embeddings' ? fault.how : undefined);
   if (api === 'responses') return responsesJson(a);
   if (api === 'messages') return messagesJson(a);
@@ -114,7 +118,9 @@ export async function writeAnswer(api: Api, b: Record<string, unknown>, fault: F
   if (b.stream !== true || api === 'embeddings') {
     if (fault.kind === 'slow_first_token') await sleep(fault.ms, signal);
     if (signal.aborted) return;
-    const full = jsonBody(api, b, shape, fault);
+    // Vectors of another size than asked are answered as if that size had been asked for.
+    const sized = api === 'embeddings' && fault.embeddingDimensions ? { ...b, dimensions: fault.embeddingDimensions } : b;
+    const full = jsonBody(api, sized, shape, fault);
     if (fault.kind === 'malformed_chunk') {
       res.writeHead(200, { ...headers, 'content-type': 'application/json' });
       res.end(full.slice(0, Math.floor(full.length / 2)));
@@ -156,6 +162,10 @@ export async function writeAnswer(api: Api, b: Record<string, unknown>, fault: F
     await sleep(wait, signal);
     if (signal.aborted) return;
     lead();
+    if (i === from && fault.thinkingMs) {
+      await sleep(fault.thinkingMs, signal);
+      if (signal.aborted) return;
+    }
     if (fault.kind === 'cut_stream' && i === fault.afterTokens) return cut();
     if (fault.kind === 'stall' && i === fault.afterTokens) return;
     if (fault.kind === 'stream_error' && i === fault.afterTokens) return failMidStream();

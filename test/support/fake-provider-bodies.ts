@@ -150,8 +150,8 @@ export interface AnswerShape {
   inputTokens: number;
   /** Chat `finish_reason`, Anthropic `stop_reason`, or the Responses status reason (`stop`, `length`, `content_filter`, `tool_calls`). */
   finish: string;
-  /** A text answer, or one tool call whose arguments are streamed in `tokens` pieces. */
-  output: 'text' | 'tool_call';
+  /** A text answer, one tool call whose arguments are streamed in `tokens` pieces, or (chat) a refusal. */
+  output: 'text' | 'tool_call' | 'refusal';
   /** Name of the called tool (the request's first tool). */
   toolName: string;
   /** Hidden reasoning tokens spent before the answer (reasoning models; Anthropic thinking). */

@@ -22,7 +22,9 @@ export function chatJson(a: AnswerShape, callId = newItemId('call')): string {
   const message =
     a.output === 'tool_call'
       ? { role: 'assistant', content: null, refusal: null, tool_calls: [{ id: callId, type: 'function', function: { name: a.toolName, arguments: toolArguments(a) } }] }
-      : { role: 'assistant', content: answerText(a), refusal: null };
+      : a.output === 'refusal'
+        ? { role: 'assistant', content: null, refusal: answerText(a) }
+        : { role: 'assistant', content: answerText(a), refusal: null };
   return JSON.stringify({
     id: a.id,
     object: 'chat.completion',
@@ -60,7 +62,9 @@ export function chatFrames(a: AnswerShape, includeUsage: boolean): StreamFrames 
           index: 0,
           delta: tools
             ? { role: 'assistant', content: null, refusal: null, tool_calls: [{ index: 0, id: callId, type: 'function', function: { name: a.toolName, arguments: '' } }] }
-            : { role: 'assistant', content: '', refusal: null },
+            : a.output === 'refusal'
+              ? { role: 'assistant', content: null, refusal: '' }
+              : { role: 'assistant', content: '', refusal: null },
           logprobs: null,
           finish_reason: null,
         },
@@ -70,7 +74,7 @@ export function chatFrames(a: AnswerShape, includeUsage: boolean): StreamFrames 
     token: (i) =>
       tools
         ? chunk([{ index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: piece(args, i - from, a.tokens) } }] }, logprobs: null, finish_reason: null }])
-        : chunk([{ index: 0, delta: { content: tokenText(i + (a.shift ?? 0)) }, logprobs: null, finish_reason: null }]),
+        : chunk([{ index: 0, delta: { [a.output === 'refusal' ? 'refusal' : 'content']: tokenText(i + (a.shift ?? 0)) }, logprobs: null, finish_reason: null }]),
     malformed: `data: {"id":"${a.id}","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"\n\n`,
     tail,
     end: 'data: [DONE]\n\n',

@@ -5,8 +5,8 @@
  * float32. `bad` spoils the answer the ways a broken deployment does.
  */
 
-/** How an embeddings answer is spoiled: no vectors, one vector too few/many, a short vector, an empty vector. */
-export type BadEmbeddings = 'missing' | 'count' | 'dimension' | 'empty';
+/** How an embeddings answer is spoiled: no vectors, one vector too few/many, a short vector, empty vectors, an all-zero first vector. */
+export type BadEmbeddings = 'missing' | 'count' | 'dimension' | 'empty' | 'zeros';
 
 const DIMENSIONS: Record<string, number> = {
   'text-embedding-3-large': 3072,
@@ -43,7 +43,8 @@ export function embeddingsJson(body: Record<string, unknown>, inputTokens: numbe
   const data = [];
   for (let i = 0; i < n; i++) {
     const d = bad === 'empty' ? 0 : bad === 'dimension' && i === 0 ? Math.max(1, Math.floor(dims / 2)) : dims;
-    data.push({ object: 'embedding', index: i, embedding: encode(vector(i, d), body.encoding_format) });
+    const v = bad === 'zeros' && i === 0 ? new Array<number>(d).fill(0) : vector(i, d);
+    data.push({ object: 'embedding', index: i, embedding: encode(v, body.encoding_format) });
   }
   return JSON.stringify({ object: 'list', data, model, usage: { prompt_tokens: inputTokens, total_tokens: inputTokens } });
 }

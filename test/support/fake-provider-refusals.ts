@@ -1,7 +1,8 @@
 /**
  * Requests the real APIs refuse with 400 before generating anything, as the fake provider
- * mirrors them: `max_tokens` sent to an OpenAI reasoning model over chat, Anthropic
- * thinking whose budget does not fit under `max_tokens`, embeddings without input.
+ * mirrors them: `max_tokens` sent to an OpenAI reasoning model over chat, a Responses
+ * `max_output_tokens` below the API's minimum of 16 (when `responsesMinOutputTokens` asks), Anthropic thinking whose budget does
+ * not fit under `max_tokens`, embeddings without input.
  */
 import type { Api } from './fake-provider-bodies.ts';
 import type { AnswerDefaults } from './fake-provider-answer.ts';
@@ -13,6 +14,13 @@ export function requestRefusal(api: Api, b: Record<string, unknown>, o: AnswerDe
       type: 'invalid_request_error',
       code: 'unsupported_parameter',
       message: "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.",
+    };
+  }
+  if (api === 'responses' && typeof b.max_output_tokens === 'number' && b.max_output_tokens < o.responsesMinOutputTokens) {
+    return {
+      type: 'invalid_request_error',
+      code: 'integer_below_min_value',
+      message: `Invalid 'max_output_tokens': integer below minimum value. Expected a value >= ${o.responsesMinOutputTokens}, but got ${b.max_output_tokens} instead.`,
     };
   }
   if (api === 'messages') {

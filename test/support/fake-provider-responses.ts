@@ -86,6 +86,11 @@ export function responsesJson(a: AnswerShape): string {
   return JSON.stringify(responseObject(a, ids, Math.floor(Date.now() / 1000), incompleteReason(a) ? 'incomplete' : 'completed'));
 }
 
+/** A non-streamed `response` whose `status` is `failed` (the error in `error`). */
+export function responsesFailedJson(a: AnswerShape, code: string | undefined): string {
+  return JSON.stringify(responseObject(a, newIds(), Math.floor(Date.now() / 1000), 'failed', code));
+}
+
 /** The events of a streamed response. */
 export function responsesFrames(a: AnswerShape): StreamFrames {
   const ids = newIds();

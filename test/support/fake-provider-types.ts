@@ -19,12 +19,21 @@ export interface FaultTiming {
    * in `tokens` pieces (chat `finish_reason: "tool_calls"`, Anthropic `tool_use`, a
    * Responses `function_call`). Default: a tool call when the request forces one
    * (`tool_choice` `required` / a named tool / Anthropic `any` or `tool`), else text.
+   * `'refusal'` (chat only; other APIs answer text): the words come as the message's
+   * `refusal` with `content: null` (streamed: `delta.refusal` pieces), finish `stop`.
    */
-  output?: 'text' | 'tool_call';
+  output?: 'text' | 'tool_call' | 'refusal';
   /** Hidden reasoning tokens of a reasoning model or of Anthropic thinking (default: the server's). */
   reasoningTokens?: number;
   /** Anthropic with thinking on: a `redacted_thinking` block instead of a `thinking` block. */
   redactedThinking?: boolean;
+  /**
+   * Stream: a pause, ms, after the lead frames (a reasoning item, a thinking block) before
+   * the first unit of the answer — a model that thinks for a while before it answers.
+   */
+  thinkingMs?: number;
+  /** Embeddings: the size of the vectors answered (default: the request's `dimensions`, else the model's). */
+  embeddingDimensions?: number;
 }
 
 /** One scripted behaviour for one request. See the module comment for each kind. */
@@ -48,7 +57,7 @@ export type Fault = FaultTiming &
     | { kind: 'no_prefill' }
     /** After `afterTokens` units, the API's own mid-stream failure: chat `{"error":…}` chunk, Anthropic `error` event, Responses `response.failed` (`as: 'failed'`, default) or `error` event. */
     | { kind: 'stream_error'; afterTokens: number; as?: 'failed' | 'error'; code?: string }
-    /** Embeddings: a 200 answer with no vectors, the wrong count, a short or an empty vector. */
+    /** Embeddings: a 200 answer with no vectors, the wrong count, a short, an empty or an all-zero vector. */
     | { kind: 'bad_embeddings'; how: BadEmbeddings }
   );
 
@@ -74,6 +83,11 @@ export interface FakeProviderOptions {
    * `length` and no text.
    */
   reasoningModels?: (model: string) => boolean;
+  /**
+   * Responses: `max_output_tokens` below this gets 400 `integer_below_min_value`, as the real
+   * API answers below its floor of 16. Default 0 (off): existing tests cap answers at 3.
+   */
+  responsesMinOutputTokens?: number;
   /** Hidden reasoning tokens per answer of a reasoning model, at `medium` effort (default 16; `low` halves, `high` doubles, `minimal` none). */
   reasoningTokens?: number;
 }

@@ -46,13 +46,19 @@
  * - `stream_error` — after `afterTokens` units the API's own mid-stream failure, then the end:
  *   chat `data: {"error":…}`, Anthropic `event: error`, Responses `response.failed`
  *   (default) or `event: error` (`as: 'error'`); `code` sets the error's code / type.
+ *   A non-streamed Responses request gets a 200 `response` with `status: "failed"`; chat and
+ *   messages answer as `ok`.
  * - `bad_embeddings` — a 200 embeddings answer with no vectors (`missing`), one too few or
- *   too many (`count`), a short first vector (`dimension`) or empty vectors (`empty`).
+ *   too many (`count`), a short first vector (`dimension`), empty vectors (`empty`) or an
+ *   all-zero first vector (`zeros`).
  *
  * Modifiers: `output: 'tool_call'` answers with a call of the request's first tool (the
  * default when the request forces one), its arguments streamed in `tokens` pieces;
+ * `output: 'refusal'` (chat) answers `content: null` with the words as `refusal`;
+ * `embeddingDimensions` sets the size of the vectors an embeddings answer holds;
  * `reasoningTokens` sets the hidden tokens of a reasoning model or of Anthropic thinking;
- * `redactedThinking` sends a `redacted_thinking` block instead of `thinking`.
+ * `redactedThinking` sends a `redacted_thinking` block instead of `thinking`;
+ * `thinkingMs` pauses a stream between its thinking (or reasoning item) and the answer.
  * Responses: `finish_length` and `content_filter` end in `response.incomplete`
  * (`max_output_tokens` / `content_filter`), and so does a `max_output_tokens` cap.
  *
@@ -64,6 +70,9 @@
  * Stream faults on a non-streamed request: `cut_stream` sends half the JSON body then
  * destroys the socket, `stall` sends half and stalls, `malformed_chunk` sends invalid JSON
  * with status 200, `no_end_event` behaves like `ok`.
+ *
+ * With `responsesMinOutputTokens: 16`, a Responses `max_output_tokens` below 16 gets 400
+ * `integer_below_min_value`, as the real API's floor.
  *
  * Like the real APIs: a wrong or missing key (`Authorization: Bearer` for OpenAI,
  * `x-api-key` or Bearer for Anthropic) gets 401; `max_tokens` / `max_completion_tokens`
@@ -116,6 +125,7 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
     tokenIntervalMs: o.tokenIntervalMs,
     reasoningModels: options.reasoningModels ?? ((m) => /^(o[1-9]|gpt-5)/.test(m)),
     reasoningTokens: options.reasoningTokens ?? 16,
+    responsesMinOutputTokens: options.responsesMinOutputTokens ?? 0,
   };
   const scripts = new Map<string, Script>();
   const attempts: Attempt[] = [];

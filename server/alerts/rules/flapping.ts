@@ -4,8 +4,10 @@ import type { Condition } from '../types.ts';
 import type { Rule, RulesConfig } from './context.ts';
 
 /**
- * Flapping: transitions into open per hour, counted per instance (a breaker lives in one
- * instance) and judged on the worst instance of the key. Nagios-style hysteresis on the
+ * Flapping: closed → open cycles per hour (an open that follows a close), counted per
+ * instance (a breaker lives in one instance) and judged on the worst instance of the key.
+ * A breaker re-opening after each failed half-open call during one long outage never
+ * closes: that is an outage (open_share), not a flap. Nagios-style hysteresis on the
  * rate: it starts at `fire_opens_per_hour` and stops only at or below `resolve_opens_per_hour`.
  */
 export const flappingRule: Rule<RulesConfig['flapping']> = async (ctx, cfg) => {
@@ -37,7 +39,7 @@ export const flappingRule: Rule<RulesConfig['flapping']> = async (ctx, cfg) => {
       operation: null,
       status: value >= cfg.fire_opens_per_hour ? 'fire' : value <= cfg.resolve_opens_per_hour ? 'clear' : 'hold',
       value: Number(value.toFixed(2)),
-      text: `flapping: opened ${worst.opens} times in the last ${duration(cfg.window_s)} on ${worst.instance} (${flapping} of ${instances} instances flapping)`,
+      text: `flapping: closed and re-opened ${worst.opens} times in the last ${duration(cfg.window_s)} on ${worst.instance} (${flapping} of ${instances} instances flapping)`,
     });
   }
   return out;

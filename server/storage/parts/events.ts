@@ -52,7 +52,11 @@ export interface EventsPart {
   lastReportMinute(keyId: number, sourceId: number, before: number): Promise<number | null>;
   /** One key's transitions in `[from, to)` with service and instance names, newest first, at most `limit`. */
   keyTransitions(keyId: number, from: number, to: number, limit: number): Promise<TransitionListed[]>;
-  /** Transitions into open (or forced open) per key × source in `[from, to]`, with the instance name and key. */
+  /**
+   * Flaps per key × source in `[from, to]`: transitions into open from closed (an open that
+   * follows a close), with the instance name and key. Re-opens from half-open during one
+   * continuous outage are not counted (issue 23).
+   */
   opensPerInstance(from: number, to: number): Promise<{ keyId: number; key: BreakerKey; instance: string; opens: number }[]>;
   /** The latest config event of a key, or null. */
   latestConfig(keyId: number): Promise<ConfigRecord | null>;

@@ -57,6 +57,15 @@ export interface ProbeOutcomeMinute {
   ok: number;
 }
 
+/** Where and how often one location probed one key: its first and last minute with warm probes, and how many minutes had any. */
+export interface ProbeActivity {
+  keyId: number;
+  location: string;
+  firstMinute: number;
+  lastMinute: number;
+  minutes: number;
+}
+
 /** Reads of the rollups (what verdicts, keys, key detail, cost, probes and the alert rules need) and the hourly aggregation. */
 export interface RollupsPart {
   /** Key counters per key and service over `[first, end)`; one key only when `keyId` is given. */
@@ -96,6 +105,8 @@ export interface RollupsPart {
   costSplit(first: number, split: number, end: number): Promise<{ operation: string; cost: number; completed: number; baseCost: number; baseCompleted: number }[]>;
   /** Warm probe minutes with probes in the minutes `[first, last]` (both inclusive); unordered. */
   probeOutcomes(first: number, last: number): Promise<ProbeOutcomeMinute[]>;
+  /** Per key and location, the warm probe minutes in `[first, last]` (both inclusive): first, last and how many; unordered. */
+  probeActivity(first: number, last: number): Promise<ProbeActivity[]>;
   /** Builds (or rebuilds) the hourly aggregate of one hour, in one transaction. */
   buildHour(hour: number, now: number): Promise<void>;
   /**

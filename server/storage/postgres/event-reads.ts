@@ -19,7 +19,7 @@ const SQL = {
     WHERE t.key_id = $1 AND t.ts >= $2 AND t.ts < $3 ORDER BY t.ts DESC, t.id DESC LIMIT $4`,
   opens: `SELECT t.key_id, s.instance, COUNT(*)::int AS opens, k.provider, k.endpoint, k.model, k.region
     FROM transition_events t JOIN sources s ON s.id = t.source_id JOIN keys k ON k.id = t.key_id
-    WHERE t.ts >= $1 AND t.ts <= $2 AND t.to_state IN ('open', 'forced_open')
+    WHERE t.ts >= $1 AND t.ts <= $2 AND t.to_state = 'open' AND t.from_state = 'closed'
     GROUP BY t.key_id, t.source_id, s.instance, k.provider, k.endpoint, k.model, k.region`,
   latestConfig: `SELECT c.ts, c.settings, c.fallbacks, c.warnings, s.instance, v.name AS service FROM config_events c
     JOIN sources s ON s.id = c.source_id JOIN services v ON v.id = s.service_id WHERE c.key_id = $1 ORDER BY c.ts DESC, c.id DESC LIMIT 1`,

@@ -19,7 +19,7 @@ export function createEventReads(db: Db): SyncPart<EventsPart> {
       WHERE t.key_id = ? AND t.ts >= ? AND t.ts < ? ORDER BY t.ts DESC, t.id DESC LIMIT ?`),
     opens: db.prepare(`SELECT t.key_id AS keyId, s.instance, COUNT(*) AS opens, k.provider, k.endpoint, k.model, k.region
       FROM transition_events t JOIN sources s ON s.id = t.source_id JOIN keys k ON k.id = t.key_id
-      WHERE t.ts >= ? AND t.ts <= ? AND t.to_state IN ('open', 'forced_open') GROUP BY t.key_id, t.source_id`),
+      WHERE t.ts >= ? AND t.ts <= ? AND t.to_state = 'open' AND t.from_state = 'closed' GROUP BY t.key_id, t.source_id`),
     latestConfig: db.prepare(`SELECT c.ts, c.settings, c.fallbacks, c.warnings, s.instance, v.name AS service FROM config_events c
       JOIN sources s ON s.id = c.source_id JOIN services v ON v.id = s.service_id WHERE c.key_id = ? ORDER BY c.ts DESC, c.id DESC LIMIT 1`),
     // SQLite returns the bare columns of the row holding MAX(ts): the latest config per key.

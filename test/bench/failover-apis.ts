@@ -1,0 +1,128 @@
+/**
+ * The three APIs the failover bench runs its failure modes on — OpenAI chat completions,
+ * the OpenAI Responses API and Anthropic messages — each as its official client calls it:
+ * the request body, how a caller reads the answer (streamed text appended to a sink as a
+ * UI would show it), and what a complete answer's finish looks like.
+ */
+import OpenAI from 'openai';
+import Anthropic from '@anthropic-ai/sdk';
+import type { FakeProvider } from '../support/fake-provider.ts';
+
+/** One request of the bench: streamed or not, to a model. */
+export interface BenchRequest {
+  model: string;
+  stream: boolean;
+}
+
+/** What reading one request gave (the text went to the sink). */
+export interface ReadResult {
+  finish: string | null;
+  model: string;
+  /** `x-breakerbox-attempts`, when the answer carried it (non-streamed reads). */
+  attempts?: number;
+}
+
+/** An official client bound to a fake provider and a fetch. */
+export type ClientOf = (fake: FakeProvider, opts: { fetch?: typeof fetch; maxRetries?: number }) => (req: BenchRequest, signal: AbortSignal, sink: { text: string }) => Promise<ReadResult>;
+
+/** One API under test. */
+export interface BenchApi {
+  name: string;
+  primary: string;
+  /** A long-context model: a sensible fallback for context-length errors too. */
+  fallback: string;
+  /** The finish of a complete answer, and of one stopped by a content filter. */
+  finishes: { ok: string; filter: string };
+  /** The end event's name, for the mode list. */
+  endEvent: string;
+  client: ClientOf;
+}
+
+const chatClient: ClientOf = (fake, o) => {
+  const client = new OpenAI({ baseURL: fake.openaiBaseUrl, apiKey: fake.apiKey, logLevel: 'off', ...o });
+  return async (req, signal, sink) => {
+    const messages = [{ role: 'user' as const, content: 'Say hello' }];
+    if (req.stream) {
+      const stream = await client.chat.completions.create({ model: req.model, messages, stream: true, stream_options: { include_usage: true } }, { signal });
+      let finish: string | null = null;
+      let model = '';
+      for await (const c of stream) {
+        sink.text += c.choices[0]?.delta.content ?? '';
+        finish = c.choices[0]?.finish_reason ?? finish;
+        model = c.model || model;
+      }
+      return { finish, model };
+    }
+    const { data, response } = await client.chat.completions.create({ model: req.model, messages }, { signal }).withResponse();
+    sink.text += data.choices[0]?.message.content ?? '';
+    return { finish: data.choices[0]?.finish_reason ?? null, model: data.model, attempts: attemptsOf(response) };
+  };
+};
+
+function responseFinish(r: OpenAI.Responses.Response): string {
+  return r.status === 'incomplete' ? (r.incomplete_details?.reason ?? 'incomplete') : (r.status ?? 'unknown');
+}
+
+const responsesClient: ClientOf = (fake, o) => {
+  const client = new OpenAI({ baseURL: fake.openaiBaseUrl, apiKey: fake.apiKey, logLevel: 'off', ...o });
+  return async (req, signal, sink) => {
+    if (req.stream) {
+      const stream = await client.responses.create({ model: req.model, input: 'Say hello', stream: true }, { signal });
+      let finish: string | null = null;
+      let model = '';
+      for await (const e of stream) {
+        if (e.type === 'response.output_text.delta') sink.text += e.delta;
+        if (e.type === 'response.completed' || e.type === 'response.incomplete') {
+          finish = responseFinish(e.response);
+          model = e.response.model;
+        }
+        // A failed response or an error event ends the answer without one.
+        if (e.type === 'response.failed' || e.type === 'error') throw new Error(`stream ended with ${e.type}`);
+      }
+      return { finish, model };
+    }
+    const { data, response } = await client.responses.create({ model: req.model, input: 'Say hello' }, { signal }).withResponse();
+    sink.text += data.output_text;
+    return { finish: responseFinish(data), model: data.model, attempts: attemptsOf(response) };
+  };
+};
+
+const messagesClient: ClientOf = (fake, o) => {
+  const client = new Anthropic({ baseURL: fake.anthropicBaseUrl, apiKey: fake.apiKey, logLevel: 'off', ...o });
+  return async (req, signal, sink) => {
+    const body = { model: req.model, max_tokens: 1024, messages: [{ role: 'user' as const, content: 'Say hello' }] };
+    if (req.stream) {
+      const stream = await client.messages.create({ ...body, stream: true }, { signal });
+      let finish: string | null = null;
+      let model = '';
+      for await (const e of stream) {
+        if (e.type === 'message_start') model = e.message.model;
+        if (e.type === 'content_block_delta' && e.delta.type === 'text_delta') sink.text += e.delta.text;
+        if (e.type === 'message_delta') finish = e.delta.stop_reason ?? finish;
+      }
+      return { finish, model };
+    }
+    const { data, response } = await client.messages.create(body, { signal }).withResponse();
+    for (const b of data.content) if (b.type === 'text') sink.text += b.text;
+    return { finish: data.stop_reason, model: data.model, attempts: attemptsOf(response) };
+  };
+};
+
+function attemptsOf(response: Response): number | undefined {
+  const a = response.headers.get('x-breakerbox-attempts');
+  return a ? Number(a) : undefined;
+}
+
+/** The APIs, in table order. */
+export const APIS: BenchApi[] = [
+  { name: 'chat completions (openai@6)', primary: 'gpt-4o', fallback: 'gpt-4.1', finishes: { ok: 'stop', filter: 'content_filter' }, endEvent: '[DONE]', client: chatClient },
+  { name: 'Responses API (openai@6)', primary: 'gpt-4o', fallback: 'gpt-4.1', finishes: { ok: 'completed', filter: 'content_filter' }, endEvent: 'response.completed', client: responsesClient },
+  {
+    name: 'Anthropic messages (@anthropic-ai/sdk)',
+    primary: 'claude-sonnet-4',
+    fallback: 'claude-3-7-sonnet',
+    finishes: { ok: 'end_turn', filter: 'refusal' },
+    endEvent: 'message_stop',
+    client: messagesClient,
+  },
+];
