@@ -20,7 +20,7 @@ export {
 } from './classify.ts';
 export type { ProviderErrorInfo } from './classify.ts';
 export { keyId, keyLabel, cleanKey } from './key.ts';
-export { providerOf, knownProviderOf } from './provider-name.ts';
+export { providerOf, knownProviderOf, hostOf } from './provider-name.ts';
 export { MINUTE_MS, minuteOf } from './time.ts';
 export { ROLLUP_BUCKETS, KEY_COLUMNS, TASK_COLUMNS, TASK_KEY_COLUMNS, SOURCE_COLUMNS, PROBE_COLUMNS } from './rollup-columns.ts';
 export { systemClock, sleep } from './clock.ts';

@@ -18,8 +18,26 @@ const KNOWN_HOSTS: Array<[RegExp, string]> = [
   [/(^|\.)googleapis\.com$/, 'google'],
 ];
 
-/** The provider name of a known host name, or undefined for any other host. */
-export function knownProviderOf(hostname: string): string | undefined {
+/**
+ * The host name in an address given as a host (`api.openai.com`), a host and port
+ * (`api.openai.com:443`, `[::1]:8080`) or a URL (`https://api.together.xyz/v1/`), lower-cased
+ * and without a trailing dot. Instrumentations send `server.address` in all of these shapes.
+ */
+export function hostOf(address: string): string {
+  let a = address.trim().toLowerCase();
+  const scheme = a.indexOf('://');
+  if (scheme >= 0) a = a.slice(scheme + 3);
+  a = a.split(/[/?#]/, 1)[0]!;
+  const at = a.lastIndexOf('@');
+  if (at >= 0) a = a.slice(at + 1);
+  if (a.startsWith('[')) return a.slice(1, a.indexOf(']') > 0 ? a.indexOf(']') : undefined);
+  if (/:\d*$/.test(a)) a = a.slice(0, a.lastIndexOf(':'));
+  return a.replace(/\.$/, '');
+}
+
+/** The provider name of a known host (a host name, host:port or URL), or undefined for any other host. */
+export function knownProviderOf(address: string): string | undefined {
+  const hostname = hostOf(address);
   for (const [re, name] of KNOWN_HOSTS) if (re.test(hostname)) return name;
   return undefined;
 }

@@ -32,6 +32,7 @@ const ErrorClassName = Type.Union([
   Type.Literal('rate_limit'), Type.Literal('quota'), Type.Literal('server'), Type.Literal('network'), Type.Literal('timeout'),
   Type.Literal('bad_request'), Type.Literal('auth'), Type.Literal('context_length'), Type.Literal('policy'), Type.Literal('truncated'),
   Type.Literal('stream_broken'),
+  Type.Literal('unclassified'),
 ]);
 const State = Type.Union([Type.Literal('closed'), Type.Literal('open'), Type.Literal('half_open'), Type.Literal('forced_open')]);
 const Reason = Type.Union([

@@ -18,6 +18,7 @@ export const ERROR_CLASSES: readonly ErrorClass[] = [
   'policy',
   'truncated',
   'stream_broken',
+  'unclassified',
 ];
 
 const RETRYABLE: ReadonlySet<ErrorClass> = new Set<ErrorClass>([
@@ -57,5 +58,8 @@ export function isErrorClass(value: unknown): value is ErrorClass {
 
 /** Classes that count against the provider, in taxonomy order. */
 export const PROVIDER_CLASSES: readonly ErrorClass[] = ERROR_CLASSES.filter((c) => countsAgainstProvider(c));
-/** Classes that are our own doing (account, request, content), in taxonomy order. */
-export const CLIENT_CLASSES: readonly ErrorClass[] = ERROR_CLASSES.filter((c) => !countsAgainstProvider(c));
+/**
+ * Classes that are our own doing (account, request, content), in taxonomy order. Not
+ * `unclassified`: a failure whose kind nobody could tell is held against neither side.
+ */
+export const CLIENT_CLASSES: readonly ErrorClass[] = ERROR_CLASSES.filter((c) => !countsAgainstProvider(c) && c !== 'unclassified');

@@ -25,7 +25,9 @@ export type ErrorClass =
   | 'context_length'
   | 'policy'
   | 'truncated'
-  | 'stream_broken';
+  | 'stream_broken'
+  /** A failure an OTLP sender reported with an error type no rule places (docs/otlp.md): neither ours nor the provider's. */
+  | 'unclassified';
 
 export type BreakerStateName = 'closed' | 'open' | 'half_open' | 'forced_open';
 

@@ -245,6 +245,12 @@ export const ConfigSchema = Type.Object(
       {
         body_limit_bytes: Type.Integer({ minimum: 1024, maximum: 64 * 1024 * 1024, default: 1024 * 1024, description: 'largest request body, also applied after gzip inflation (413)' }),
         max_future_ms: Type.Integer({ minimum: 0, default: 300_000, description: 'allowed clock skew of senders: events further in the future are refused' }),
+        otlp_traces_hold_ms: Type.Integer({
+          minimum: 0,
+          maximum: 600_000,
+          default: 70_000,
+          description: 'OTLP spans are tallied per service, instance and key for this long before they are stored, and dropped if the same service sends the key as metrics meanwhile (docs/otlp.md); 0 = stored with the request',
+        }),
         rate_limit: Type.Object(
           {
             per_second: Type.Number({ exclusiveMinimum: 0, default: 200, description: 'batches per second per token' }),

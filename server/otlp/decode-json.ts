@@ -20,19 +20,22 @@ import {
 
 type Json = Record<string, unknown>;
 
-function invalid(path: string, message: string): never {
+/** A 400 naming the offending field as a JSON pointer. */
+export function invalid(path: string, message: string): never {
   throw new BreakerboxError('BB_ERR_INGEST_INVALID', message, { path });
 }
 
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-function list(v: unknown, path: string): unknown[] {
+/** An array field (absent = empty). */
+export function list(v: unknown, path: string): unknown[] {
   if (v === undefined || v === null) return [];
   if (!Array.isArray(v)) invalid(path, 'must be an array');
   return v;
 }
 
-function object(v: unknown, path: string): Json {
+/** An object field (absent = empty). */
+export function object(v: unknown, path: string): Json {
   if (v === undefined || v === null) return {};
   if (!isObject(v)) invalid(path, 'must be an object');
   return v;
@@ -47,7 +50,7 @@ function uint64(v: unknown, path: string): number {
 }
 
 /** Nanoseconds since the epoch to ms, exactly: a long decimal string is cut, not rounded through a double. */
-function nanos(v: unknown, path: string): number {
+export function nanos(v: unknown, path: string): number {
   if (typeof v === 'string' && /^\d{7,20}$/.test(v)) return Number(v.slice(0, -6));
   return nanosToMs(uint64(v, path));
 }
@@ -70,7 +73,8 @@ function anyValue(v: Json): AttrValue | undefined {
   return undefined;
 }
 
-function attributes(v: unknown, path: string): Attributes {
+/** A `KeyValue` list → scalar attributes. */
+export function attributes(v: unknown, path: string): Attributes {
   const out: Attributes = {};
   const items = list(v, path);
   for (let i = 0; i < items.length; i++) {

@@ -43,14 +43,18 @@ function anyValue(r: WireReader): AttrValue | undefined {
   return value;
 }
 
-/** Adds the common.v1.KeyValue that starts at the reader (a length-delimited field) to `into`. */
-function keyValue(r: WireReader, into: Attributes): void {
+/**
+ * Adds the common.v1.KeyValue that starts at the reader (a length-delimited field) to `into`.
+ * `keep`, when given, skips the value of any other key undecoded (span payloads carry prompts).
+ */
+export function keyValue(r: WireReader, into: Attributes, keep?: (key: string) => boolean): void {
   const outer = r.enter();
   let key = '';
   let value: AttrValue | undefined;
   while (r.more()) {
     const tag = r.tag();
     if (tag === ((1 << 3) | 2)) key = r.string();
+    else if (tag === ((2 << 3) | 2) && keep && key && !keep(key)) r.skip(2);
     else if (tag === ((2 << 3) | 2)) {
       const inner = r.enter();
       value = anyValue(r);
@@ -58,11 +62,11 @@ function keyValue(r: WireReader, into: Attributes): void {
     } else r.skip(tag & 7);
   }
   r.leave(outer);
-  if (key && value !== undefined) into[key] = value;
+  if (key && value !== undefined && (!keep || keep(key))) into[key] = value;
 }
 
 /** resource.v1.Resource → its attributes. */
-function resource(r: WireReader): Attributes {
+export function resource(r: WireReader): Attributes {
   const attrs: Attributes = {};
   while (r.more()) {
     const tag = r.tag();

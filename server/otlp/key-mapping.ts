@@ -20,44 +20,83 @@ const PROVIDER_NAMES: Record<string, string> = {
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v.length > 0 ? v : undefined);
 
-/**
- * The provider: the SDK's name for `server.address` when it is a known provider host (an
- * OpenAI client pointed at api.together.xyz is `together`, as the SDK names it), else
- * `gen_ai.provider.name`, else the older `gen_ai.system`.
- */
-function providerFrom(attrs: Attributes): string | undefined {
-  const host = str(attrs['server.address']);
-  const known = host ? knownProviderOf(host.toLowerCase()) : undefined;
-  if (known) return known;
-  const named = str(attrs['gen_ai.provider.name']) ?? str(attrs['gen_ai.system']);
-  if (!named) return undefined;
-  const lower = named.toLowerCase();
+const named = (value: string): string => {
+  const lower = value.toLowerCase();
   return PROVIDER_NAMES[lower] ?? lower;
+};
+
+/**
+ * The provider, first found of (docs/otlp.md, "Provider"):
+ * 1. `server.address` (a host, host:port or URL) when it is a known provider host: an OpenAI
+ *    client pointed at api.together.xyz is `together`, as the SDK names it;
+ * 2. `gen_ai.provider.name`; 3. the older `gen_ai.system`;
+ * 4. OpenInference's `llm.provider`; 5. its `llm.system`.
+ */
+export function providerFrom(attrs: Attributes): string | undefined {
+  const address = str(attrs['server.address']);
+  const known = address ? knownProviderOf(address) : undefined;
+  if (known) return known;
+  const name = str(attrs['gen_ai.provider.name']) ?? str(attrs['gen_ai.system']) ?? str(attrs['llm.provider']) ?? str(attrs['llm.system']);
+  return name ? named(name) : undefined;
 }
 
-/** `gen_ai.operation.name` → the SDK's endpoint family (`chat` on Anthropic is its Messages API). */
+/**
+ * `gen_ai.operation.name` → the SDK's endpoint family (`chat` on Anthropic is its Messages
+ * API); an OpenInference span has none, so its span kind stands in (`LLM` → chat,
+ * `EMBEDDING` → embeddings).
+ */
 function endpointFrom(attrs: Attributes, provider: string): string | undefined {
-  const op = str(attrs['gen_ai.operation.name'])?.toLowerCase();
+  let op = str(attrs['gen_ai.operation.name'])?.toLowerCase();
+  if (!op) {
+    // OpenLLMetry's older attribute (LiteLLM's callback uses its names): chat, completion, embedding.
+    const type = str(attrs['llm.request.type'])?.toLowerCase();
+    op = type === 'completion' ? 'text_completion' : type === 'embedding' ? 'embeddings' : type;
+  }
+  if (!op) {
+    const kind = str(attrs['openinference.span.kind'])?.toUpperCase();
+    op = kind === 'LLM' ? 'chat' : kind === 'EMBEDDING' ? 'embeddings' : undefined;
+  }
   if (!op) return undefined;
   if (op === 'chat') return provider === 'anthropic' ? 'messages' : 'chat';
   if (op === 'text_completion') return 'completions';
   return op;
 }
 
+/** The `model` of OpenInference's `llm.invocation_parameters` (a JSON object of the request's parameters). */
+function invokedModel(attrs: Attributes): string | undefined {
+  const params = str(attrs['llm.invocation_parameters']);
+  if (!params || !params.includes('"model"')) return undefined;
+  try {
+    const parsed = JSON.parse(params) as unknown;
+    return typeof parsed === 'object' && parsed !== null ? str((parsed as Record<string, unknown>).model) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The model as the caller asked for it: `gen_ai.request.model`, else the `model` of
+ * OpenInference's `llm.invocation_parameters`, else `llm.model_name` (which OpenInference
+ * overwrites with the dated response model on success), else `gen_ai.response.model`.
+ */
+export function modelFrom(attrs: Attributes): string | undefined {
+  return str(attrs['gen_ai.request.model']) ?? invokedModel(attrs) ?? str(attrs['llm.model_name']) ?? str(attrs['gen_ai.response.model']);
+}
+
 /** Why a data point or record has no key. */
 export type KeyProblem = 'no provider' | 'no operation' | 'no model';
 
 /**
- * The key of a data point or log record: provider, endpoint family, model
- * (`gen_ai.request.model`, else `gen_ai.response.model`) and region (`breakerbox.region`,
- * else `cloud.region` on the point itself, never the resource's).
+ * The key of a data point, span or log record: provider (`providerFrom`), endpoint family,
+ * model (`modelFrom`) and region (`breakerbox.region`, else `cloud.region` on the point
+ * itself, never the resource's).
  */
 export function keyFrom(attrs: Attributes): BreakerKey | KeyProblem {
   const provider = providerFrom(attrs);
   if (!provider) return 'no provider';
   const endpoint = endpointFrom(attrs, provider);
   if (!endpoint) return 'no operation';
-  const model = str(attrs['gen_ai.request.model']) ?? str(attrs['gen_ai.response.model']);
+  const model = modelFrom(attrs);
   if (!model) return 'no model';
   const region = str(attrs['breakerbox.region']) ?? str(attrs['cloud.region']);
   const key: BreakerKey = { provider: provider.slice(0, 100), endpoint: endpoint.slice(0, 100), model: model.slice(0, 300) };
@@ -67,8 +106,9 @@ export function keyFrom(attrs: Attributes): BreakerKey | KeyProblem {
 
 /** The attributes `keyFrom` reads, in one order: equal values give the same key. */
 const KEY_ATTRIBUTES = [
-  'server.address', 'gen_ai.provider.name', 'gen_ai.system', 'gen_ai.operation.name', 'gen_ai.request.model',
-  'gen_ai.response.model', 'breakerbox.region', 'cloud.region',
+  'server.address', 'gen_ai.provider.name', 'gen_ai.system', 'llm.provider', 'llm.system', 'gen_ai.operation.name', 'llm.request.type',
+  'openinference.span.kind', 'gen_ai.request.model', 'llm.invocation_parameters', 'llm.model_name', 'gen_ai.response.model',
+  'breakerbox.region', 'cloud.region',
 ] as const;
 
 /**

@@ -8,9 +8,9 @@ import type { BreakerKey, ErrorClass, TelemetryBatch, WindowEvent } from '@break
 import { DEFAULT_LATENCY_BOUNDS_MS, keyId } from '@breakerbox/protocol';
 import { addHistogram, emptyCounts } from '../storage/histogram.ts';
 import type { TimeBounds } from '../ingest/validate-batch.ts';
-import { classifyErrorType } from './error-type.ts';
+import { classifyErrorType, UNCLASSIFIED } from './error-type.ts';
 import { keyInterner, sourceFrom } from './key-mapping.ts';
-import { CUMULATIVE, DELTA, GENAI_DURATION, GENAI_TOKENS, type Attributes, type HistogramPoint, type ResourceMetrics } from './model.ts';
+import { CUMULATIVE, DELTA, metricRole, type Attributes, type HistogramPoint, type ResourceMetrics } from './model.ts';
 import type { DeltaPoint, StagedDeltas } from './series-state.ts';
 import { Rejections } from './rejections.ts';
 
@@ -66,7 +66,7 @@ export function metricsToWindows(resources: ResourceMetrics[], deltas: StagedDel
   const classes = new Map<string, ErrorClass>();
   const classOf = (errorType: string): ErrorClass => {
     let cls = classes.get(errorType);
-    if (cls === undefined) classes.set(errorType, (cls = classifyErrorType(errorType)));
+    if (cls === undefined) classes.set(errorType, (cls = classifyErrorType(errorType) ?? UNCLASSIFIED));
     return cls;
   };
   const keyOf = keyInterner();
@@ -87,11 +87,14 @@ export function metricsToWindows(resources: ResourceMetrics[], deltas: StagedDel
         rejected.add(`${metric.name} points without an aggregation temporality`, points.length);
         continue;
       }
+      const role = metricRole(metric.name);
+      if (!role) continue;
       const scale = msPerUnit(metric.unit);
-      if (metric.name === GENAI_DURATION && scale === undefined) {
+      if (role.role !== 'tokens' && scale === undefined) {
         rejected.add(`${metric.name} points in unit "${metric.unit}" (expected s)`, points.length);
         continue;
       }
+      let unkeyedFailures: BreakerKey | undefined; // the key a failure point without one is filed under, found once per metric
       for (const point of points) {
         if (point.flags & 1) continue; // "no recorded value": a staleness marker, nothing to count
         const shape = checkShape(point);
@@ -99,7 +102,8 @@ export function metricsToWindows(resources: ResourceMetrics[], deltas: StagedDel
           rejected.add(shape);
           continue;
         }
-        const key = keyOf(point.attributes);
+        let key = keyOf(point.attributes);
+        if (typeof key === 'string' && role.role === 'duration' && isFailure(point.attributes)) key = (unkeyedFailures ??= attributed(points, keyOf));
         if (typeof key === 'string') {
           rejected.add(`${metric.name} points with ${key} (gen_ai.provider.name, gen_ai.operation.name, gen_ai.request.model)`);
           continue;
@@ -114,7 +118,7 @@ export function metricsToWindows(resources: ResourceMetrics[], deltas: StagedDel
           rejected.add(`${metric.name} points whose time is outside the accepted span (raw retention back, max_future_ms ahead)`);
           continue;
         }
-        if (metric.name === GENAI_TOKENS && d.sum === undefined) {
+        if (role.role === 'tokens' && d.sum === undefined) {
           rejected.add(`${metric.name} points without a sum`);
           continue;
         }
@@ -127,13 +131,36 @@ export function metricsToWindows(resources: ResourceMetrics[], deltas: StagedDel
         let w = windows.get(id);
         if (!w) windows.set(id, (w = emptyWindow(key, d.startMs, d.timeMs)));
         else if (d.startMs < w.start) w.start = d.startMs;
-        if (metric.name === GENAI_DURATION) addDuration(w, d, point.attributes, toMs(d.bounds, scale!), classOf);
-        else addTokens(w, d, point.attributes);
+        if (role.role === 'duration') addDuration(w, d, point.attributes, toMs(d.bounds, scale!), classOf);
+        else if (role.role === 'ttft') addTtft(w, d, toMs(d.bounds, scale!));
+        else addTokens(w, d, point.attributes, role.type);
       }
     }
     if (windows.size > 0) batches.push({ batch_id: '', source, events: [...windows.values()] });
   }
   return { batches, rejected, pointsPerKey };
+}
+
+/** The key breakerbox files failures under when a sender names neither provider nor model and nothing else tells. */
+export const UNATTRIBUTED_KEY: BreakerKey = { provider: 'unattributed', endpoint: 'unattributed', model: 'unattributed' };
+
+const isFailure = (attrs: Attributes) => attrs['error.type'] !== undefined && attrs['error.type'] !== '';
+
+/**
+ * The key of a failure point that names no provider or model (OpenLLMetry Python records
+ * them with `error.type` only): the one key of the other points of its metric in this
+ * resource when there is exactly one, else `UNATTRIBUTED_KEY` — counted where it can be
+ * seen, never dropped (docs/otlp.md, "Failures without a key").
+ */
+function attributed(points: HistogramPoint[], keyOf: (attrs: Attributes) => BreakerKey | string): BreakerKey {
+  let only: BreakerKey | undefined;
+  for (const p of points) {
+    const k = keyOf(p.attributes);
+    if (typeof k === 'string') continue;
+    if (only && keyId(only) !== keyId(k)) return UNATTRIBUTED_KEY;
+    only = k;
+  }
+  return only ?? UNATTRIBUTED_KEY;
 }
 
 /** Bounds in the metric's unit → ms; the last result is reused, since a request's points nearly always share their bounds. */
@@ -166,9 +193,19 @@ function addDuration(w: ReturnType<typeof emptyWindow>, d: DeltaPoint, attrs: At
   addHistogram(w.latency_ms.counts, { bounds: boundsMs, counts: d.counts });
 }
 
-function addTokens(w: ReturnType<typeof emptyWindow>, d: DeltaPoint, attrs: Attributes): void {
+/** `gen_ai.client.operation.time_to_first_chunk`: the window's TTFT histogram (no calls: the duration metric counts them). */
+function addTtft(w: ReturnType<typeof emptyWindow>, d: DeltaPoint, boundsMs: number[]): void {
+  w.ttft_ms ??= { bounds: DEFAULT_LATENCY_BOUNDS_MS as number[], counts: emptyCounts() };
+  if (d.counts.length === 0) {
+    w.ttft_ms.counts[w.ttft_ms.counts.length - 1]! += d.count;
+    return;
+  }
+  addHistogram(w.ttft_ms.counts, { bounds: boundsMs, counts: d.counts });
+}
+
+function addTokens(w: ReturnType<typeof emptyWindow>, d: DeltaPoint, attrs: Attributes, fixedType?: 'input' | 'output'): void {
   const tokens = Math.max(0, Math.round(d.sum ?? 0));
-  const type = String(attrs['gen_ai.token.type'] ?? '').toLowerCase();
+  const type = fixedType ?? String(attrs['gen_ai.token.type'] ?? '').toLowerCase();
   if (type === 'input' || type === 'prompt') w.input_tokens += tokens;
   else if (type === 'output' || type === 'completion') w.output_tokens += tokens;
 }

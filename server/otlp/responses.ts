@@ -1,12 +1,12 @@
 /**
- * OTLP/HTTP answers, in the encoding of the request: `Export{Metrics,Logs}ServiceResponse`
+ * OTLP/HTTP answers, in the encoding of the request: `Export{Metrics,Logs,Trace}ServiceResponse`
  * with `partial_success` set only when something was refused, and `google.rpc.Status` for
  * failures (OTLP requires it for every 4xx/5xx body).
  */
 import type { ErrorBody } from '../errors.ts';
 
 /** The signal a route serves: its partial-success field name differs. */
-export type Signal = 'metrics' | 'logs';
+export type Signal = 'metrics' | 'logs' | 'traces';
 
 function varint(n: number, out: number[]): void {
   let v = Math.max(0, Math.floor(n));
@@ -38,7 +38,7 @@ export function exportResponse(signal: Signal, protobuf: boolean, rejected: numb
     return Buffer.from(out);
   }
   if (rejected === 0 && !message) return '{}';
-  const field = signal === 'metrics' ? 'rejectedDataPoints' : 'rejectedLogRecords';
+  const field = signal === 'metrics' ? 'rejectedDataPoints' : signal === 'traces' ? 'rejectedSpans' : 'rejectedLogRecords';
   return JSON.stringify({ partialSuccess: { [field]: String(rejected), errorMessage: message } });
 }
 

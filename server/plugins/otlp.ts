@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { keyId, type TelemetryBatch } from '@breakerbox/protocol';
@@ -9,6 +9,9 @@ import { batchKeys, storedKeys } from '../ingest/key-limits.ts';
 import type { Rejections } from '../otlp/rejections.ts';
 import { decodeLogsJson, decodeMetricsJson } from '../otlp/decode-json.ts';
 import { decodeLogsProtobuf, decodeMetricsProtobuf } from '../otlp/decode-protobuf.ts';
+import { decodeTracesJson, decodeTracesProtobuf } from '../otlp/decode-traces.ts';
+import { SpanHold } from '../otlp/span-hold.ts';
+import { spansToTallies, tallyId, toWindow, type SpanTally } from '../otlp/spans-to-windows.ts';
 import { logsToEvents } from '../otlp/logs-to-events.ts';
 import { metricsToWindows } from '../otlp/metrics-to-windows.ts';
 import { exportResponse, statusResponse, type Signal } from '../otlp/responses.ts';
@@ -20,6 +23,22 @@ const MAX_SERIES = 50_000;
 const SERIES_IDLE_MS = 30 * 60_000;
 /** Protocol v1's events-per-batch ceiling: bigger resources are split, in one transaction still. */
 const MAX_EVENTS = 5000;
+/** Span tallies held at most (past it the oldest are stored early), and how long metrics of a key keep its spans uncounted. */
+const MAX_HELD_TALLIES = 50_000;
+const METRICS_COVER_MS = 15 * 60_000;
+
+/** Span tallies as protocol v1 batches, one per source (service, instance, sdk). */
+function talliesToBatches(tallies: Iterable<SpanTally>): TelemetryBatch[] {
+  const bySource = new Map<string, TelemetryBatch>();
+  for (const t of tallies) {
+    const { source, window } = toWindow(t);
+    const id = `${source.service}\u0000${source.instance}\u0000${source.sdk}`;
+    let b = bySource.get(id);
+    if (!b) bySource.set(id, (b = { batch_id: '', source, events: [] }));
+    b.events.push(window);
+  }
+  return [...bySource.values()];
+}
 
 const PROTOBUF_TYPES = ['application/x-protobuf', 'application/protobuf'];
 const isProtobuf = (request: FastifyRequest) => PROTOBUF_TYPES.some((t) => (request.headers['content-type'] ?? '').toLowerCase().startsWith(t));
@@ -37,7 +56,7 @@ function decode<T>(request: FastifyRequest, protobuf: (b: Buffer) => T, json: (v
 }
 
 /**
- * `POST /v1/metrics` and `POST /v1/logs` — OTLP/HTTP, protobuf or JSON, gzip or not, with
+ * `POST /v1/metrics`, `POST /v1/traces` and `POST /v1/logs` — OTLP/HTTP, protobuf or JSON, gzip or not, with
  * the ingest tokens, rate and size limits of `/v1/telemetry`. What a request maps to is
  * validated as protocol v1 batches, put under the same per-token and per-source key caps,
  * and written through the same store in one transaction; refused data points are counted in
@@ -46,6 +65,8 @@ function decode<T>(request: FastifyRequest, protobuf: (b: Buffer) => T, json: (v
 async function otlpRoutes(app: FastifyInstance): Promise<void> {
   const limit = app.config.ingest.body_limit_bytes;
   const series = new CumulativeSeries({ maxSeries: MAX_SERIES, idleMs: SERIES_IDLE_MS, startedAt: Date.now() });
+  const holdMs = app.config.ingest.otlp_traces_hold_ms;
+  const spans = new SpanHold({ holdMs, maxTallies: MAX_HELD_TALLIES, coverMs: METRICS_COVER_MS, maxCovered: MAX_SERIES });
 
   // Scoped to this plugin: only OTLP's two types are read, and the body stays bytes
   // (inflated under the cap) until the route decodes it.
@@ -95,26 +116,45 @@ async function otlpRoutes(app: FastifyInstance): Promise<void> {
     return { batches: kept, admission };
   };
 
-  /** Validates and stores the batches of one request in one transaction, ids derived from its bytes. */
-  const store = async (signal: Signal, request: FastifyRequest, mapped: { batches: TelemetryBatch[]; rejected: Rejections; pointsPerKey: Map<string, number> }, now: number): Promise<void> => {
-    const digest = createHash('sha256').update(request.body as Buffer).digest('hex');
+  /** Validated chunks of at most MAX_EVENTS events, with ids derived from `idBase`. */
+  const chunked = (batches: TelemetryBatch[], idBase: string, now: number): TelemetryBatch[] => {
     const bounds = app.ingestTimeBounds(now);
     const chunks: TelemetryBatch[] = [];
-    mapped.batches.forEach((b, i) => {
+    batches.forEach((b, i) => {
       for (let j = 0; j < b.events.length; j += MAX_EVENTS) {
-        const chunk = { ...b, batch_id: `otlp-${signal}-${digest}-${i}-${j / MAX_EVENTS}`, events: b.events.slice(j, j + MAX_EVENTS) };
+        const chunk = { ...b, batch_id: `${idBase}-${i}-${j / MAX_EVENTS}`, events: b.events.slice(j, j + MAX_EVENTS) };
         chunks.push(validateBatch(chunk, bounds));
       }
     });
-    if (chunks.length === 0) return;
+    return chunks;
+  };
+
+  const write = async (signal: Signal, batches: TelemetryBatch[], now: number): Promise<void> => {
+    if (batches.length === 0) return;
+    const events = batches.reduce((n, c) => n + c.events.length, 0);
+    await app.ingestWrite(now, () => app.tracing.span('db.insert_batch', { 'breakerbox.events': events, 'breakerbox.otlp': signal }, () => app.storage.telemetry.insertBatches(batches, now)));
+  };
+
+  /**
+   * Validates and admits the batches of one request, ids derived from its bytes; `sink` stores
+   * what was admitted (default: now, in one transaction). Returns the admitted batches.
+   */
+  const store = async (
+    signal: Signal,
+    request: FastifyRequest,
+    mapped: { batches: TelemetryBatch[]; rejected: Rejections; pointsPerKey: Map<string, number> },
+    now: number,
+    sink: (admitted: TelemetryBatch[]) => Promise<void> | void = (admitted) => write(signal, admitted, now),
+  ): Promise<TelemetryBatch[]> => {
+    const digest = createHash('sha256').update(request.body as Buffer).digest('hex');
+    const chunks = chunked(mapped.batches, `otlp-${signal}-${digest}`, now);
+    if (chunks.length === 0) return [];
     // Checked after validation, so a request refused as invalid takes no key slots; the chunks
     // keep the ids derived from the whole request, so a retried request is still a duplicate.
     const { batches: admitted, admission } = await admitKeys(request, chunks, mapped.pointsPerKey, mapped.rejected, now);
-    if (admitted.length > 0) {
-      const events = admitted.reduce((n, c) => n + c.events.length, 0);
-      await app.ingestWrite(now, () => app.tracing.span('db.insert_batch', { 'breakerbox.events': events, 'breakerbox.otlp': signal }, () => app.storage.telemetry.insertBatches(admitted, now)));
-    }
+    await sink(admitted);
     admission.commit();
+    return admitted;
   };
 
   const answer = (reply: FastifyReply, request: FastifyRequest, signal: Signal, rejected: number, message: string) => {
@@ -130,9 +170,54 @@ async function otlpRoutes(app: FastifyInstance): Promise<void> {
     const resources = decode(request, decodeMetricsProtobuf, decodeMetricsJson);
     const deltas = series.stage();
     const mapped = metricsToWindows(resources, deltas, app.ingestTimeBounds(now));
-    await store('metrics', request, mapped, now);
+    const stored = await store('metrics', request, mapped, now);
     deltas.commit(); // only once stored: a request that failed leaves the series where they were
+    // Metrics win: the same calls held as spans of this service and key are dropped.
+    const at = app.clock.now();
+    for (const b of stored) for (const e of b.events) if (e.type === 'window') spans.metricsSeen(b.source.service, keyId(e.key), at);
     return answer(reply, request, 'metrics', mapped.rejected.count, mapped.rejected.message());
+  });
+
+  /** Writes the held tallies that are due (all of them when the collector stops). */
+  const release = async (all: boolean) => {
+    const due = spans.take(app.clock.now(), all);
+    if (due.length === 0) return;
+    const now = app.clock.now();
+    try {
+      await write('traces', chunked(talliesToBatches(due), `otlp-traces-held-${randomUUID()}`, now), now);
+    } catch (err) {
+      app.log.warn({ err, tallies: due.length }, 'OTLP span tallies could not be stored and are lost');
+    }
+  };
+  let releasing: Promise<void> = Promise.resolve();
+  const timer = holdMs > 0 ? setInterval(() => (releasing = releasing.then(() => release(false))), Math.min(1000, holdMs)) : undefined;
+  timer?.unref();
+  app.addHook('onClose', async () => {
+    if (timer) clearInterval(timer);
+    await releasing;
+    await release(true);
+  });
+
+  app.post('/v1/traces', route, async (request, reply) => {
+    const now = app.clock.now();
+    const resources = decode(request, decodeTracesProtobuf, decodeTracesJson);
+    const mapped = spansToTallies(resources, app.ingestTimeBounds(now));
+    let covered = 0;
+    for (const [id, t] of mapped.tallies) {
+      if (!spans.covers(t.source.service, keyId(t.key), now)) continue;
+      covered += t.spans;
+      mapped.tallies.delete(id);
+    }
+    const batches = talliesToBatches(mapped.tallies.values());
+    await store('traces', request, { batches, rejected: mapped.rejected, pointsPerKey: mapped.spansPerKey }, now, async (admitted) => {
+      if (holdMs === 0) return write('traces', admitted, now);
+      const kept = new Set<string>();
+      for (const b of admitted) for (const e of b.events) if (e.type === 'window') kept.add(tallyId(b.source, e.key));
+      spans.add([...mapped.tallies.values()].filter((t) => kept.has(tallyId(t.source, t.key))), now);
+    });
+    const note = covered > 0 ? `${covered} spans of calls this service also reports as metrics were not counted again (see docs/otlp.md)` : '';
+    const message = [mapped.rejected.message(), note].filter(Boolean).join('; ');
+    return answer(reply, request, 'traces', mapped.rejected.count, message);
   });
 
   app.post('/v1/logs', route, async (request, reply) => {

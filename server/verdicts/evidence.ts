@@ -36,6 +36,8 @@ function clientSentences(c: ClientFigures, t: VerdictThresholds, stateText: stri
     const client = classList(c.errors, CLIENT_CLASSES);
     if (provider) parts.push(`provider-side ${pct(c.provider_error_share)}: ${provider}`);
     if (client) parts.push(`client-fault ${pct(c.client_error_share)}: ${client}`);
+    const unclassified = c.errors.unclassified ?? 0;
+    if (unclassified > 0) parts.push(`unclassified (an error type no rule places, docs/otlp.md): ${num(unclassified)}`);
     out.push(`clients: ${pct(c.error_share)} of ${plural(c.calls, 'call')} failed ${where} (${parts.join('; ')})`);
   }
   if (c.calls > 0 && c.calls < t.min_calls) out.push(`clients: only ${plural(c.calls, 'call')}, fewer than the ${num(t.min_calls)} needed to judge`);

@@ -1,6 +1,6 @@
 import type { ErrorClass } from '@breakerbox/protocol';
 import { quantile } from '../storage/histogram.ts';
-import { CLIENT_CLASSES, PROVIDER_CLASSES } from '@breakerbox/protocol';
+import { CLIENT_CLASSES, ERROR_CLASSES, PROVIDER_CLASSES } from '@breakerbox/protocol';
 import { K, P, errorsOf, histogramOf, type KeySums, type ProbeSums } from './counters.ts';
 import type { ProbeMinute } from '../storage/storage.ts';
 import type { ClientFigures, Percentiles, ProbeFigures } from './types.ts';
@@ -72,7 +72,7 @@ export function isClientDegraded(f: Pick<ClientFigures, 'calls' | 'error_share' 
 export function clientFigures(sums: KeySums, extras: ClientExtras, t: VerdictThresholds): ClientFigures {
   const errors = errorsOf(sums);
   const calls = sums[K.calls]!;
-  const failed = sumClasses(errors, [...PROVIDER_CLASSES, ...CLIENT_CLASSES]);
+  const failed = sumClasses(errors, ERROR_CLASSES); // unclassified failures too: failed, held against neither side
   const rejected = sums[K.rejected]!;
   const hours = extras.spanMs / 3_600_000;
   const halfOk = sums[K.halfOpenOk]!;

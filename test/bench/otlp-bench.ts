@@ -8,6 +8,13 @@
  * (10,000 data points/s). Each OTLP body is made distinct by an unknown trailing field
  * (which receivers skip), as each protocol v1 body gets a fresh `batch_id`, so no request is
  * answered as a repeat.
+ *
+ * Then the same 500 model calls per request three ways (`otlp-same-calls.ts`): as GenAI
+ * spans to `POST /v1/traces`, as the duration metric points they make to `/v1/metrics`, and
+ * as the windows they map to on `/v1/telemetry`: calls (= spans) per second with 2
+ * concurrent clients. The server runs with its defaults, so spans are tallied in memory and
+ * written once per `ingest.otlp_traces_hold_ms`; `BREAKERBOX_OTLP_TRACES_HOLD_MS=0` (passed on
+ * to the server) writes them with each request instead.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,6 +26,7 @@ import { metricsToWindows } from '../../server/otlp/metrics-to-windows.ts';
 import { CumulativeSeries } from '../../server/otlp/series-state.ts';
 import { bodyMaker } from '../otlp/otlp-bodies.ts';
 import { peakRssMb, startServer } from './bench-server.ts';
+import { CALLS, sameCalls } from './otlp-same-calls.ts';
 
 const POINTS = 1000;
 const THROUGHPUT_SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
@@ -85,6 +93,8 @@ interface Kind {
   path: string;
   contentType: string;
   body: (i: number) => Buffer | string;
+  /** What one request carries: data points, or calls. */
+  per?: number;
 }
 
 async function post(pool: Pool, kind: Kind, body: Buffer | string): Promise<number> {
@@ -92,7 +102,7 @@ async function post(pool: Pool, kind: Kind, body: Buffer | string): Promise<numb
   const res = await pool.request({ path: kind.path, method: 'POST', body, headers: { 'content-type': kind.contentType, authorization: `Bearer ${ADMIN}` } });
   const text = await res.body.text();
   if (res.statusCode !== 200) throw new Error(`${kind.path} answered ${res.statusCode}: ${text}`);
-  if (kind.path === '/v1/metrics' && text.length > 0) throw new Error(`${kind.path} refused points: ${text}`);
+  if ((kind.path === '/v1/metrics' || kind.path === '/v1/traces') && text.length > 0) throw new Error(`${kind.path} refused: ${text}`);
   return performance.now() - started;
 }
 
@@ -104,7 +114,7 @@ async function throughput(pool: Pool, kind: Kind): Promise<number> {
     let i = 0;
     while (performance.now() < deadline) {
       await post(pool, kind, kind.body(i++));
-      sent += POINTS;
+      sent += kind.per ?? POINTS;
     }
   };
   await Promise.all([client(), client()]);
@@ -134,6 +144,14 @@ async function main() {
     { name: 'OTLP /v1/metrics (protobuf)', path: '/v1/metrics', contentType: 'application/x-protobuf', body: (i) => otlpBody(bodies, i) },
     { name: 'protocol v1 /v1/telemetry', path: '/v1/telemetry', contentType: 'application/json', body: (i) => telemetryBody(tails, i) },
   ];
+  console.log(`making the same ${CALLS} calls as spans, metric points and windows ...`);
+  const same = await sameCalls(6);
+  console.log(`  spans body ${fmt(same.traces[0]!.length)} bytes; metrics body ${fmt(same.metrics[0]!.length)} bytes; protocol v1 JSON ${fmt(same.telemetryTails[0]!.length)} bytes`);
+  const callKinds: Kind[] = [
+    { name: 'OTLP /v1/traces (protobuf)', path: '/v1/traces', contentType: 'application/x-protobuf', body: (i) => otlpBody(same.traces, i), per: CALLS },
+    { name: 'OTLP /v1/metrics, same calls', path: '/v1/metrics', contentType: 'application/x-protobuf', body: (i) => otlpBody(same.metrics, i), per: CALLS },
+    { name: 'v1 /v1/telemetry, same calls', path: '/v1/telemetry', contentType: 'application/json', body: (i) => telemetryBody(same.telemetryTails, i), per: CALLS },
+  ];
   const server = await startServer(dir, ADMIN);
   const pool = new Pool(server.url, { connections: 4 });
   const results = new Map<string, { rate: number; latencies: number[] }>();
@@ -147,6 +165,11 @@ async function main() {
     for (const kind of [...kinds].reverse()) {
       console.log(`${kind.name}: steady 10 requests/s (10,000 data points/s), ${STEADY_SECONDS} s ...`);
       results.get(kind.name)!.latencies = await steady(pool, kind);
+    }
+    for (const kind of callKinds) for (let i = 0; i < 10; i++) await post(pool, kind, kind.body(i));
+    for (const kind of callKinds) {
+      console.log(`${kind.name}: 2 concurrent clients, ${THROUGHPUT_SECONDS} s ...`);
+      results.set(kind.name, { rate: await throughput(pool, kind), latencies: [] });
     }
   } finally {
     await pool.close();
@@ -162,6 +185,8 @@ async function main() {
   }
   const [otlp, telemetry] = kinds.map((k) => results.get(k.name)!.rate);
   console.log(`  ratio OTLP / protocol v1      ${(otlp! / telemetry!).toFixed(2).padStart(9)}`);
+  console.log(`\nthe same ${CALLS} calls per request (spans = calls)`);
+  for (const kind of callKinds) console.log(`  ${kind.name.padEnd(30)} ${fmt(results.get(kind.name)!.rate).padStart(9)} calls/s`);
   console.log(`  server peak RSS               ${rss.toFixed(0).padStart(9)} MB`);
 }
 

@@ -12,9 +12,17 @@ describe('error.type → the taxonomy', () => {
     ['anthropic.InternalServerError', 'server'], ['openai.AuthenticationError', 'auth'], ['openai.NotFoundError', 'bad_request'],
     ['litellm.ContextWindowExceededError', 'context_length'], ['litellm.ContentPolicyViolationError', 'policy'],
     ['httpx.ConnectError', 'network'], ['httpx.ReadTimeout', 'timeout'], ['java.net.SocketTimeoutException', 'timeout'],
-    ['_OTHER', 'bad_request'], ['KeyError', 'bad_request'],
+    // The official SDKs' client exception classes (Python and JS share the names).
+    ['RateLimitError', 'rate_limit'], ['InternalServerError', 'server'], ['APIConnectionError', 'network'], ['APITimeoutError', 'timeout'],
+    ['APIConnectionTimeoutError', 'timeout'], ['AuthenticationError', 'auth'], ['PermissionDeniedError', 'auth'], ['BadRequestError', 'bad_request'],
+    ['NotFoundError', 'bad_request'], ['UnprocessableEntityError', 'bad_request'], ['ConflictError', 'server'], ['OverloadedError', 'server'],
+    ['anthropic.ServiceUnavailableError', 'server'], ['anthropic.DeadlineExceededError', 'timeout'], ['LengthFinishReasonError', 'truncated'],
   ])('%s → %s', (value, cls) => {
     expect(classifyErrorType(value)).toBe(cls);
+  });
+
+  it.each(['_OTHER', 'KeyError', 'Error', 'APIError', 'openai.OpenAIError', 'SomethingNobodyKnows'])('%s is placed nowhere (counted as unclassified, not bad_request)', (value) => {
+    expect(classifyErrorType(value)).toBeUndefined();
   });
 });
 
@@ -30,6 +38,25 @@ describe('GenAI attributes → the key the SDK reports', () => {
     expect(keyFrom({ 'gen_ai.provider.name': 'azure.ai.openai', 'gen_ai.operation.name': 'embeddings', 'gen_ai.request.model': 'text-embedding-3-small', 'breakerbox.region': 'eu-west' }))
       .toEqual({ provider: 'azure-openai', endpoint: 'embeddings', model: 'text-embedding-3-small', region: 'eu-west' });
     expect(keyFrom({ 'gen_ai.provider.name': 'openai', 'gen_ai.operation.name': 'text_completion', 'gen_ai.request.model': 'gpt-3.5-turbo-instruct' })).toMatchObject({ endpoint: 'completions' });
+  });
+
+  it('reads server.address as a host, host:port or URL', () => {
+    const base = { 'gen_ai.provider.name': 'openai', 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': 'm' };
+    expect(keyFrom({ ...base, 'server.address': 'https://api.together.xyz/v1/' })).toMatchObject({ provider: 'together' });
+    expect(keyFrom({ ...base, 'server.address': 'api.groq.com:443' })).toMatchObject({ provider: 'groq' });
+    expect(keyFrom({ ...base, 'server.address': 'https://my-proxy.internal/v1' })).toMatchObject({ provider: 'openai' });
+  });
+
+  it('keys an OpenInference span by the requested model, not the dated one the answer names', () => {
+    const span = {
+      'openinference.span.kind': 'LLM', 'llm.system': 'openai', 'llm.provider': 'openai',
+      'llm.model_name': 'gpt-4o-mini-2024-07-18', 'llm.invocation_parameters': '{"model":"gpt-4o-mini","temperature":0}',
+    };
+    expect(keyFrom(span)).toEqual({ provider: 'openai', endpoint: 'chat', model: 'gpt-4o-mini' });
+    expect(keyFrom({ ...span, 'llm.invocation_parameters': '{}', 'llm.provider': 'azure' })).toEqual({ provider: 'azure', endpoint: 'chat', model: 'gpt-4o-mini-2024-07-18' });
+    expect(keyFrom({ 'openinference.span.kind': 'EMBEDDING', 'llm.system': 'openai', 'llm.model_name': 'text-embedding-3-small' })).toMatchObject({ endpoint: 'embeddings' });
+    // The request model wins over the response model in GenAI attributes too.
+    expect(keyFrom({ 'gen_ai.system': 'openai', 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': 'gpt-4o', 'gen_ai.response.model': 'gpt-4o-2024-08-06' })).toMatchObject({ model: 'gpt-4o' });
   });
 
   it('says what is missing', () => {

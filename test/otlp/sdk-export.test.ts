@@ -48,7 +48,8 @@ describe('an unmodified OpenTelemetry SDK exporting GenAI metrics', () => {
       expect(v.clients.errors.server).toBe(8);
       expect(v.clients.errors.timeout).toBe(4);
       expect(v.clients.failed).toBe(13);
-      expect(v.clients.errors.bad_request).toBe(1); // an error.type no rule places: ours, as classifyThrown would say
+      expect(v.clients.errors.unclassified).toBe(1); // an error.type no rule places: its own figure, neither ours nor the provider's
+      expect(v.clients.errors.bad_request).toBe(0);
       expect(v.clients.input_tokens).toBe(4000);
       expect(v.clients.output_tokens).toBe(800);
       // 40 of 53 calls at 0.3 s: the median lies in the 250..500 ms rollup bucket.
@@ -58,7 +59,7 @@ describe('an unmodified OpenTelemetry SDK exporting GenAI metrics', () => {
       expect(v.clients.degraded).toBe(true);
 
       const raw = sqlOf(c.app).prepare(`SELECT w.errors FROM window_events w JOIN keys k ON k.id = w.key_id WHERE k.model = ?`).all(model) as { errors: string }[];
-      expect(raw.map((r) => JSON.parse(r.errors))).toEqual([{ server: 8, timeout: 4, bad_request: 1 }]);
+      expect(raw.map((r) => JSON.parse(r.errors))).toEqual([{ server: 8, timeout: 4, unclassified: 1 }]);
     });
   }
 

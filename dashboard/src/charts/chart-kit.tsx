@@ -9,6 +9,7 @@ export const CLASS_COLOURS: Record<string, string> = {
   network: '#ffc53d',
   rate_limit: '#d6409f',
   stream_broken: '#ab4aba',
+  unclassified: '#8a8a8a',
   quota: '#3e63dd',
   bad_request: '#0090ff',
   auth: '#00a2c7',

@@ -1,0 +1,68 @@
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OpenAIInstrumentation } from '@opentelemetry/instrumentation-openai';
+import { startFakeProvider, type FakeProvider } from '../support/fake-provider.ts';
+import { startCollector } from './collector.ts';
+import { instrumentedApp, runScenario } from './instrumented-app.ts';
+import { expectScenario, verdictOf } from './scenario-checks.ts';
+
+const SERVICE = 'official-app';
+let fake: FakeProvider;
+let app: ReturnType<typeof instrumentedApp>;
+beforeAll(async () => {
+  fake = await startFakeProvider();
+  app = instrumentedApp({ fake, service: SERVICE, instrumentation: new OpenAIInstrumentation() });
+});
+afterAll(async () => {
+  await app.shutdown();
+  await fake.close();
+});
+
+describe('@opentelemetry/instrumentation-openai 0.21 exporting spans to /v1/traces', () => {
+  for (const encoding of ['protobuf', 'json'] as const) {
+    it(`becomes the keys, counts, classes and latency the app saw (${encoding})`, async () => {
+      const c = await startCollector({ otlp_traces_hold_ms: 0 });
+      try {
+        app.exportTo({ collectorUrl: c.url, token: c.tokens.ingest, encoding });
+        const models = await runScenario(app, fake, `official-${encoding}`);
+        await app.flushSpans();
+        await expectScenario(c, app, models, SERVICE);
+      } finally {
+        await c.close();
+      }
+    });
+  }
+
+  it('counts a service that sends its calls as spans and as metrics once: metrics win', async () => {
+    const c = await startCollector({ otlp_traces_hold_ms: 60_000 });
+    app.exportTo({ collectorUrl: c.url, token: c.tokens.ingest, metrics: true });
+    const models = await runScenario(app, fake, 'both');
+    // As the SDK's defaults do it: spans leave first (5 s batches), metrics later (60 s).
+    await app.flushSpans();
+    await app.flushMetrics();
+    // More calls once the collector knows the service reports metrics: their spans are not counted at all.
+    for (let i = 0; i < 4; i++) await app.chat(models.healthy);
+    await app.flushSpans();
+    await app.flushMetrics();
+    app.exportTo({ collectorUrl: 'http://127.0.0.1:9', token: 'none' });
+
+    const h = await verdictOf(c, models.healthy);
+    expect(h.clients).toMatchObject({ calls: 10, ok: 10 });
+    const f = await verdictOf(c, models.flaky);
+    expect(f.clients).toMatchObject({ calls: 10, ok: 4, failed: 6 });
+    expect(f.clients.errors.server).toBe(6);
+    const b = await verdictOf(c, models.broke);
+    // Metrics carry only error.type RateLimitError: a rate limit (spans would have told quota apart).
+    expect(b.clients).toMatchObject({ calls: 3, failed: 3 });
+
+    // Stopping writes every tally still held: none of this service's spans is left to add.
+    await c.app.close();
+    const db = new Database(c.dbPath, { readonly: true });
+    const { calls } = db
+      .prepare(`SELECT SUM(w.calls) AS calls FROM window_events w JOIN keys k ON k.id = w.key_id WHERE k.model LIKE 'both-%'`)
+      .get() as { calls: number };
+    db.close();
+    expect(calls).toBe(23); // 10 + 10 + 3, not twice
+    await c.close();
+  });
+});
