@@ -27,5 +27,7 @@ export { systemClock, sleep } from './clock.ts';
 export type { Clock, TimerHandle } from './clock.ts';
 export { TelemetrySender, newBatchId } from './telemetry-sender.ts';
 export type { SenderOptions, SenderStats, SenderError } from './telemetry-sender.ts';
+export { redactText, REDACTED } from './redact-text.ts';
+export { UPSTREAM_REQUEST_ID_HEADERS, upstreamRequestIdOf } from './upstream-request-id.ts';
 export { SseReader, formatSseEvent } from './sse-reader.ts';
 export type { SseEvent } from './sse-reader.ts';

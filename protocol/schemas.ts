@@ -43,6 +43,40 @@ const Reason = Type.Union([
 /** `errors` of a window: a count per taxonomy class; a class outside the taxonomy is refused. */
 const ErrorCounts = Type.Partial(Type.Record(ErrorClassName, Count), { additionalProperties: false });
 
+/** Most samples one window carries (the SDK keeps fewer by default). */
+export const MAX_WINDOW_SAMPLES = 10;
+/** Most bytes of JSON the `samples` of one window may take (checked by the collector after the schema). */
+export const MAX_WINDOW_SAMPLES_BYTES = 8_192;
+/** Most characters of a sample's provider message (the SDK cuts longer ones). */
+export const MAX_SAMPLE_MESSAGE_CHARS = 300;
+
+const Short = (max: number) => Type.String({ minLength: 1, maxLength: max });
+
+/** One failed or slow attempt (see `CallSample` in types.ts); every string capped. */
+export const CallSampleSchema = Type.Object({
+  ts: Millis,
+  outcome: Type.Union([Type.Literal('error'), Type.Literal('slow')]),
+  error_class: Type.Optional(ErrorClassName),
+  status: Type.Optional(Type.Integer({ minimum: 100, maximum: 599 })),
+  error_type: Type.Optional(Short(100)),
+  error_code: Type.Optional(Short(100)),
+  message: Type.Optional(Type.String({ maxLength: MAX_SAMPLE_MESSAGE_CHARS })),
+  sdk_code: Type.Optional(Short(100)),
+  upstream_request_id: Type.Optional(Short(200)),
+  model_served: Type.Optional(Short(300)),
+  attempt: Type.Integer({ minimum: 1, maximum: 1000 }),
+  level: Type.Optional(Type.Integer({ minimum: 0, maximum: 4 })),
+  ttfb_ms: Type.Optional(Latency),
+  ttft_ms: Type.Optional(Latency),
+  duration_ms: Latency,
+  input_tokens: Type.Optional(Count),
+  output_tokens: Type.Optional(Count),
+  finish_reason: Type.Optional(Short(100)),
+  cost_usd: Type.Optional(Money),
+  stream: Type.Optional(Type.Boolean()),
+  broke_at: Type.Optional(Type.Union([Type.Literal('before_first_token'), Type.Literal('after_first_token')])),
+});
+
 const HistogramSchema = Type.Object({
   bounds: Type.Array(Latency, { maxItems: 64 }),
   counts: Type.Array(Count, { minItems: 1, maxItems: 65 }),
@@ -82,6 +116,8 @@ export const WindowSchema = Type.Object({
   // Optional (SDK issue 16): malformed stream chunks dropped, and fallback-exercise attempts.
   skipped_chunks: Type.Optional(Count),
   exercised: Type.Optional(Type.Object({ calls: Count, ok: Count })),
+  // Optional (issue 27): evidence for the provider; older collectors ignore it.
+  samples: Type.Optional(Type.Array(CallSampleSchema, { maxItems: MAX_WINDOW_SAMPLES })),
 });
 
 const Level = Type.Optional(Count);
@@ -164,6 +200,7 @@ export type SchemaTypesAgree = [
   Assert<Same<Static<typeof BreakerKeySchema>, T.BreakerKey>>,
   Assert<Same<Static<typeof TransitionSchema>, T.TransitionEvent>>,
   Assert<Same<Static<typeof WindowSchema>, T.WindowEvent>>,
+  Assert<Same<Static<typeof CallSampleSchema>, T.CallSample>>,
   Assert<Same<Static<typeof TasksSchema>, T.TasksEvent>>,
   Assert<Same<Static<typeof ConfigEventSchema>, T.ConfigEvent>>,
   Assert<Same<Static<typeof ProbeSchema>, T.ProbeEvent>>,

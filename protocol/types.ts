@@ -85,6 +85,58 @@ export interface WindowEvent {
    * traffic (not a failover), and how many of them succeeded; absent when none.
    */
   exercised?: { calls: number; ok: number };
+  /**
+   * Optional: a few failed and slow attempts of this window, as evidence for the provider
+   * (at most `MAX_WINDOW_SAMPLES`, `MAX_WINDOW_SAMPLES_BYTES` of JSON); absent when none.
+   * Never prompt or completion text.
+   */
+  samples?: CallSample[];
+}
+
+/** Where a stream attempt broke: before its first token, or after some were delivered. */
+export type StreamBreak = 'before_first_token' | 'after_first_token';
+
+/**
+ * One failed or slow attempt, kept as evidence a provider's support can act on: when, what
+ * the provider answered and its request id. Never prompt or completion text; `message` is
+ * the provider's error message, cut and redacted by the sender.
+ */
+export interface CallSample {
+  /** When the attempt ended, ms since the Unix epoch. */
+  ts: number;
+  /** `error`: it failed (`error_class` says how); `slow`: it succeeded over the latency ceiling. */
+  outcome: 'error' | 'slow';
+  error_class?: ErrorClass;
+  /** HTTP status of the provider's answer, when there was one. */
+  status?: number;
+  /** The provider's error `type` (`overloaded_error`, `server_error`). */
+  error_type?: string;
+  /** The provider's error `code` (`rate_limit_exceeded`). */
+  error_code?: string;
+  /** The provider's error message: first characters only, secrets redacted. */
+  message?: string;
+  /** The SDK's own error code (`BB_ERR_SDK_TIMEOUT`), when it ended the attempt. */
+  sdk_code?: string;
+  /** The provider's request id (`x-request-id`, `request-id`, `anthropic-request-id`, `x-amzn-requestid`, …). */
+  upstream_request_id?: string;
+  /** The model the provider says served the answer, when it differs from the key's or was reported. */
+  model_served?: string;
+  /** 1-based attempt number on this key within its call. */
+  attempt: number;
+  /** Failover level of the call's chain (0 primary … 4 degraded); absent outside a chain. */
+  level?: number;
+  ttfb_ms?: number;
+  ttft_ms?: number;
+  /** The attempt's duration, ms. */
+  duration_ms: number;
+  input_tokens?: number;
+  output_tokens?: number;
+  finish_reason?: string;
+  cost_usd?: number;
+  /** True for a streamed answer. */
+  stream?: boolean;
+  /** For a stream that failed after its headers: where it broke. */
+  broke_at?: StreamBreak;
 }
 
 export interface TasksEvent {

@@ -18,6 +18,7 @@ import { PriceTable, type ModelPrice } from './pricing.ts';
 import { runChain, type ChainHost, type Operation, type OperationSpec } from './policies/fallback.ts';
 import { DEFAULT_BREAKER_OPTIONS, type BreakerTransition } from './policies/breaker.ts';
 import { KeyStats } from './telemetry/key-stats.ts';
+import { sampleLimitsOf, type SampleOptions } from './telemetry/key-samples.ts';
 import { ExternalKey } from './adapters/external-key.ts';
 import { TaskStats, type TaskOutcome } from './telemetry/task-stats.ts';
 import { TelemetryReporter, type ReporterOptions, type ReporterStats } from './telemetry/reporter.ts';
@@ -42,7 +43,7 @@ export interface BreakerboxOptions {
   /** Latency histogram bounds (default: the protocol's shared bounds). */
   latencyBoundsMs?: readonly number[];
   /** Push telemetry to a collector. Without it, nothing leaves the process. */
-  telemetry?: Omit<ReporterOptions, 'clock' | 'random'>;
+  telemetry?: Omit<ReporterOptions, 'clock' | 'random'> & SampleOptions;
   clock?: Clock;
   random?: () => number;
 }
@@ -92,6 +93,7 @@ export class Breakerbox implements FetchHost, AdapterHost {
       prices: new PriceTable(options.prices),
       calls: this.calls,
       latencyBounds: options.latencyBoundsMs ?? DEFAULT_LATENCY_BOUNDS_MS,
+      sampleLimits: sampleLimitsOf(options.telemetry),
     };
     this.chainHost = {
       clock,

@@ -10,6 +10,7 @@ import type { RetryBudget } from './policies/retry-budget.ts';
 import type { CostBudget } from './policies/cost-budget.ts';
 import type { PriceTable } from './pricing.ts';
 import type { AttemptFacts } from './telemetry/key-stats.ts';
+import type { SampleLimits } from './telemetry/key-samples.ts';
 
 /** What every key of one SDK instance shares. */
 export interface SdkContext {
@@ -20,6 +21,8 @@ export interface SdkContext {
   prices: PriceTable;
   calls: Emitter<CallEvent>;
   latencyBounds: readonly number[];
+  /** Evidence samples kept per key per window (count 0: none; no collector, no samples). */
+  sampleLimits: SampleLimits;
 }
 
 /** Facts about a successful answer, for telemetry and `onCall`. */
@@ -27,6 +30,10 @@ export interface CallFacts extends AttemptFacts {
   finishReason?: string;
   upstreamRequestId?: string;
   cacheHit?: boolean;
+  /** The model the provider says served the answer (the answer's `model`). */
+  modelServed?: string;
+  /** Time to the answer's headers, ms. */
+  ttfbMs?: number;
   /** Hidden reasoning tokens (reasoning models, thinking); already counted in `outputTokens` and its cost. */
   reasoningTokens?: number;
 }
@@ -63,6 +70,8 @@ export interface CallOptions<T = unknown> {
   operation?: string;
   /** This call exercises a fallback with normal traffic: its attempts are counted as `exercised` in the window. */
   exercise?: boolean;
+  /** Failover level of the chain this call runs at (for evidence samples); absent outside a chain. */
+  level?: number;
   /** Called after every attempt with its outcome (used by fallback chains to list attempts). */
   onAttempt?: (record: AttemptRecord) => void;
 }

@@ -15,6 +15,7 @@ import { Deadline } from './policies/deadline.ts';
 import { runHedged } from './policies/hedge.ts';
 import type { ResolvedKeySettings } from './settings.ts';
 import { KeyStats, type AttemptFacts } from './telemetry/key-stats.ts';
+import { buildSample } from './telemetry/call-sample.ts';
 import { classifyFinishReason, classifyThrown, retryAfterOfError } from '@breakerbox/protocol';
 import { BreakerboxError, SDK_ERROR_CODES } from './errors/catalog.ts';
 import type { AttemptControl, AttemptFn, CallFacts, CallOptions, SdkContext } from './call-types.ts';
@@ -50,7 +51,7 @@ export class KeyPolicy {
   ) {
     this.breaker = new Breaker(key, settings.breaker, ctx.clock, ctx.random);
     this.bulkhead = new Bulkhead(settings.bulkhead);
-    this.stats = new KeyStats(key, ctx.latencyBounds, ctx.clock.now());
+    this.stats = new KeyStats(key, ctx.latencyBounds, ctx.clock.now(), ctx.sampleLimits);
     this.plain = settings.timeouts.totalMs === undefined && !settings.hedge.enabled && settings.bulkhead.maxQueue === 0;
   }
 
@@ -99,8 +100,12 @@ export class KeyPolicy {
     return (probe ? FLAG_PROBE : 0) | (cold ? FLAG_COLD : 0);
   }
 
-  /** Records an admitted attempt's outcome (`cls` null: success) and frees its slot. */
-  settle(flags: number, now: number, start: number, cls: ErrorClass | null, retry: boolean, facts: AttemptFacts | undefined): void {
+  /**
+   * Records an admitted attempt's outcome (`cls` null: success) and frees its slot. A failed
+   * or slow attempt is also offered to the window's evidence samples (`attempt`, `err` and
+   * `opts` say what it was); a fast success costs one comparison more.
+   */
+  settle(flags: number, now: number, start: number, cls: ErrorClass | null, retry: boolean, facts: CallFacts | undefined, attempt = 1, err?: unknown, opts?: CallOptions<never> | CallOptions<unknown>): void {
     this.bulkhead.release();
     const latency = now - start;
     const slow = cls === null && latency > this.settings.breaker.latencyCeilingMs;
@@ -109,6 +114,15 @@ export class KeyPolicy {
     this.breaker.record(now, cls, slow, probe, cold);
     this.stats.attempt(latency, cls, slow, retry, cold, probe, facts, (flags & FLAG_EXERCISE) !== 0);
     if (facts?.costUsd) this.ctx.costBudget.record(facts.costUsd, now);
+    if ((cls !== null || slow) && this.stats.wantsSample(cls ?? 'slow', now)) this.keepSample(now, start, cls, attempt, err, facts, opts);
+  }
+
+  private keepSample(end: number, start: number, cls: ErrorClass | null, attempt: number, err: unknown, facts: CallFacts | undefined, opts: CallOptions<never> | CallOptions<unknown> | undefined): void {
+    try {
+      this.stats.sample(buildSample({ end, start, cls, attempt, level: opts?.level, stream: opts?.deferSettle === true, err, facts }));
+    } catch {
+      // Evidence is a nicety: it must never break the call it describes.
+    }
   }
 
   /** Frees an admitted attempt's slot without recording an outcome. */
@@ -147,7 +161,7 @@ export class KeyPolicy {
     } catch (err) {
       const end = ctx.clock.now();
       const cls = classifyThrown(err);
-      this.settle(flags, end, start, cls, false, undefined);
+      this.settle(flags, end, start, cls, false, undefined, 1, err);
       const d = this.retryDecision(cls, 1, err, end, undefined, undefined);
       if (!d.retry) {
         if (ctx.calls.size) this.emitCall(start, 1, 0, cls, err, undefined, undefined);
@@ -219,7 +233,7 @@ export class KeyPolicy {
           if (!isSettled(err)) {
             // A caller who gave up tells us nothing about the provider.
             if (callerAborted) this.cancel(flags);
-            else this.settle(flags, end, start, classifyThrown(err), attempt > 1, undefined);
+            else this.settle(flags, end, start, classifyThrown(err), attempt > 1, undefined, attempt, err, opts);
             opts?.onAttempt?.(attemptRecord(this.key, attempt, end - start, classifyThrown(err), err, 0));
           }
           if (callerAborted) throw err;
@@ -246,7 +260,7 @@ export class KeyPolicy {
           costUsd += facts.costUsd;
           cls = classifyFinishReason(facts.finishReason) ?? null;
         }
-        this.settle(flags, end, start, cls, attempt > 1, facts);
+        this.settle(flags, end, start, cls, attempt > 1, facts, attempt, undefined, opts);
         opts?.onAttempt?.(attemptRecord(this.key, attempt, end - start, cls ?? undefined, undefined, facts?.costUsd ?? 0));
         if (ctx.calls.size && !opts?.silent) this.emitCall(t0, attempt, costUsd, cls ?? undefined, undefined, facts, opts);
         return value;
@@ -276,7 +290,7 @@ export class KeyPolicy {
         done = true;
         if (facts) facts.costUsd = this.costOf(facts);
         const now = this.ctx.clock.now();
-        this.settle(flags, now, start, cls, attempt > 1, facts);
+        this.settle(flags, now, start, cls, attempt > 1, facts, attempt, undefined, opts);
         opts.onAttempt?.(attemptRecord(this.key, attempt, now - start, cls ?? undefined, undefined, facts?.costUsd ?? 0));
       },
       cancel: () => {
@@ -301,11 +315,11 @@ export class KeyPolicy {
       async (s) => {
         try {
           const v = await fn(s, attempt, undefined);
-          this.settle(flags, clock.now(), start, null, attempt > 1, undefined);
+          this.settle(flags, clock.now(), start, null, attempt > 1, undefined, attempt);
           return v;
         } catch (err) {
           if (s.aborted && !signal?.aborted) this.cancel(flags);
-          else this.settle(flags, clock.now(), start, classifyThrown(err), attempt > 1, undefined);
+          else this.settle(flags, clock.now(), start, classifyThrown(err), attempt > 1, undefined, attempt, err);
           throw markSettled(err);
         }
       },
@@ -316,11 +330,11 @@ export class KeyPolicy {
         if (f2 === NEED_QUEUE) throw new Error('hedge: bulkhead full');
         try {
           const v = await fn(s, attempt + 1, undefined);
-          this.settle(f2, clock.now(), t, null, true, undefined);
+          this.settle(f2, clock.now(), t, null, true, undefined, attempt + 1);
           return v;
         } catch (err) {
           if (s.aborted && !signal?.aborted) this.cancel(f2);
-          else this.settle(f2, clock.now(), t, classifyThrown(err), true, undefined);
+          else this.settle(f2, clock.now(), t, classifyThrown(err), true, undefined, attempt + 1, err);
           throw markSettled(err);
         }
       },

@@ -8,6 +8,8 @@ import { authPlugin } from './plugins/auth.ts';
 import { ingestPlugin } from './plugins/ingest.ts';
 import { otlpPlugin } from './plugins/otlp.ts';
 import { queryPlugin } from './plugins/query.ts';
+import { samplesPlugin } from './plugins/samples.ts';
+import { ticketPlugin } from './plugins/ticket.ts';
 import { verdictsPlugin } from './plugins/verdicts.ts';
 import { suspicionPlugin } from './plugins/suspicion.ts';
 import { alertsPlugin } from './plugins/alerts.ts';
@@ -88,6 +90,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(suspicionPlugin);
   await app.register(verdictsPlugin);
   await app.register(queryPlugin);
+  await app.register(samplesPlugin);
+  await app.register(ticketPlugin);
   await app.register(alertsPlugin);
   await app.register(metricsPlugin);
   await app.register(sessionPlugin);

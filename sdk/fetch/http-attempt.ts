@@ -8,7 +8,7 @@ import type { Clock } from '../clock.ts';
 import type { AttemptControl, CallFacts } from '../key-policy.ts';
 import type { TimeoutOptions } from '../settings.ts';
 import { BreakerboxError, SDK_ERROR_CODES } from '../errors/catalog.ts';
-import { classifyHttpError, providerErrorInfo, retryAfterFromHeaders } from '@breakerbox/protocol';
+import { classifyHttpError, providerErrorInfo, retryAfterFromHeaders, upstreamRequestIdOf } from '@breakerbox/protocol';
 import { jsonAnswerClass, jsonAnswerFailure, jsonFacts } from './json-answer.ts';
 import { guardStream, type StreamSummary } from '../streams/stream-guard.ts';
 import type { StreamDialect } from '../streams/stream-dialect.ts';
@@ -36,7 +36,7 @@ export class ProviderHttpError extends BreakerboxError {
       errorClass: cls,
       status: answer.status,
       providerReason: info.code ?? info.type,
-      upstreamRequestId: answer.headers.get('x-request-id') ?? answer.headers.get('request-id') ?? undefined,
+      upstreamRequestId: upstreamRequestIdOf(answer.headers),
       retryAfterMs: retryAfterFromHeaders(answer.headers, now),
     });
     this.name = 'ProviderHttpError';
@@ -97,7 +97,7 @@ export async function sendAttempt(a: HttpAttempt, signal: AbortSignal | undefine
   } finally {
     if (firstByte !== undefined) a.clock.clearTimeout(firstByte);
   }
-  const upstreamRequestId = res.headers.get('x-request-id') ?? res.headers.get('request-id') ?? undefined;
+  const upstreamRequestId = upstreamRequestIdOf(res.headers);
 
   if (!res.ok) {
     let text = '';

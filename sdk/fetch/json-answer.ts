@@ -28,6 +28,7 @@ export function jsonFacts(body: unknown, upstreamRequestId: string | undefined):
   const choice = Array.isArray(b.choices) ? (b.choices[0] as { finish_reason?: unknown } | undefined) : undefined;
   const finish = choice?.finish_reason ?? b.stop_reason ?? (b.object === 'response' ? responseFinish(b) : undefined);
   if (typeof finish === 'string') f.finishReason = finish;
+  if (typeof b.model === 'string' && b.model) f.modelServed = b.model;
   return f;
 }
 

@@ -3,7 +3,7 @@
  * at construction: a bad value throws `BB_ERR_SDK_INVALID_OPTIONS` naming its field
  * (`err.field`, e.g. `telemetry.url`) instead of failing later inside a model call.
  */
-import { ERROR_CLASSES } from '@breakerbox/protocol';
+import { ERROR_CLASSES, MAX_WINDOW_SAMPLES, MAX_WINDOW_SAMPLES_BYTES } from '@breakerbox/protocol';
 import { arr, bool, either, fn, invalid, num, obj, oneOf, record, required, str, url, type Check } from './option-checks.ts';
 
 const ms = num();
@@ -70,6 +70,8 @@ export const checkBreakerboxOptions: Check = obj({
     maxReplyBytes: num({ min: 1, int: true }),
     backoffMs: positiveMs,
     maxBackoffMs: positiveMs,
+    samplesPerWindow: num({ max: MAX_WINDOW_SAMPLES, int: true }),
+    sampleBytesPerWindow: num({ min: 512, max: MAX_WINDOW_SAMPLES_BYTES, int: true }),
   }),
   clock,
   random: fn,

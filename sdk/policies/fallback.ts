@@ -176,6 +176,7 @@ export async function runChain<I, T>(host: ChainHost, spec: OperationSpec<I, T>,
           exercise: exercised,
           silent: true,
           operation: spec.name,
+          level,
           facts: l.facts ? (v) => (facts = l.facts!(v)) : undefined,
           onAttempt: (r) => attempts.push({ ...r, level }),
         };

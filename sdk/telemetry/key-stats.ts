@@ -2,7 +2,8 @@
  * Per-key aggregation for one telemetry interval: the counters of a protocol v1 `window`
  * event. Recording is a handful of additions; nothing is allocated per call.
  */
-import type { BreakerKey, ErrorClass, Histogram, WindowEvent } from '@breakerbox/protocol';
+import type { BreakerKey, CallSample, ErrorClass, Histogram, WindowEvent } from '@breakerbox/protocol';
+import { KeySamples, type SampleLimits } from './key-samples.ts';
 import { ERROR_CLASSES } from '@breakerbox/protocol';
 
 const CLASS_INDEX: Record<ErrorClass, number> = Object.fromEntries(ERROR_CLASSES.map((c, i) => [c, i])) as Record<ErrorClass, number>;
@@ -44,14 +45,27 @@ export class KeyStats {
   private exercised = 0;
   private exercisedOk = 0;
   private start: number;
+  private readonly samples: KeySamples | undefined;
 
   constructor(
     private readonly key: BreakerKey,
     private readonly bounds: readonly number[],
     now: number,
+    sampleLimits?: SampleLimits,
   ) {
     this.latency = new Array<number>(bounds.length + 1).fill(0);
     this.start = now;
+    if (sampleLimits && sampleLimits.count > 0) this.samples = new KeySamples(sampleLimits);
+  }
+
+  /** Whether a sample of `cls` (`slow` for a slow success) at `now` would be kept: ask before building one. */
+  wantsSample(cls: string, now: number): boolean {
+    return this.samples !== undefined && this.samples.wants(cls, now);
+  }
+
+  /** Keeps the sample of a failed or slow attempt for this window (bounded; see `KeySamples`). */
+  sample(s: CallSample): void {
+    this.samples?.offer(s);
   }
 
   /** True when anything was recorded since the last drain. */
@@ -104,6 +118,7 @@ export class KeyStats {
   /** Returns the window since the last drain (or undefined if it saw no traffic) and starts a new one at `now`. */
   drain(now: number): WindowEvent | undefined {
     if (!this.touched) {
+      this.samples?.drain();
       this.start = now;
       return undefined;
     }
@@ -132,6 +147,8 @@ export class KeyStats {
     // Optional v1 fields, sent only when non-zero so older collectors see the same events.
     if (this.skippedChunks) ev.skipped_chunks = this.skippedChunks;
     if (this.exercised) ev.exercised = { calls: this.exercised, ok: this.exercisedOk };
+    const samples = this.samples?.drain();
+    if (samples) ev.samples = samples;
     this.reset(now);
     return ev;
   }

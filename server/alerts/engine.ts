@@ -11,6 +11,7 @@ import type { VerdictThresholds } from '../verdicts/figures.ts';
 import { groupIncidents, type IncidentIndex } from '../verdicts/incidents.ts';
 import { alertEvent, groupEvent } from './dedup.ts';
 import { byLead, digestOf, groupAlerts, groupOf, ownTitle } from './grouping.ts';
+import { pageSamples } from './page-samples.ts';
 import { clearedCondition, lifecycleStep } from './lifecycle.ts';
 import type { RuleContext } from './rules/context.ts';
 import { runRules } from './rule-registry.ts';
@@ -42,7 +43,7 @@ export interface AlertEngine {
 
 /** Everything the engine works with. */
 export interface AlertEngineOptions {
-  storage: Pick<Storage, 'alerts' | 'notifications' | 'rollups' | 'events' | 'lease'>;
+  storage: Pick<Storage, 'alerts' | 'notifications' | 'rollups' | 'events' | 'lease' | 'samples'>;
   verdicts: VerdictEngine;
   config: Config['alerts'];
   silences: SilenceStore;
@@ -67,6 +68,10 @@ export function createAlertEngine(o: AlertEngineOptions): AlertEngine {
   const storedOf = (a: AlertView): Pick<StoredAlert, 'rule' | 'keyId' | 'location' | 'fingerprint'> => ({ rule: a.rule, keyId: keyIds.get(a.id) ?? null, location: a.location, fingerprint: a.fingerprint });
   const keyIds = new Map<number, number | null>();
 
+  /** Evidence for a page: the latest failed calls of its alerts' keys. */
+  const samplesOf = (alerts: AlertView[], now: number) =>
+    pageSamples(o.storage.samples, alerts.map((a) => keyIds.get(a.id)).filter((k): k is number => typeof k === 'number'), now);
+
   /** Queues what one Alertmanager notifier is owed per alert: Alertmanager groups by the `incident` label itself. */
   const notifyPerAlert = async (now: number, n: ResolvedNotifier, alerts: AlertView[], index: IncidentIndex): Promise<number> => {
     let queued = 0;
@@ -75,7 +80,8 @@ export function createAlertEngine(o: AlertEngineOptions): AlertEngine {
       const event = alertEvent(alert, await notes.alertState(alert.id, n.name), now, { repeatMs: n.repeatMs, sendResolved: n.config.send_resolved });
       if (!event) continue;
       const { key, incident } = alert.state === 'firing' ? groupOf(storedOf(alert), index) : { key: alert.group_key ?? alert.fingerprint, incident: null };
-      const group: NotificationGroup = { key, title: incident?.title ?? ownTitle(alert), incident, alerts: [alert], digest: '', perAlert: true };
+      const samples = event === 'resolved' ? [] : await samplesOf([alert], now);
+      const group: NotificationGroup = { key, title: incident?.title ?? ownTitle(alert), incident, alerts: [alert], digest: '', perAlert: true, samples };
       await o.dispatcher.enqueue(n, { alert, group, event, at: now });
       queued++;
     }
@@ -94,7 +100,8 @@ export function createAlertEngine(o: AlertEngineOptions): AlertEngine {
       if (!event) continue;
       const carried = event === 'resolved' ? [...g.resolved].sort(byLead) : g.firing;
       const lead = carried[0]!;
-      const group: NotificationGroup = { key, title: g.incident?.title ?? ownTitle(lead), incident: g.incident, alerts: carried, digest, perAlert: false };
+      const samples = event === 'resolved' ? [] : await samplesOf(carried, now);
+      const group: NotificationGroup = { key, title: g.incident?.title ?? ownTitle(lead), incident: g.incident, alerts: carried, digest, perAlert: false, samples };
       await o.dispatcher.enqueue(n, { alert: lead, group, event, at: now });
       queued++;
     }

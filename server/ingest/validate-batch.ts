@@ -1,8 +1,8 @@
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import type { TSchema } from '@sinclair/typebox';
-import type { TelemetryBatch, Histogram } from '@breakerbox/protocol';
+import type { CallSample, TelemetryBatch, Histogram } from '@breakerbox/protocol';
 import { BreakerboxError } from '../errors.ts';
-import { BatchEnvelopeSchema, ERROR_CLASSES, EVENT_SCHEMAS } from '@breakerbox/protocol';
+import { BatchEnvelopeSchema, ERROR_CLASSES, EVENT_SCHEMAS, MAX_WINDOW_SAMPLES_BYTES } from '@breakerbox/protocol';
 import { checkInvariants } from './invariants.ts';
 
 const envelope = TypeCompiler.Compile(BatchEnvelopeSchema);
@@ -34,6 +34,36 @@ function checkHistogram(h: Histogram, path: string): void {
 function checkTime(value: number, path: string, bounds: TimeBounds): void {
   if (value > bounds.newest) invalid(path, `timestamp ${value} is more than the allowed skew in the future (check the sender's clock)`);
   if (value < bounds.oldest) invalid(path, `timestamp ${value} is older than the raw retention and would be pruned at once`);
+}
+
+/**
+ * An upper bound of the samples' JSON size without serialising them: 6 bytes per UTF-16 unit
+ * of a name or string (a `\\u00XX` escape at worst), 24 per number (`-1.2345678901234567e-308`),
+ * punctuation; Infinity for a nested value (unknown fields may hold anything).
+ */
+function samplesBytesBound(samples: readonly CallSample[]): number {
+  let n = 2;
+  for (const s of samples) {
+    n += 3;
+    // for…in, not Object.entries: this runs for every sample of every batch, and entries allocates.
+    for (const k in s) {
+      const v = (s as unknown as Record<string, unknown>)[k];
+      n += 6 * k.length + 4;
+      if (typeof v === 'string') n += 6 * v.length + 2;
+      else if (typeof v === 'number' || typeof v === 'boolean') n += 24;
+      else return Infinity;
+    }
+  }
+  return n;
+}
+
+function checkSamples(samples: readonly CallSample[], path: string, bounds: TimeBounds): void {
+  // The exact size only when the cheap bound says it could be over: most windows' samples are far below.
+  if (samplesBytesBound(samples) > MAX_WINDOW_SAMPLES_BYTES) {
+    const bytes = Buffer.byteLength(JSON.stringify(samples));
+    if (bytes > MAX_WINDOW_SAMPLES_BYTES) invalid(path, `samples take ${bytes} bytes of JSON, more than the ${MAX_WINDOW_SAMPLES_BYTES} allowed per window`);
+  }
+  for (let i = 0; i < samples.length; i++) checkTime(samples[i]!.ts, `${path}/${i}/ts`, bounds);
 }
 
 /**
@@ -69,6 +99,7 @@ export function validateBatch(body: unknown, bounds: TimeBounds): TelemetryBatch
         if (event.type === 'window') {
           checkHistogram(event.latency_ms, `${path}/latency_ms`);
           if (event.ttft_ms) checkHistogram(event.ttft_ms, `${path}/ttft_ms`);
+          if (event.samples) checkSamples(event.samples, `${path}/samples`, bounds);
         }
         break;
       default:

@@ -1,5 +1,6 @@
 import type { AlertView } from '../alerts/types.ts';
 import type { NotificationJob, NotifierConfig, OutgoingRequest, PayloadBuilder } from './types.ts';
+import { sampleLine } from '../alerts/page-samples.ts';
 
 /** PagerDuty Events API v2 endpoint, used when a pagerduty notifier sets no url. */
 export const PAGERDUTY_URL = 'https://events.pagerduty.com/v2/enqueue';
@@ -39,6 +40,7 @@ export const webhookPayload: PayloadBuilder = (n, job, ctx) =>
   request(n, n.url!, {
     version: '1', source: 'breakerbox', event: job.event, alert: job.alert,
     group: { key: job.group.key, title: job.group.title, incident: incidentOf(job), alerts: job.group.alerts },
+    samples: job.group.samples,
     link: groupLink(ctx.externalUrl, job), sent_at: ctx.sentAt,
   });
 
@@ -51,6 +53,7 @@ export const slackPayload: PayloadBuilder = (n, job, ctx) => {
   const alerts = job.group.alerts;
   const lines = alerts.slice(0, 10).map((x) => `• ${x.rule} — ${targetOf(x)}: ${x.summary}`);
   if (alerts.length > 10) lines.push(`• … and ${alerts.length - 10} more`);
+  if (job.group.samples.length > 0) lines.push(`Failed calls: ${job.group.samples.map(sampleLine).join('; ')}`);
   const text = alerts.length === 1 && !job.group.incident
     ? `[${tag}] ${a.severity} ${a.rule} — ${targetOf(a)}: ${a.summary}`
     : `[${tag}] ${a.severity} ${job.group.title} — ${alerts.length} alert${alerts.length === 1 ? '' : 's'}\n${lines.join('\n')}`;
@@ -88,6 +91,7 @@ export const pagerdutyPayload: PayloadBuilder = (n, job, ctx) => {
       custom_details: {
         rule: a.rule, key: a.key, location: a.location, operation: a.operation, value: a.value, verdict: a.verdict, hint: a.hint,
         incident: incidentOf(job), alerts: job.group.alerts.map((x) => ({ rule: x.rule, target: targetOf(x), summary: x.summary })),
+        samples: job.group.samples.map(sampleLine),
       },
     },
     client: 'breakerbox',
@@ -125,6 +129,7 @@ export const alertmanagerPayload: PayloadBuilder = (n, job, ctx) => {
   if (a.verdict) annotations.verdict = a.verdict;
   if (a.hint) annotations.hint = a.hint;
   if (a.value !== null) annotations.value = String(a.value);
+  if (job.group.samples.length > 0) annotations.samples = job.group.samples.map(sampleLine).join('\n');
   return request(n, url, [
     {
       labels: labelsOf(a, job.group.key),

@@ -2,6 +2,7 @@ import type { Config } from '../config/schema.ts';
 import type { AlertView } from '../alerts/types.ts';
 import type { Incident } from '../verdicts/incidents.ts';
 import type { NotificationEvent } from '../storage/parts/notifications.ts';
+import type { PageSample } from '../alerts/page-samples.ts';
 
 /** One configured notifier (config `notifiers[]`). */
 export type NotifierConfig = Config['notifiers'][number];
@@ -26,6 +27,8 @@ export interface NotificationGroup {
   digest: string;
   /** True for a one-alert delivery whose state is kept per alert (Alertmanager). */
   perAlert: boolean;
+  /** The latest few failed calls of the group's keys with their provider request ids (not part of the digest). */
+  samples: PageSample[];
 }
 
 /** One notification to deliver: its group, the lead alert, the event, and when the evaluation asked for it. */

@@ -4,7 +4,8 @@
  * files; unknown fields are skipped, as protobuf requires. Data points of metrics the
  * mapping does not read are never decoded.
  */
-import { WireReader } from './wire-reader.ts';
+import { decodeResourceEnvelope } from './resource-envelope.ts';
+import type { WireReader } from './wire-reader.ts';
 import {
   MAPPED_METRICS,
   nanosToMs,
@@ -146,33 +147,7 @@ function metric(r: WireReader): Metric | undefined {
 
 /** Decodes an ExportMetricsServiceRequest. Throws `WireError` on a malformed body. */
 export function decodeMetricsProtobuf(buf: Uint8Array): ResourceMetrics[] {
-  const out: ResourceMetrics[] = [];
-  const root = new WireReader(buf);
-  while (root.more()) {
-    const tag = root.tag();
-    if (tag !== ((1 << 3) | 2)) {
-      root.skip(tag & 7);
-      continue;
-    }
-    const rm = root.message();
-    const entry: ResourceMetrics = { resource: {}, metrics: [] };
-    while (rm.more()) {
-      const t = rm.tag();
-      if (t === ((1 << 3) | 2)) Object.assign(entry.resource, resource(rm.message())); // a repeated message field merges
-      else if (t === ((2 << 3) | 2)) {
-        const sm = rm.message();
-        while (sm.more()) {
-          const st = sm.tag();
-          if (st === ((2 << 3) | 2)) {
-            const m = metric(sm.message());
-            if (m) entry.metrics.push(m);
-          } else sm.skip(st & 7);
-        }
-      } else rm.skip(t & 7);
-    }
-    out.push(entry);
-  }
-  return out;
+  return decodeResourceEnvelope(buf, resource, metric).map(({ resource: res, items }) => ({ resource: res, metrics: items }));
 }
 
 /** logs.v1.LogRecord. */
@@ -196,29 +171,5 @@ function logRecord(r: WireReader): LogRecord {
 
 /** Decodes an ExportLogsServiceRequest. Throws `WireError` on a malformed body. */
 export function decodeLogsProtobuf(buf: Uint8Array): ResourceLogs[] {
-  const out: ResourceLogs[] = [];
-  const root = new WireReader(buf);
-  while (root.more()) {
-    const tag = root.tag();
-    if (tag !== ((1 << 3) | 2)) {
-      root.skip(tag & 7);
-      continue;
-    }
-    const rl = root.message();
-    const entry: ResourceLogs = { resource: {}, records: [] };
-    while (rl.more()) {
-      const t = rl.tag();
-      if (t === ((1 << 3) | 2)) Object.assign(entry.resource, resource(rl.message()));
-      else if (t === ((2 << 3) | 2)) {
-        const sl = rl.message();
-        while (sl.more()) {
-          const st = sl.tag();
-          if (st === ((2 << 3) | 2)) entry.records.push(logRecord(sl.message()));
-          else sl.skip(st & 7);
-        }
-      } else rl.skip(t & 7);
-    }
-    out.push(entry);
-  }
-  return out;
+  return decodeResourceEnvelope(buf, resource, logRecord).map(({ resource: res, items }) => ({ resource: res, records: items }));
 }

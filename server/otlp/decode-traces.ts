@@ -8,6 +8,7 @@
 import { keyValue, resource } from './decode-protobuf.ts';
 import { attributes, invalid, list, object } from './decode-json.ts';
 import type { Attributes, ResourceSpans, Span, SpanEvent } from './model.ts';
+import { decodeResourceEnvelope } from './resource-envelope.ts';
 import { WireReader } from './wire-reader.ts';
 
 /** Attribute names the span mapping may read; every other value is skipped. */
@@ -67,31 +68,7 @@ function spanProtobuf(r: WireReader): Span {
 
 /** Decodes an ExportTraceServiceRequest. Throws `WireError` on a malformed body. */
 export function decodeTracesProtobuf(buf: Uint8Array): ResourceSpans[] {
-  const out: ResourceSpans[] = [];
-  const root = new WireReader(buf);
-  while (root.more()) {
-    const tag = root.tag();
-    if (tag !== ((1 << 3) | 2)) {
-      root.skip(tag & 7);
-      continue;
-    }
-    const rs = root.message();
-    const entry: ResourceSpans = { resource: {}, spans: [] };
-    while (rs.more()) {
-      const t = rs.tag();
-      if (t === ((1 << 3) | 2)) Object.assign(entry.resource, resource(rs.message()));
-      else if (t === ((2 << 3) | 2)) {
-        const ss = rs.message();
-        while (ss.more()) {
-          const st = ss.tag();
-          if (st === ((2 << 3) | 2)) entry.spans.push(spanProtobuf(ss.message()));
-          else ss.skip(st & 7);
-        }
-      } else rs.skip(t & 7);
-    }
-    out.push(entry);
-  }
-  return out;
+  return decodeResourceEnvelope(buf, resource, spanProtobuf).map(({ resource: res, items }) => ({ resource: res, spans: items }));
 }
 
 /** A uint64 nanosecond time in OTLP/JSON (a decimal string or a number) as a number. */

@@ -40,6 +40,7 @@ export function pruneRules(policy: RetentionPolicy): PruneRule[] {
     older('task_events', '"end"', raw),
     older('config_events', 'ts', raw),
     older('probe_events', 'ts', raw),
+    older('call_samples', 'ts', raw),
     older('suspicions', 'triggered_at', raw),
     older('probe_requests', 'created_at', raw),
     older('key_minutes', 'minute', rollup, 'minute, key_id, service_id'),

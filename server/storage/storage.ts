@@ -5,6 +5,7 @@ import type { MetricsPart } from './parts/metrics.ts';
 import type { NotificationsPart } from './parts/notifications.ts';
 import type { RetentionPart } from './parts/retention.ts';
 import type { RollupsPart } from './parts/rollups.ts';
+import type { SamplesPart } from './parts/samples.ts';
 import type { SessionsPart } from './parts/sessions.ts';
 import type { SilencesPart } from './parts/silences.ts';
 import type { SuspicionsPart } from './parts/suspicions.ts';
@@ -19,6 +20,7 @@ export type * from './parts/metrics.ts';
 export type * from './parts/notifications.ts';
 export type * from './parts/retention.ts';
 export type * from './parts/rollups.ts';
+export type * from './parts/samples.ts';
 export type * from './parts/sessions.ts';
 export * from './parts/silences.ts';
 export type * from './parts/suspicions.ts';
@@ -45,6 +47,8 @@ export interface Storage {
   readonly rollups: RollupsPart;
   /** Reads of raw events: transitions, probes, config. */
   readonly events: EventsPart;
+  /** Evidence samples of failed and slow calls (with the raw events' retention). */
+  readonly samples: SamplesPart;
   /** Alert lifecycle rows. */
   readonly alerts: AlertsPart;
   /** Silences. */

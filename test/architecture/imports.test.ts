@@ -25,6 +25,7 @@ const AWAITING_SCHEMAS: readonly string[] = [
   'server/storage/alert-rows.ts -> server/verdicts/types.ts',
   'server/storage/parts/alerts.ts -> server/alerts/types.ts',
   'dashboard/src/api/types.ts -> server/alerts/silences.ts',
+  'dashboard/src/api/types.ts -> server/plugins/samples.ts',
   'dashboard/src/api/types.ts -> server/storage/storage.ts',
   'dashboard/src/api/types.ts -> server/verdicts/cost-view.ts',
   'dashboard/src/api/types.ts -> server/verdicts/fallback-health.ts',

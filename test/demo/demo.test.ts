@@ -160,7 +160,9 @@ describe('npm run demo -- --fast --once', () => {
       },
       () => transitions.join(', '),
     );
-    const v = await verdictDuring(phase, SONNET, 'provider_outage on slow calls', (e) => e.verdict === 'provider_outage' && e.hint === null);
+    // The breaker's transition is pushed at once, before the SDKs' windows with the slow calls
+    // arrive: wait for those, as the outage phase waits for its 503s.
+    const v = await verdictDuring(phase, SONNET, 'provider_outage on slow calls', (e) => e.verdict === 'provider_outage' && e.hint === null && e.clients.slow >= 5);
     expect(v.clients.slow).toBeGreaterThanOrEqual(5);
     expect(v.clients.failed).toBe(0);
     expect(Object.values(v.probes).map((p) => p.status)).toEqual(['failing', 'failing']);

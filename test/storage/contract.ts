@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { BreakerKey, TelemetryBatch } from '@breakerbox/protocol';
 import { KEY_COLUMNS } from '@breakerbox/protocol';
 import type { Storage } from '../../server/storage/storage.ts';
+import { MAX_SAMPLES_PER_KEY_MINUTE } from '../../server/storage/sample-rows.ts';
 
 /** An engine under test: a fresh, migrated, empty storage, and how to dispose of it. */
 export type OpenStorage = () => Promise<{ storage: Storage; dispose(): Promise<void> }>;
@@ -164,6 +165,33 @@ export function storageContract(engine: string, open: OpenStorage): void {
       expect(await s.silences.expire('now', now + 10)).toMatchObject({ id: 'now', ends_at: now + 10, matchers });
       expect(await s.silences.active(now + 11)).toEqual([]);
       expect(await s.silences.expire('missing', now)).toBeNull();
+    });
+
+    it('stores window samples bounded per key and minute, reads them newest first with filters, and prunes them with the raw events', async () => {
+      const sampleBatch = (id: string, instance: string, at: number, n: number): TelemetryBatch => {
+        const b = batch(id, at);
+        const w = b.events[0] as Extract<TelemetryBatch['events'][number], { type: 'window' }>;
+        w.samples = Array.from({ length: n }, (_, i) => ({
+          ts: at - 1_000 + i, outcome: i % 2 ? 'slow' as const : 'error' as const, ...(i % 2 ? {} : { error_class: 'server' as const, status: 503 }),
+          upstream_request_id: `${id}_${i}`, attempt: 1, duration_ms: 900,
+        }));
+        return { ...b, source: { ...b.source, instance } };
+      };
+      const at = now + 30_000;
+      // Two batches in one transaction and a third alone: 10 + 10 + 10 samples in one minute.
+      await s.telemetry.insertBatches([sampleBatch('s-1', 'pod-1', at, 10), sampleBatch('s-2', 'pod-2', at + 10, 10)], at + 20);
+      await s.telemetry.insertBatch(sampleBatch('s-3', 'pod-3', at + 20, 10), at + 30);
+      const id = (await s.telemetry.findKeyId(KEY))!;
+      const all = await s.samples.forKey(id, { from: now, to: now + MIN, limit: 100 });
+      expect(all).toHaveLength(MAX_SAMPLES_PER_KEY_MINUTE);
+      expect(all[0]).toMatchObject({ service: 'ticket-drafts', instance: 'pod-2', sample: { upstream_request_id: 's-2_9', outcome: 'slow' } });
+      expect(all.every((r) => r.instance !== 'pod-3')).toBe(true);
+      const server = await s.samples.forKey(id, { from: now, to: now + MIN, limit: 3, errorClass: 'server', instance: 'pod-1' });
+      expect(server.map((r) => r.sample.upstream_request_id)).toEqual(['s-1_8', 's-1_6', 's-1_4']);
+      expect(await s.samples.forKey(id, { from: now, to: now + MIN, limit: 3, errorClass: 'slow', service: 'other' })).toEqual([]);
+      const { deleted } = await s.retention.prune(now + 400 * 86_400_000);
+      expect(deleted).toMatchObject({ call_samples: MAX_SAMPLES_PER_KEY_MINUTE });
+      expect(await s.samples.forKey(id, { from: now, to: now + MIN, limit: 100 })).toEqual([]);
     });
 
     it('prunes every table in one pass and reports what it deleted', async () => {

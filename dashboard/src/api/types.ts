@@ -14,8 +14,9 @@ import type { OperationCost as CostOperation } from '../../../server/verdicts/co
 import type { FallbackHealth } from '../../../server/verdicts/fallback-health.ts';
 import type { Incident } from '../../../server/verdicts/incidents.ts';
 import type { LocationHealth } from '../../../server/verdicts/prober-health.ts';
+import type { SamplesReplyBody as SamplesReply } from '../../../server/plugins/samples.ts';
 
-export type { Incident, LocationHealth };
+export type { Incident, LocationHealth, SamplesReply };
 export type { BreakerKey, ClientFigures, CostOperation, Delivery, FallbackHealth, Hint, Percentiles, ProbeFigures, ProbeStatus, Silence, Verdict, VerdictEntry };
 
 export interface Window {

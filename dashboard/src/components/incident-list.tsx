@@ -1,6 +1,6 @@
 import type { Incident } from '../api/types.ts';
 import { keyContext, keyParams } from '../format.ts';
-import type { TimeRange } from '../time-range.ts';
+import { rangeToApi, type TimeRange } from '../time-range.ts';
 import { viewHref } from '../url-state.ts';
 import { Link } from './link.tsx';
 import { VerdictBadge } from './verdict-badge.tsx';
@@ -40,6 +40,9 @@ export function IncidentList({ incidents, range, selected }: { incidents: Incide
                   </li>
                 ))}
               </ul>
+              {incident.cause.kind === 'provider' ? (
+                <p><a href={`/api/incidents/${incident.id}/ticket?${new URLSearchParams(rangeToApi(range))}`} target="_blank" rel="noreferrer">Provider ticket</a> <span className="muted">(plain text for the provider's support: request ids, times, status codes)</span></p>
+              ) : null}
             </details>
           </li>
         ))}

@@ -2,6 +2,7 @@ import { api } from '../api/client.ts';
 import type { ClientFigures, KeyDetailReply } from '../api/types.ts';
 import { usePoll } from '../api/use-poll.ts';
 import { KeyCharts } from '../charts/key-charts.tsx';
+import { FailedCalls } from '../components/failed-calls.tsx';
 import { FallbackHealthTable } from '../components/fallback-health.tsx';
 import { Link } from '../components/link.tsx';
 import { RefreshStatus } from '../components/refresh-status.tsx';
@@ -86,6 +87,7 @@ export default function KeyDetail() {
           <Figures c={detail.clients} />
           <VerdictTimeline series={detail.series} stepMs={detail.step_ms} window={detail.window} />
           <KeyCharts detail={detail} />
+          <FailedCalls keyOf={key} range={rangeToApi(range)} />
           <Reporters detail={detail} />
         </div>
       ) : null}

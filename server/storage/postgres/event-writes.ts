@@ -1,5 +1,7 @@
 import type { ConfigEvent, ProbeEvent, TasksEvent, TransitionEvent, WindowEvent } from '@breakerbox/protocol';
+import { MINUTE_MS } from '@breakerbox/protocol';
 import { histogramJson } from '../histogram.ts';
+import { MAX_SAMPLES_PER_KEY_MINUTE, sampleColumns, samplesOf } from '../sample-rows.ts';
 import type { PgClient } from './pool.ts';
 
 type Kind = 'window' | 'transition' | 'tasks' | 'config' | 'probe';
@@ -44,6 +46,18 @@ const SQL = Object.fromEntries(
 ) as Record<Kind, string>;
 
 /**
+ * Evidence samples, bounded per key and minute: a sample enters when those already stored
+ * for its key and minute plus those before it in this statement stay within the cap.
+ */
+const SAMPLES_SQL = `INSERT INTO call_samples (key_id, source_id, ts, error_class, status, upstream_request_id, sample)
+  SELECT q.k, q.s, q.t, q.c, q.st, q.r, q.j FROM (
+    SELECT u.*, row_number() OVER (PARTITION BY u.k, u.t - u.t % ${MINUTE_MS} ORDER BY u.n) AS rank
+    FROM UNNEST($1::bigint[], $2::bigint[], $3::bigint[], $4::text[], $5::bigint[], $6::text[], $7::text[]) WITH ORDINALITY AS u(k, s, t, c, st, r, j, n)
+  ) q
+  WHERE q.rank + (SELECT count(*) FROM call_samples x
+    WHERE x.key_id = q.k AND x.ts >= q.t - q.t % ${MINUTE_MS} AND x.ts < q.t - q.t % ${MINUTE_MS} + ${MINUTE_MS}) <= $8`;
+
+/**
  * The raw events of one transaction, gathered column by column so each table is written
  * by one `INSERT … SELECT FROM UNNEST` (one array per column) instead of a statement per
  * event: the fastest bulk form measured (docs/storage.md), and one prepared statement.
@@ -59,7 +73,13 @@ export class EventColumns {
     for (let i = 0; i < values.length; i++) cols[i]!.push(values[i]);
   }
 
+  private readonly sampleCols: unknown[][] = Array.from({ length: 7 }, () => []);
+
   window(keyId: number, sourceId: number, e: WindowEvent): void {
+    for (const sample of samplesOf(e)) {
+      const values = [keyId, sourceId, ...sampleColumns(sample)];
+      for (let i = 0; i < values.length; i++) this.sampleCols[i]!.push(values[i]);
+    }
     this.push('window', [keyId, sourceId, e.start, e.end, e.calls, e.ok, e.slow, JSON.stringify(e.errors), e.rejected,
       e.short_circuited, e.retries, e.cold_excluded, e.half_open.ok, e.half_open.failed, histogramJson(e.latency_ms),
       e.ttft_ms ? histogramJson(e.ttft_ms) : null, e.input_tokens, e.output_tokens, e.cost_usd]);
@@ -90,6 +110,9 @@ export class EventColumns {
       const cols = this.columns[kind];
       if (cols[0]!.length === 0) continue;
       await client.query({ name: `events_${kind}`, text: SQL[kind], values: cols });
+    }
+    if (this.sampleCols[0]!.length > 0) {
+      await client.query({ name: 'events_samples', text: SAMPLES_SQL, values: [...this.sampleCols, MAX_SAMPLES_PER_KEY_MINUTE] });
     }
   }
 }

@@ -6,6 +6,7 @@ import type { RetentionPolicy } from '../parts/retention.ts';
 import type { Storage } from '../storage.ts';
 import { createPostgresAlerts } from './alerts.ts';
 import { createPostgresEventReads } from './event-reads.ts';
+import { createPostgresSampleReads } from './sample-reads.ts';
 import { createPostgresHealth } from './health.ts';
 import { createPostgresHourRollups } from './hour-rollups.ts';
 import { createLeaderLease, type LeaderLeaseOptions } from './leader-lease.ts';
@@ -81,6 +82,7 @@ export async function createPostgresStorage(options: PostgresStorageOptions): Pr
       warmHours: (spanMs, now) => hours.warm(spanMs, now),
     },
     events: createPostgresEventReads(pool),
+    samples: createPostgresSampleReads(pool),
     alerts: createPostgresAlerts(pool),
     silences: createPostgresSilences(pool),
     notifications: createPostgresNotifications(pool),

@@ -11,6 +11,7 @@ import { createDbHealth } from './db-health.ts';
 import { createHourRollups, type HourRollups } from './hour-rollups.ts';
 import { createRollupReader } from './rollup-reads.ts';
 import { createEventReads } from './event-reads.ts';
+import { createSampleReads } from './sample-reads.ts';
 import { createTelemetryPart } from './telemetry-part.ts';
 import { createAlertStore } from './alert-store.ts';
 import { createSilenceStore } from './silence-store.ts';
@@ -108,6 +109,7 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
       warmHours: (spanMs, now) => hours.warm(spanMs, now),
     },
     events: asyncPart(createEventReads(db)),
+    samples: asyncPart(createSampleReads(db)),
     alerts: asyncPart(createAlertStore(db)),
     silences: asyncPart(createSilenceStore(db)),
     notifications: asyncPart(createNotificationStore(db)),

@@ -1,8 +1,9 @@
-import { keyId as keyCacheId, type BreakerKey, type TelemetryAck, type TelemetryBatch } from '@breakerbox/protocol';
+import { MINUTE_MS, keyId as keyCacheId, type BreakerKey, type TelemetryAck, type TelemetryBatch } from '@breakerbox/protocol';
 import type { Db } from './database.ts';
 import { RollupAccumulator, prepareRollupStatements } from '../rollups.ts';
 import { histogramJson } from '../histogram.ts';
 import { KEY_CACHE_MAX, keyFromRow, regionColumn } from '../key-rows.ts';
+import { SampleGroups, samplesOf } from '../sample-rows.ts';
 
 /** A stored key with its id and the span it reported over. */
 export interface StoredKey {
@@ -50,6 +51,8 @@ export function createTelemetryStore(db: Db): TelemetryStore {
     config: db.prepare('INSERT INTO config_events (key_id, source_id, ts, settings, fallbacks, warnings) VALUES (?, ?, ?, ?, ?, ?)'),
     probe: db.prepare(`INSERT INTO probe_events (key_id, source_id, location, ts, outcome, error_class, status, connect_ms, ttfb_ms, total_ms, cold, cost_usd, trigger)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+    sampleCount: db.prepare('SELECT count(*) FROM call_samples WHERE key_id = ? AND ts >= ? AND ts < ?').pluck(),
+    sample: db.prepare('INSERT INTO call_samples (key_id, source_id, ts, error_class, status, upstream_request_id, sample) VALUES (?, ?, ?, ?, ?, ?, ?)'),
     listKeys: db.prepare('SELECT id, provider, endpoint, model, region, first_seen, last_seen FROM keys ORDER BY provider, endpoint, model, region'),
   };
   const rollups = prepareRollupStatements(db);
@@ -72,7 +75,7 @@ export function createTelemetryStore(db: Db): TelemetryStore {
    * shared by every batch of the transaction, so batches written together upsert each
    * (key, minute) row once.
    */
-  const writeOne = (batch: TelemetryBatch, receivedAt: number, acc: RollupAccumulator, touched: Map<number, number>): TelemetryAck => {
+  const writeOne = (batch: TelemetryBatch, receivedAt: number, acc: RollupAccumulator, touched: Map<number, number>, samples: SampleGroups): TelemetryAck => {
     // A batch id written earlier in the same transaction counts as seen too.
     if (s.batchSeen.get(batch.batch_id)) return { accepted: 0, duplicate: true };
 
@@ -115,6 +118,7 @@ export function createTelemetryStore(db: Db): TelemetryStore {
             histogramJson(e.latency_ms), e.ttft_ms ? histogramJson(e.ttft_ms) : null,
             e.input_tokens, e.output_tokens, e.cost_usd);
           acc.addWindow(k, serviceId, sourceId, e);
+          for (const sample of samplesOf(e)) samples.add(k, sourceId, sample);
           break;
         }
         case 'transition': {
@@ -149,7 +153,12 @@ export function createTelemetryStore(db: Db): TelemetryStore {
   const writeAll = db.transaction((batches: readonly TelemetryBatch[], receivedAt: number): TelemetryAck[] => {
     const acc = new RollupAccumulator();
     const touched = new Map<number, number>();
-    const acks = batches.map((batch) => writeOne(batch, receivedAt, acc, touched));
+    const samples = new SampleGroups();
+    const acks = batches.map((batch) => writeOne(batch, receivedAt, acc, touched, samples));
+    // Bounded per key and minute (MAX_SAMPLES_PER_KEY_MINUTE): one count per group, then its rows.
+    for (const g of samples.pending((keyId, minute) => s.sampleCount.get(keyId, minute, minute + MINUTE_MS) as number)) {
+      for (const row of g.rows) s.sample.run(g.keyId, ...row);
+    }
     for (const [id, ts] of touched) s.keyTouch.run(ts, id);
     acc.flush(rollups);
     return acks;
