@@ -5,7 +5,8 @@
  * clock interface, and the one telemetry sender.
  */
 export type * from './types.ts';
-export { DEFAULT_LATENCY_BOUNDS_MS } from './types.ts';
+export { DEFAULT_LATENCY_BOUNDS_MS, TRANSITION_REASONS } from './types.ts';
+export * from './fleet.ts';
 export * from './schemas.ts';
 export { ERROR_CLASSES, PROVIDER_CLASSES, CLIENT_CLASSES, isRetryable, retryNeedsCare, countsAgainstProvider, isErrorClass } from './taxonomy.ts';
 export {

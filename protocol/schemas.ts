@@ -1,5 +1,6 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import type * as T from './types.ts';
+import { TRANSITION_REASONS } from './types.ts';
 
 /**
  * Protocol v1 as JSON Schema (TypeBox): what the collector validates. The wire types in
@@ -35,10 +36,7 @@ const ErrorClassName = Type.Union([
   Type.Literal('unclassified'),
 ]);
 const State = Type.Union([Type.Literal('closed'), Type.Literal('open'), Type.Literal('half_open'), Type.Literal('forced_open')]);
-const Reason = Type.Union([
-  Type.Literal('created'), Type.Literal('error_rate'), Type.Literal('slow_calls'), Type.Literal('rejections'),
-  Type.Literal('probe_failed'), Type.Literal('probes_succeeded'), Type.Literal('cooldown_elapsed'), Type.Literal('manual'),
-]);
+const Reason = Type.Union(TRANSITION_REASONS.map((r) => Type.Literal(r)));
 
 /** `errors` of a window: a count per taxonomy class; a class outside the taxonomy is refused. */
 const ErrorCounts = Type.Partial(Type.Record(ErrorClassName, Count), { additionalProperties: false });
@@ -184,6 +182,7 @@ export const BatchEnvelopeSchema = Type.Object({
   }),
   events: Type.Array(Type.Object({ type: Type.String() }), { minItems: 1, maxItems: 5000 }),
   dropped_events: Type.Optional(Count),
+  fleet: Type.Optional(Type.Object({ applied: Count, ignored: Count })),
 });
 
 export const AckSchema = Type.Object({ accepted: Type.Integer(), duplicate: Type.Boolean() });
@@ -209,3 +208,46 @@ export type SchemaTypesAgree = [
   Assert<Equals<Static<typeof ErrorClassName>, T.ErrorClass>>,
 ];
 
+// The fleet feed (docs/fleet.md): the wire decision and the subscription query.
+
+/**
+ * What a decision asks of a breaker: `outage` (a probe-confirmed provider outage) and
+ * `drain` (on-call takes the key out) force it open for `ttl_ms`; `recovered` (the probes
+ * that decided the outage are ok again) and `release` (on-call ends a drain) send an open
+ * breaker to half-open at once.
+ */
+export const FLEET_DECISION_KINDS = ['outage', 'recovered', 'drain', 'release'] as const;
+export type FleetDecisionKind = (typeof FLEET_DECISION_KINDS)[number];
+
+/** Longest time-to-live the collector ever sends, ms; the SDK caps what it applies at its own `maxTtlMs`. */
+export const MAX_FLEET_TTL_MS = 600_000;
+
+/** One decision on the wire (the `data` of an SSE `decision` event). */
+export const FleetDecisionSchema = Type.Object({
+  /** Stable per decision; a renewal repeats the id with a fresh `ttl_ms`. */
+  id: Type.String({ minLength: 1, maxLength: 64 }),
+  kind: Type.Union(FLEET_DECISION_KINDS.map((k) => Type.Literal(k))),
+  key: BreakerKeySchema,
+  /**
+   * How long from receipt the decision holds, ms — relative, so a skewed clock on either
+   * side cannot stretch it. 0 for `recovered` / `release`, which act once.
+   */
+  ttl_ms: Type.Integer({ minimum: 0, maximum: MAX_FLEET_TTL_MS }),
+  /** Why, for people (the verdict and its evidence, or the operator's reason). */
+  reason: Type.String({ maxLength: 1000 }),
+  /** When the collector first issued it, ms since the epoch (display only: never used for timing). */
+  issued_at: Type.Integer({ minimum: 0 }),
+});
+export type FleetDecision = Static<typeof FleetDecisionSchema>;
+
+/** `GET /v1/fleet` query: the keys the instance uses, as tags (comma-separated), or none for every key. */
+export const FleetFeedQuerySchema = Type.Object({
+  keys: Type.Optional(Type.String({ maxLength: 17 * 500, pattern: '^[0-9a-f]{16}(,[0-9a-f]{16})*$' })),
+});
+export type FleetFeedQuery = Static<typeof FleetFeedQuerySchema>;
+
+/** Most key tags one subscription may name; an instance with more subscribes to every key and filters itself. */
+export const MAX_FLEET_FEED_KEYS = 500;
+
+/** The SSE event names of the feed: `decision` (data: a FleetDecision) and `ready` (data: `{}` once the snapshot is sent). */
+export const FLEET_EVENTS = { decision: 'decision', ready: 'ready' } as const;

@@ -42,6 +42,11 @@ export interface SenderOptions {
   maxBackoffMs?: number;
   clock?: Clock;
   random?: () => number;
+  /**
+   * Running totals of fleet decisions the host applied and ignored (docs/fleet.md); each batch
+   * carries what grew since the last acknowledged one as its `fleet` field.
+   */
+  fleetTotals?: () => { applied: number; ignored: number };
 }
 
 /** Counters describing the sender's health. */
@@ -79,7 +84,7 @@ interface InFlight {
   events: TelemetryEvent[];
 }
 
-type Resolved = Required<Omit<SenderOptions, 'token' | 'source'>> & Pick<SenderOptions, 'token' | 'source'>;
+type Resolved = Required<Omit<SenderOptions, 'token' | 'source' | 'fleetTotals'>> & Pick<SenderOptions, 'token' | 'source' | 'fleetTotals'>;
 
 /** Pushes telemetry batches; see the module comment for its guarantees. */
 export class TelemetrySender {
@@ -90,6 +95,8 @@ export class TelemetrySender {
   private buffer: TelemetryEvent[] = [];
   private current: InFlight | undefined;
   private droppedUnreported = 0;
+  /** Fleet totals the collector has acknowledged. */
+  private readonly fleetAcked = { applied: 0, ignored: 0 };
   private readonly s: SenderStats = { sent: 0, dropped: 0, refused: 0, buffered: 0, batchesSent: 0, failures: 0 };
   private backoff = 0;
   private retryAt = 0;
@@ -112,6 +119,7 @@ export class TelemetrySender {
       maxBackoffMs: options.maxBackoffMs ?? 60_000,
       clock: options.clock ?? systemClock,
       random: options.random ?? Math.random,
+      fleetTotals: options.fleetTotals,
     };
     this.endpoint = new URL('v1/telemetry', options.url.endsWith('/') ? options.url : `${options.url}/`);
     this.agent = createPostAgent(this.endpoint);
@@ -207,6 +215,9 @@ export class TelemetrySender {
     const body: TelemetryBatch = { batch_id: batch.id, source: this.o.source, events: batch.events };
     const reportedDrops = this.droppedUnreported;
     if (reportedDrops > 0) body.dropped_events = reportedDrops;
+    const totals = this.o.fleetTotals?.();
+    const fleet = totals ? { applied: totals.applied - this.fleetAcked.applied, ignored: totals.ignored - this.fleetAcked.ignored } : undefined;
+    if (fleet && (fleet.applied > 0 || fleet.ignored > 0)) body.fleet = fleet;
     let res: PostResult;
     try {
       const json = Buffer.from(JSON.stringify(body));
@@ -223,6 +234,10 @@ export class TelemetrySender {
       this.s.sent += batch.events.length;
       this.s.batchesSent++;
       this.droppedUnreported = Math.max(0, this.droppedUnreported - reportedDrops);
+      if (body.fleet) {
+        this.fleetAcked.applied += body.fleet.applied;
+        this.fleetAcked.ignored += body.fleet.ignored;
+      }
       this.current = undefined;
       this.backoff = 0;
       return true;

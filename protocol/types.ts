@@ -31,15 +31,27 @@ export type ErrorClass =
 
 export type BreakerStateName = 'closed' | 'open' | 'half_open' | 'forced_open';
 
-export type TransitionReason =
-  | 'created'
-  | 'error_rate'
-  | 'slow_calls'
-  | 'rejections'
-  | 'probe_failed'
-  | 'probes_succeeded'
-  | 'cooldown_elapsed'
-  | 'manual';
+/**
+ * Why a breaker changed state — the one list (the schema, the SDK, the collector and the
+ * dashboard read it). The `fleet_*` reasons are decisions of the collector's fleet feed
+ * (docs/fleet.md): `fleet_outage` / `fleet_drain` force the breaker open for a time-to-live,
+ * `fleet_recovered` / `fleet_release` send an open breaker to half-open at once.
+ */
+export const TRANSITION_REASONS = [
+  'created',
+  'error_rate',
+  'slow_calls',
+  'rejections',
+  'probe_failed',
+  'probes_succeeded',
+  'cooldown_elapsed',
+  'manual',
+  'fleet_outage',
+  'fleet_recovered',
+  'fleet_drain',
+  'fleet_release',
+] as const;
+export type TransitionReason = (typeof TRANSITION_REASONS)[number];
 
 /** A latency histogram: `counts.length === bounds.length + 1` (the last bucket is +Inf). */
 export interface Histogram {
@@ -188,6 +200,8 @@ export interface TelemetryBatch {
   events: TelemetryEvent[];
   /** Events the sender dropped (buffer full while the collector was unreachable) since its last accepted batch. */
   dropped_events?: number;
+  /** Fleet decisions (docs/fleet.md) this instance applied and ignored since its last accepted batch; absent when none. */
+  fleet?: { applied: number; ignored: number };
 }
 
 /** The collector's answer to an accepted batch. */

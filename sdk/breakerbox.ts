@@ -28,6 +28,8 @@ import { checkBreakerboxOptions, checkKeySettings, checkOperationSpec } from './
 import type { FetchLike } from './fetch/http-attempt.ts';
 import type { FetchHost } from './fetch/fetch-host.ts';
 import type { AdapterHost } from './adapters/adapter-host.ts';
+import { FleetSubscription, type FleetOptions, type FleetStats } from './fleet/fleet-subscription.ts';
+import type { FleetDecisionOutcome } from './fleet/apply-decision.ts';
 
 /** Options of `createBreakerbox`; everything is optional. */
 export interface BreakerboxOptions {
@@ -43,7 +45,15 @@ export interface BreakerboxOptions {
   /** Latency histogram bounds (default: the protocol's shared bounds). */
   latencyBoundsMs?: readonly number[];
   /** Push telemetry to a collector. Without it, nothing leaves the process. */
-  telemetry?: Omit<ReporterOptions, 'clock' | 'random'> & SampleOptions;
+  telemetry?: Omit<ReporterOptions, 'clock' | 'random' | 'fleetTotals'> & SampleOptions;
+  /**
+   * The collector's fleet feed (docs/fleet.md), off unless asked for (`true` or an object of
+   * options; needs `telemetry`, whose URL and token it uses): probe-confirmed outages open this
+   * instance's breakers for a bounded time, recoveries send them to half-open at once. Off by
+   * default because the fleet benchmark does not meet its targets yet: with the feed, traffic
+   * returned to the primary later than the instances' own half-open checks brought it back.
+   */
+  fleet?: boolean | FleetOptions;
   clock?: Clock;
   random?: () => number;
 }
@@ -70,6 +80,7 @@ export class Breakerbox implements FetchHost, AdapterHost {
   private readonly reporter: TelemetryReporter | undefined;
   private readonly calls = new Emitter<CallEvent>();
   private readonly chainHost: ChainHost;
+  private readonly fleet: FleetSubscription | undefined;
 
   /** Subscribes to every logical call's summary (see `CallEvent`). */
   readonly onCall: EventSubscriber<CallEvent> = this.calls.on;
@@ -111,8 +122,19 @@ export class Breakerbox implements FetchHost, AdapterHost {
     };
     // Fail at construction, not on the first call, if the defaults are invalid.
     resolveSettings(options.defaults);
+    if (options.telemetry && options.fleet !== undefined && options.fleet !== false) {
+      this.fleet = new FleetSubscription(options.telemetry.url, options.telemetry.token, options.fleet === true ? {} : options.fleet, {
+        keys: () => this.keys(),
+        breakerOf: (key) => this.registry.get(keyId(key))?.breaker,
+        hasFallback: (key) => (this.configs.get(keyId(key))?.fallbacks.length ?? 0) > 0,
+      }, clock, this.ctx.random);
+    }
     if (options.telemetry) {
-      this.reporter = new TelemetryReporter({ ...options.telemetry, clock, random: this.ctx.random }, { collect: (now) => this.collect(now) });
+      const fleet = this.fleet;
+      this.reporter = new TelemetryReporter(
+        { ...options.telemetry, clock, random: this.ctx.random, ...(fleet ? { fleetTotals: () => fleet.totals() } : {}) },
+        { collect: (now) => this.collect(now) },
+      );
     }
   }
 
@@ -236,8 +258,19 @@ export class Breakerbox implements FetchHost, AdapterHost {
     return this.reporter ? this.reporter.flush(timeoutMs) : Promise.resolve();
   }
 
-  /** Flushes and stops the reporter's timers. */
+  /** Subscribes to what each fleet decision did (applied, renewed, ignored and why); a no-op without the feed. */
+  onFleetDecision(listener: (o: FleetDecisionOutcome) => void): () => void {
+    return this.fleet ? this.fleet.onDecision(listener) : () => undefined;
+  }
+
+  /** The fleet feed's state and counters (undefined when it is off). */
+  fleetStats(): FleetStats | undefined {
+    return this.fleet?.stats();
+  }
+
+  /** Ends the fleet feed, flushes and stops the reporter's timers. */
   close(timeoutMs?: number): Promise<void> {
+    this.fleet?.close();
     return this.reporter ? this.reporter.close(timeoutMs) : Promise.resolve();
   }
 
@@ -256,6 +289,7 @@ export class Breakerbox implements FetchHost, AdapterHost {
     });
     p.breaker.announce();
     this.pushConfig(p);
+    this.fleet?.keyAdded(k);
     return p;
   }
 

@@ -43,7 +43,9 @@ export { resolveSettings, DEFAULT_COLD_AFTER_IDLE_MS, DEFAULT_HEDGE_OPTIONS } fr
 export type { HedgeOptions, KeySettings, ResolvedKeySettings, TimeoutOptions } from './settings.ts';
 
 export { Breaker, DEFAULT_BREAKER_OPTIONS } from './policies/breaker.ts';
-export type { BreakerOptions, BreakerState, BreakerTransition } from './policies/breaker.ts';
+export type { BreakerOptions, BreakerState, BreakerTransition, FleetEffect } from './policies/breaker.ts';
+export type { FleetOptions, FleetStats } from './fleet/fleet-subscription.ts';
+export type { FleetDecisionOutcome, FleetIgnoreReason } from './fleet/apply-decision.ts';
 export { Bulkhead, DEFAULT_BULKHEAD_OPTIONS } from './policies/bulkhead.ts';
 export type { BulkheadOptions } from './policies/bulkhead.ts';
 export { DEFAULT_RETRY_OPTIONS, backoffDelay, decideRetry } from './policies/retry.ts';

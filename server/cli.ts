@@ -5,6 +5,7 @@ import { startServer } from './main.ts';
 import { systemClock } from './clock.ts';
 import { openStorage } from './storage/open-storage.ts';
 import { parseRights } from './storage/storage.ts';
+import { FLEET_USAGE, fleetCommand } from './fleet/fleet-cli.ts';
 
 const USAGE: Record<string, string> = {
   main: `usage: breakerbox <command> [options]
@@ -15,6 +16,9 @@ commands:
   token create      create a token: --name N --rights ingest,read,admin (prints the secret once)
   token list        list tokens (never their secrets)
   token revoke N    revoke the token named N
+  fleet drain       take one key out fleet-wide: --key K --reason R --expires 30m (admin)
+  fleet release     end a drain: --key K --reason R (admin)
+  fleet list        a key's fleet decisions: --key K
   probe             run the prober (see "breakerbox probe --help")
 
 "breakerbox <command> --help" describes each command.`,
@@ -38,6 +42,7 @@ Applies pending migrations in order, prints what it did, and exits.`,
        (each also takes --db PATH and --config FILE)
 
 Rights: ingest (push telemetry), read (APIs, dashboard, /metrics), admin (all of them).`,
+  fleet: FLEET_USAGE,
 };
 
 const COMMON = {
@@ -57,6 +62,8 @@ export async function main(argv: string[], env: Record<string, string | undefine
         return await migrateCommand(rest, env);
       case 'token':
         return await tokenCommand(rest, env);
+      case 'fleet':
+        return await fleetCommand(rest, env);
       case undefined:
       case 'help':
       case '--help':

@@ -30,7 +30,7 @@ export function App() {
 
   const check = useCallback(() => {
     setState({ status: 'checking' });
-    api<SessionInfo>('/api/session').then(
+    api('GET /api/session').then(
       (session) => setState({ status: 'signed-in', session }),
       (err: unknown) => {
         if (err instanceof ApiFailure && err.kind === 'unreachable') setState({ status: 'unreachable', message: err.message });
@@ -62,7 +62,7 @@ export function App() {
   }
 
   const signOut = async () => {
-    await api('/api/session', { method: 'DELETE' }).catch(() => undefined);
+    await api('DELETE /api/session').catch(() => undefined);
     setState({ status: 'signed-out', notice: 'Signed out.' });
   };
   const current = url.path === '/key' ? '/' : url.path;
@@ -104,7 +104,7 @@ function View({ path, canAdmin }: { path: string; canAdmin: boolean }) {
     case '/sign-in':
       return <Board />;
     case '/key':
-      return <KeyDetail />;
+      return <KeyDetail canAdmin={canAdmin} />;
     case '/alerts':
       return <Alerts canAdmin={canAdmin} />;
     case '/cost':

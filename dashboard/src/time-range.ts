@@ -28,7 +28,7 @@ export function rangeToParams(range: TimeRange): Record<string, string | undefin
 }
 
 /** The query parameters the read API takes for `range`. */
-export function rangeToApi(range: TimeRange): Record<string, string> {
+export function rangeToApi(range: TimeRange): { window?: string; from?: string; to?: string } {
   return range.kind === 'custom' ? { from: String(range.from), to: String(range.to) } : { window: range.preset };
 }
 

@@ -73,6 +73,18 @@ export const checkBreakerboxOptions: Check = obj({
     samplesPerWindow: num({ max: MAX_WINDOW_SAMPLES, int: true }),
     sampleBytesPerWindow: num({ min: 512, max: MAX_WINDOW_SAMPLES_BYTES, int: true }),
   }),
+  fleet: either((v, p) => {
+    if (typeof v !== 'boolean') invalid(p, 'true or false', v);
+  }, obj({
+    openWithoutFallback: bool,
+    maxTtlMs: positiveMs,
+    reconnectMs: positiveMs,
+    maxReconnectMs: positiveMs,
+    idleTimeoutMs: positiveMs,
+    connectTimeoutMs: positiveMs,
+    maxEventBytes: num({ min: 256, int: true }),
+    resubscribeDelayMs: ms,
+  }), 'true, false or an object of fleet options'),
   clock,
   random: fn,
 });

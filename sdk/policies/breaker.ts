@@ -78,7 +78,14 @@ export type BreakerState =
   | { readonly name: 'closed'; readonly since: number }
   | { readonly name: 'open'; readonly since: number; readonly until: number; readonly cooldownMs: number; readonly attempt: number }
   | { readonly name: 'half_open'; readonly since: number; readonly attempt: number }
-  | { readonly name: 'forced_open'; readonly since: number };
+  /**
+   * Forced open: by `forceOpen` (`until: null`, until `forceClose`), or by a fleet decision
+   * (docs/fleet.md) until `until` — past it the breaker goes half-open unless renewed.
+   */
+  | { readonly name: 'forced_open'; readonly since: number; readonly until: number | null };
+
+/** What a fleet decision did to a breaker (`applied`/`renewed`), or why it did nothing. */
+export type FleetEffect = 'applied' | 'renewed' | 'manual_override' | 'not_open';
 
 /** Emitted on every state change (and once, `from: null`, when the breaker is created). */
 export interface BreakerTransition {
@@ -129,7 +136,7 @@ export class Breaker {
   /** The current state (reading it may move an expired open state to half-open). */
   get state(): BreakerState {
     const s = this.current;
-    if (s.name === 'open' && this.clock.now() >= s.until) this.toHalfOpen(s.attempt);
+    if ((s.name === 'open' || (s.name === 'forced_open' && s.until !== null)) && this.clock.now() >= s.until!) this.toHalfOpen(this.attemptOf(s), 'cooldown_elapsed');
     return this.current;
   }
 
@@ -149,9 +156,11 @@ export class Breaker {
     if (s.name === 'closed') return PASS;
     if (s.name === 'open') {
       if (now < s.until) return REFUSED_OPEN;
-      this.toHalfOpen(s.attempt);
+      this.toHalfOpen(s.attempt, 'cooldown_elapsed');
     } else if (s.name === 'forced_open') {
-      return REFUSED_OPEN;
+      // A fleet decision's time-to-live lapses here: never held open past it without renewal.
+      if (s.until === null || now < s.until) return REFUSED_OPEN;
+      this.toHalfOpen(this.attemptOf(s), 'cooldown_elapsed');
     }
     if (this.probesInFlight >= this.options.halfOpenMaxProbes) return REFUSED_HALF_OPEN_BUSY;
     this.probesInFlight++;
@@ -202,9 +211,45 @@ export class Breaker {
     this.check(now);
   }
 
-  /** Opens the breaker until `forceClose` (reason `manual`). */
+  /** Opens the breaker until `forceClose` (reason `manual`); a fleet decision never overrides it. */
   forceOpen(): void {
-    if (this.current.name !== 'forced_open') this.setState({ name: 'forced_open', since: this.clock.now() }, 'manual');
+    const s = this.current;
+    if (s.name !== 'forced_open' || s.until !== null) this.setState({ name: 'forced_open', since: this.clock.now(), until: null }, 'manual');
+  }
+
+  /**
+   * A fleet decision holds the breaker open for `ttlMs` from now (reason `fleet_outage` or
+   * `fleet_drain`): `applied` when it opened it, `renewed` when it moved the deadline of an
+   * earlier fleet decision (no transition), `manual_override` when the application forced
+   * it open itself. Past the deadline the breaker goes half-open on its own.
+   */
+  fleetOpen(ttlMs: number, reason: 'fleet_outage' | 'fleet_drain'): FleetEffect {
+    const now = this.clock.now();
+    const s = this.state;
+    if (s.name === 'forced_open' && s.until === null) return 'manual_override';
+    if (s.name === 'forced_open') {
+      this.current = { ...s, until: now + ttlMs };
+      return 'renewed';
+    }
+    this.setState({ name: 'forced_open', since: now, until: now + ttlMs }, reason, undefined, ttlMs);
+    return 'applied';
+  }
+
+  /**
+   * A fleet recovery or release: an open breaker (its own cooldown, or a fleet decision)
+   * goes half-open now (reason `fleet_recovered` / `fleet_release`); the usual probe cap and
+   * consecutive-success rule decide when it closes. `not_open` when closed or half-open already.
+   */
+  fleetHalfOpen(reason: 'fleet_recovered' | 'fleet_release'): FleetEffect {
+    const s = this.state;
+    if (s.name === 'forced_open' && s.until === null) return 'manual_override';
+    if (s.name !== 'open' && s.name !== 'forced_open') return 'not_open';
+    this.toHalfOpen(this.attemptOf(s), reason);
+    return 'applied';
+  }
+
+  private attemptOf(s: BreakerState): number {
+    return s.name === 'open' || s.name === 'half_open' ? s.attempt : Math.max(1, this.consecutiveOpens);
   }
 
   /** Closes the breaker now, forgetting the window and the consecutive-open count (reason `manual`). */
@@ -241,25 +286,28 @@ export class Breaker {
     this.setState({ name: 'open', since: now, until: now + cooldownMs, cooldownMs, attempt }, reason, rates);
   }
 
-  private toHalfOpen(attempt: number): void {
+  private toHalfOpen(attempt: number, reason: TransitionReason): void {
     this.probeSuccesses = 0;
     this.probesInFlight = 0;
-    this.setState({ name: 'half_open', since: this.clock.now(), attempt }, 'cooldown_elapsed');
+    this.setState({ name: 'half_open', since: this.clock.now(), attempt }, reason);
   }
 
-  private setState(next: BreakerState, reason: TransitionReason, rates?: { error: number; slow: number }): void {
+  private setState(next: BreakerState, reason: TransitionReason, rates?: { error: number; slow: number }, cooldownMs?: number): void {
     const from = this.current.name;
     this.current = next;
-    this.emit(from, reason, rates);
+    this.emit(from, reason, rates, cooldownMs);
   }
 
-  private emit(from: BreakerStateName | null, reason: TransitionReason, rates?: { error: number; slow: number }): void {
+  private emit(from: BreakerStateName | null, reason: TransitionReason, rates?: { error: number; slow: number }, cooldownMs?: number): void {
     if (this.transitions.size === 0) return;
     const s = this.current;
     const ev: BreakerTransition = { key: this.key, ts: s.since, from, to: s.name, reason, rates: rates ?? this.rates(s.since) };
     if (s.name === 'open') {
       ev.cooldownMs = s.cooldownMs;
       ev.attempt = s.attempt;
+    } else if (cooldownMs !== undefined) {
+      // A fleet decision's time-to-live, reported like a cooldown.
+      ev.cooldownMs = cooldownMs;
     }
     this.transitions.emit(ev);
   }

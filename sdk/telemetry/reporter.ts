@@ -44,6 +44,8 @@ export interface ReporterOptions {
   maxBackoffMs?: number;
   clock?: Clock;
   random?: () => number;
+  /** Running totals of fleet decisions applied and ignored (set by the SDK instance when its feed is on). */
+  fleetTotals?: () => { applied: number; ignored: number };
 }
 
 /** Counters describing the reporter's health. */
@@ -84,7 +86,7 @@ export class TelemetryReporter {
       source: { service: options.service, instance: options.instance ?? `${hostname()}-${process.pid}`, sdk: SDK_NAME },
       requestTimeoutMs: this.requestTimeoutMs,
       clock: this.clock,
-      ...pick(options, ['maxBufferedEvents', 'maxBatchEvents', 'gzip', 'maxReplyBytes', 'backoffMs', 'maxBackoffMs', 'random']),
+      ...pick(options, ['maxBufferedEvents', 'maxBatchEvents', 'gzip', 'maxReplyBytes', 'backoffMs', 'maxBackoffMs', 'random', 'fleetTotals']),
     });
     this.onError = (listener) => this.sender.onError(listener);
     this.scheduleInterval();

@@ -52,6 +52,8 @@ export interface AlertEngineOptions {
   clock: ServerClock;
   /** The verdict thresholds (provider aliases group incidents). */
   verdictThresholds: VerdictThresholds;
+  /** Told the verdict window's analyses of every pass the leader stores (the fleet feed derives its decisions from them). */
+  onVerdicts?(now: number, analyses: KeyAnalysis[]): Promise<void>;
 }
 
 const DAY = 86_400_000;
@@ -167,6 +169,8 @@ export function createAlertEngine(o: AlertEngineOptions): AlertEngine {
       if (!o.storage.lease.isHeld()) return stale(now, started, conditions.length);
       // One transaction: a pass is stored whole or not at all.
       await store.apply(changes);
+      // The fleet's decisions come from the same analyses; a failure there never stops alerting.
+      await o.onVerdicts?.(now, [...verdicts.values()]).catch((err) => o.log.error({ err }, 'deriving fleet decisions failed'));
       // Incidents over the verdict window: firing alerts remember the group they notify under.
       const index = groupIncidents([...verdicts.values()], o.verdictThresholds.provider_aliases);
       const regroup: AlertChange[] = [];

@@ -1,20 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { BreakerboxError } from '../errors.ts';
 import type { Matcher, MatcherName, SilenceRecord, SilencesPart } from '../storage/storage.ts';
+import type { Silence, SilenceInput } from '../schemas/alerts.ts';
 
-/** A silence as the API shows it. */
-export interface Silence extends SilenceRecord {
-  state: 'pending' | 'active' | 'expired';
-}
+export type { Silence, SilenceInput } from '../schemas/alerts.ts';
 
-/** The body of `POST /api/silences` after schema validation. */
-export interface SilenceInput {
-  matchers: { name: MatcherName; value: string; regex?: boolean }[];
-  starts_at?: number;
-  ends_at: number;
-  comment: string;
-  created_by?: string;
-}
 
 /** Labels of an alert that matchers look at; a missing field is "". */
 export type AlertLabels = Record<MatcherName, string>;

@@ -1,14 +1,12 @@
 import type { BreakerKey } from '@breakerbox/protocol';
+import type { RuleName, Severity } from '../schemas/alerts.ts';
 import type { Hint, Verdict } from '../verdicts/types.ts';
 
-/** The alert rules. */
-export const RULES = ['flapping', 'open_share', 'fallback_failing', 'probe_failing', 'cost_per_success', 'prober_unhealthy', 'clients_degraded', 'prober_silent'] as const;
-export type RuleName = (typeof RULES)[number];
+// The rules, severities, states and the alert as the API shows it are the API's schemas (server/schemas/alerts.ts).
+export { RULES } from '../schemas/alerts.ts';
+export type { AlertState, AlertView, RuleName, Severity } from '../schemas/alerts.ts';
 
-export type Severity = 'info' | 'warning' | 'critical';
 export const SEVERITY_RANK: Record<Severity, number> = { info: 0, warning: 1, critical: 2 };
-
-export type AlertState = 'pending' | 'firing' | 'resolved';
 
 /**
  * What a rule found for one target at this evaluation: above the fire threshold, between
@@ -30,28 +28,4 @@ export interface Condition {
    * window (a service judged on its own calls), and the phrase said instead of the key's.
    */
   verdict?: { verdict: Verdict; hint: Hint | null; phrase: string };
-}
-
-/** An alert as the API shows it (docs/api.md). */
-export interface AlertView {
-  id: number;
-  fingerprint: string;
-  rule: RuleName;
-  key: BreakerKey | null;
-  location: string | null;
-  operation: string | null;
-  state: AlertState;
-  severity: Severity;
-  summary: string;
-  value: number | null;
-  started_at: number;
-  fired_at: number | null;
-  resolved_at: number | null;
-  updated_at: number;
-  verdict: Verdict | null;
-  hint: Hint | null;
-  /** The incident id its notifications are grouped under (its own fingerprint when in none). */
-  group_key: string | null;
-  silenced: boolean;
-  silenced_by: string[];
 }

@@ -218,6 +218,21 @@ const MemorySection = Type.Object(
   { default: {}, additionalProperties: false },
 );
 
+/** The fleet feed (docs/fleet.md): decisions the collector sends to subscribed SDK instances. */
+const FleetSection = Type.Object(
+  {
+    enabled: Type.Boolean({ default: true, description: 'derive fleet decisions from the verdicts and serve GET /v1/fleet (off: the route answers 404 and nothing is derived)' }),
+    ttl_s: Type.Integer({ minimum: 5, maximum: 600, default: 60, description: 'time-to-live of a fleet_outage decision; renewed at every alert evaluation while the probe-confirmed verdict holds' }),
+    max_probe_age_s: Type.Integer({ minimum: 10, maximum: 3600, default: 120, description: 'a failing location whose latest probe is older than this does not confirm an outage (stale probes never open the fleet)' }),
+    poll_interval_ms: Type.Integer({ minimum: 100, maximum: 60_000, default: 1000, description: 'how often each collector reads new and renewed decisions from the database to push them to its subscribers' }),
+    heartbeat_s: Type.Integer({ minimum: 1, maximum: 300, default: 15, description: 'an SSE comment is sent this often so proxies and load balancers keep an idle feed open' }),
+    max_subscribers: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 20_000, description: 'feeds one collector holds at once; past it a new subscription answers 503 and the SDK retries later' }),
+    max_buffered_bytes: Type.Integer({ minimum: 1024, maximum: 16 * 1024 * 1024, default: 64 * 1024, description: 'bytes a slow subscriber may have unsent before its feed is closed (memory per subscriber is bounded; it reconnects and gets a fresh snapshot)' }),
+    max_drain_s: Type.Integer({ minimum: 60, maximum: 30 * 86_400, default: 86_400, description: 'longest expiry of an operator drain' }),
+  },
+  { default: {}, additionalProperties: false },
+);
+
 /**
  * Everything the collector can be configured with, as read from the optional config file
  * (YAML or JSON, snake_case keys), then environment, then flags. Defaults live here and
@@ -285,6 +300,7 @@ export const ConfigSchema = Type.Object(
     verdicts: VerdictsSection,
     suspicion: SuspicionSection,
     alerts: AlertsSection,
+    fleet: FleetSection,
     notifiers: Type.Array(NotifierSchema, { default: [], maxItems: 50, description: 'where alerts are sent (docs/alerts.md)' }),
     metrics: Type.Object(
       {

@@ -13,6 +13,8 @@ export interface HealthSources {
   ingestRefusals(): Record<string, number>;
   /** Whether this collector holds the leader lease now (always on SQLite). */
   leader(): boolean;
+  /** Fleet feeds (GET /v1/fleet) this collector holds open now. */
+  fleetSubscribers?(): number;
 }
 
 /**
@@ -30,6 +32,10 @@ export interface CollectorMetrics {
   alertEvaluation(ms: number): void;
   /** Times a background job (`rollup`: hourly aggregates, `retention`: pruning) until the promise settles. */
   timeJob<T>(job: 'rollup' | 'retention', work: Promise<T>): Promise<T>;
+  /** Fleet decisions written to subscribers' feeds (one per decision per subscriber), by kind. */
+  fleetSent(kind: string, n: number): void;
+  /** Fleet decisions SDK instances reported applying and ignoring (the `fleet` field of their batches). */
+  fleetReported(applied: number, ignored: number): void;
   /** What the fleet part of the last `/metrics` page wrote and dropped under the series cap. */
   readonly exporter: { series: number; droppedSeries: number; droppedKeys: number };
 }
@@ -151,6 +157,28 @@ export function createCollectorMetrics(sources: HealthSources): CollectorMetrics
       for (const [limit, n] of Object.entries(sources.ingestRefusals())) this.inc({ limit }, n);
     },
   });
+  const fleetSent = new Counter({
+    name: 'breakerbox_fleet_decisions_sent_total',
+    help: 'Fleet decisions (docs/fleet.md) written to subscribed SDK instances, one per decision per feed, renewals included, by kind (outage, recovered, drain, release).',
+    labelNames: ['kind'],
+    registers: [registry],
+  });
+  const fleetReported = new Counter({
+    name: 'breakerbox_fleet_decisions_reported_total',
+    help: 'Fleet decisions SDK instances reported, by outcome: applied (a breaker transition) or ignored (unknown key, no fallback, manual override, nothing to do).',
+    labelNames: ['outcome'],
+    registers: [registry],
+  });
+  for (const kind of ['outage', 'recovered', 'drain', 'release']) fleetSent.inc({ kind }, 0);
+  for (const outcome of ['applied', 'ignored']) fleetReported.inc({ outcome }, 0);
+  new Gauge({
+    name: 'breakerbox_fleet_subscribers',
+    help: 'Fleet feeds (GET /v1/fleet) this collector holds open.',
+    registers: [registry],
+    collect() {
+      this.set(sources.fleetSubscribers?.() ?? 0);
+    },
+  });
   // `kind`, not `job`: Prometheus owns the job label (it names the scrape target).
   for (const kind of ['rollup', 'retention']) {
     jobSeconds.zero({ kind });
@@ -174,6 +202,13 @@ export function createCollectorMetrics(sources: HealthSources): CollectorMetrics
       const byType = new Map<string, number>();
       for (const e of batchEvents) byType.set(e.type, (byType.get(e.type) ?? 0) + 1);
       for (const [type, n] of byType) events.inc({ type }, n);
+    },
+    fleetSent(kind, n) {
+      if (n > 0) fleetSent.inc({ kind }, n);
+    },
+    fleetReported(applied, ignored) {
+      if (applied > 0) fleetReported.inc({ outcome: 'applied' }, applied);
+      if (ignored > 0) fleetReported.inc({ outcome: 'ignored' }, ignored);
     },
     alertEvaluation(ms) {
       alertSeconds.observe(ms / 1000);

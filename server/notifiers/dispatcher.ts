@@ -8,6 +8,7 @@ import { PAGERDUTY_URL, PAYLOADS } from './payloads.ts';
 import { redactUrl, scrub, secretsOf } from './redact.ts';
 import type { ServerClock } from '../clock.ts';
 import type { NotificationJob, NotifierConfig } from './types.ts';
+import type { NotifierStatus } from '../schemas/alerts.ts';
 
 /** The busy key of a job: its group, or its alert for one-alert deliveries. */
 export const busyKeyOf = (job: NotificationJob): string => (job.group.perAlert ? `alert:${job.alert.id}` : job.group.key);
@@ -26,14 +27,7 @@ export interface ResolvedNotifier {
 }
 
 /** Public status of a notifier: never its URL path, routing key or headers. */
-export interface NotifierStatus {
-  name: string;
-  type: string;
-  url: string | null;
-  min_severity: string;
-  queued: number;
-  in_flight: number;
-}
+export type { NotifierStatus } from '../schemas/alerts.ts';
 
 /** Per-notifier queues: a slow or hanging receiver holds up only its own queue. */
 export interface Dispatcher {

@@ -1,12 +1,11 @@
 import fp from 'fastify-plugin';
-import { Type } from '@sinclair/typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { BreakerboxError } from '../errors.ts';
 import { createAlertEngine, type AlertEngine, type EvaluationResult } from '../alerts/engine.ts';
-import { createSilenceStore, type SilenceInput, type SilenceStore } from '../alerts/silences.ts';
-import { MATCHER_NAMES } from '../storage/storage.ts';
+import { createSilenceStore, type SilenceStore } from '../alerts/silences.ts';
 import { createDispatcher, type Dispatcher } from '../notifiers/dispatcher.ts';
 import { leaderJob } from './leader-job.ts';
-import type { AlertState } from '../alerts/types.ts';
+import { AlertsRoute, CreateSilenceRoute, ExpireSilenceRoute, NotificationsRoute, SilencesRoute } from '../schemas/alerts.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -21,45 +20,14 @@ declare module 'fastify' {
   }
 }
 
-const AlertsQuery = Type.Object({
-  state: Type.Optional(Type.Union([Type.Literal('pending'), Type.Literal('firing'), Type.Literal('resolved')])),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
-  fingerprint: Type.Optional(Type.String({ pattern: '^[0-9a-f]{16}$' })),
-});
-const SilenceBody = Type.Object(
-  {
-    matchers: Type.Array(
-      Type.Object(
-        {
-          name: Type.Union(MATCHER_NAMES.map((n) => Type.Literal(n))),
-          value: Type.String({ minLength: 1, maxLength: 300 }),
-          regex: Type.Optional(Type.Boolean()),
-        },
-        { additionalProperties: false },
-      ),
-      { minItems: 1, maxItems: 20 },
-    ),
-    starts_at: Type.Optional(Type.Integer({ minimum: 0 })),
-    ends_at: Type.Integer({ minimum: 0 }),
-    comment: Type.String({ minLength: 1, maxLength: 1000 }),
-    created_by: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
-  },
-  { additionalProperties: false },
-);
-const DeliveriesQuery = Type.Object({
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
-  notifier: Type.Optional(Type.String({ maxLength: 64 })),
-  status: Type.Optional(Type.Union([Type.Literal('ok'), Type.Literal('failed'), Type.Literal('pending')])),
-  fingerprint: Type.Optional(Type.String({ pattern: '^[0-9a-f]{16}$' })),
-});
-
 /**
  * Alerts: the engine evaluated every `alerts.interval_s` (BREAKERBOX_ALERT_INTERVAL_S; 0 =
  * only on demand), notifiers, and `GET /api/alerts`, silences and `GET /api/notifications`.
  * Needs the verdicts plugin registered before it.
  */
 export const alertsPlugin = fp(
-  async (app) => {
+  async (fastify) => {
+    const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
     const cfg = app.config.alerts;
     const { storage } = app;
     const silences = createSilenceStore(storage.silences);
@@ -77,6 +45,7 @@ export const alertsPlugin = fp(
     });
     engine = createAlertEngine({
       storage, verdicts: app.verdicts, config: cfg, silences, dispatcher, log: app.log, clock: app.clock, verdictThresholds: app.config.verdicts,
+      onVerdicts: app.hasDecorator('fleet') ? (now, analyses) => app.fleet.fromVerdicts(now, analyses) : undefined,
     });
     // Deliveries left pending are failed by the collector that leads, when it starts leading:
     // another collector's may be in flight until then.
@@ -111,24 +80,24 @@ export const alertsPlugin = fp(
     const read = app.requireRight('read');
     const admin = app.requireRight('admin');
 
-    app.get('/api/alerts', { onRequest: read, schema: { querystring: AlertsQuery } }, async (request) => {
-      const q = request.query as { state?: AlertState; limit?: number; fingerprint?: string };
+    app.get('/api/alerts', { onRequest: read, schema: AlertsRoute }, async (request) => {
+      const q = request.query;
       return { alerts: await engine!.list({ state: q.state, limit: q.limit ?? 500, fingerprint: q.fingerprint }) };
     });
 
-    app.post('/api/silences', { onRequest: admin, schema: { body: SilenceBody } }, async (request, reply) => {
-      const silence = await silences.create(request.body as SilenceInput, request.principal?.name ?? 'unknown', app.clock.now());
+    app.post('/api/silences', { onRequest: admin, schema: CreateSilenceRoute }, async (request, reply) => {
+      const silence = await silences.create(request.body, request.principal?.name ?? 'unknown', app.clock.now());
       return reply.code(201).send({ silence });
     });
-    app.get('/api/silences', { onRequest: read }, async () => ({ silences: await silences.list(app.clock.now()) }));
-    app.delete('/api/silences/:id', { onRequest: admin, schema: { params: Type.Object({ id: Type.String({ maxLength: 64 }) }) } }, async (request) => {
-      const silence = await silences.expire((request.params as { id: string }).id, app.clock.now());
+    app.get('/api/silences', { onRequest: read, schema: SilencesRoute }, async () => ({ silences: await silences.list(app.clock.now()) }));
+    app.delete('/api/silences/:id', { onRequest: admin, schema: ExpireSilenceRoute }, async (request) => {
+      const silence = await silences.expire(request.params.id, app.clock.now());
       if (!silence) throw new BreakerboxError('BB_ERR_QUERY_NOT_FOUND', 'no such silence');
       return { silence };
     });
 
-    app.get('/api/notifications', { onRequest: read, schema: { querystring: DeliveriesQuery } }, async (request) => {
-      const q = request.query as { limit?: number; notifier?: string; status?: string; fingerprint?: string };
+    app.get('/api/notifications', { onRequest: read, schema: NotificationsRoute }, async (request) => {
+      const q = request.query;
       return { notifiers: dispatcher.status(), deliveries: await storage.notifications.deliveries({ ...q, limit: q.limit ?? 100 }) };
     });
   },

@@ -1,5 +1,6 @@
 import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { IncomingMessage } from 'node:http';
 import { keyId, type TelemetryBatch } from '@breakerbox/protocol';
 import { BreakerboxError } from '../errors.ts';
@@ -10,7 +11,7 @@ import { batchKeys, createKeyLimiter, storedKeys, type KeyLimiter } from '../ing
 import { createLimitCounters, type LimitCounters, type LimitName } from '../ingest/limit-counters.ts';
 import { validateBatch, type TimeBounds } from '../ingest/validate-batch.ts';
 import { createGroupCommit } from '../ingest/group-commit.ts';
-import { AckSchema, BatchEnvelopeSchema, ErrorReplySchema } from '@breakerbox/protocol';
+import { TelemetryRoute } from '../schemas/ingest.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -101,13 +102,10 @@ async function ingestRoutes(app: FastifyInstance): Promise<void> {
   });
 
   app.addHook('onResponse', async (_request, reply) => app.collectorMetrics.ingestRequest(reply.statusCode, reply.elapsedTime / 1000));
-  app.post(
+  app.withTypeProvider<TypeBoxTypeProvider>().post(
     '/v1/telemetry',
     {
-      schema: {
-        description: 'Telemetry protocol v1 (validated per event type in the handler, so errors name the exact field).',
-        response: { 200: AckSchema, '4xx': ErrorReplySchema, '5xx': ErrorReplySchema },
-      },
+      schema: TelemetryRoute,
       onRequest: app.ingestGuard,
     },
     async (request) => {
@@ -133,6 +131,7 @@ async function ingestRoutes(app: FastifyInstance): Promise<void> {
         holdKeys(keys.keys(), -1);
       }
       app.collectorMetrics.ingestBatch(batch.events, ack.duplicate);
+      if (batch.fleet && !ack.duplicate) app.collectorMetrics.fleetReported(batch.fleet.applied, batch.fleet.ignored);
       if (batch.dropped_events && !ack.duplicate) {
         request.log.warn({ service: batch.source.service, instance: batch.source.instance, dropped: batch.dropped_events },
           'a sender dropped telemetry while the collector was unreachable');
@@ -141,9 +140,6 @@ async function ingestRoutes(app: FastifyInstance): Promise<void> {
     },
   );
 }
-
-/** The envelope schema, exported for documentation generators. */
-export const telemetryBodySchema = BatchEnvelopeSchema;
 
 export const ingestPlugin = fp(
   async (app) => {

@@ -4,6 +4,7 @@ import fp from 'fastify-plugin';
 import { createCollectorMetrics, type CollectorMetrics } from '../metrics/collector-health.ts';
 import type { KeyStateNow } from '../metrics/key-families.ts';
 import { metricsPage } from '../metrics/page.ts';
+import { MetricsRoute } from '../schemas/metrics.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -29,6 +30,8 @@ export const collectorMetricsPlugin = fp(
         deliveries: () => (app.hasDecorator('alerts') ? app.alerts.dispatcher.counts() : []),
         ingestRefusals: () => (app.hasDecorator('ingestLimits') ? app.ingestLimits.snapshot() : {}),
         leader: () => app.storage.lease.isHeld(),
+        // The fleet plugin registers later; at scrape time it is there.
+        fleetSubscribers: () => (app.hasDecorator('fleet') ? app.fleet.subscribers() : 0),
       }),
     );
   },
@@ -72,7 +75,8 @@ export const metricsPlugin = fp(
         release();
       }
     }
-    app.get('/metrics', open ? {} : { onRequest: app.requireRight('read') }, async (_request, reply) => {
+    // The page is a text stream, which the serialiser never sees: the schema documents it.
+    app.get('/metrics', { schema: MetricsRoute, ...(open ? {} : { onRequest: app.requireRight('read') }) }, async (_request, reply) => {
       const page = Readable.from(oneAtATime(), { objectMode: false });
       return reply.header('content-type', 'text/plain; version=0.0.4; charset=utf-8').send(page);
     });

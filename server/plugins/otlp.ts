@@ -17,6 +17,7 @@ import { metricsToWindows } from '../otlp/metrics-to-windows.ts';
 import { exportResponse, statusResponse, type Signal } from '../otlp/responses.ts';
 import { CumulativeSeries } from '../otlp/series-state.ts';
 import { WireError } from '../otlp/wire-reader.ts';
+import { OtlpLogsRoute, OtlpMetricsRoute, OtlpTracesRoute } from '../schemas/ingest.ts';
 
 /** Cumulative series one collector follows at most, and how long an idle one is kept. */
 const MAX_SERIES = 50_000;
@@ -41,11 +42,14 @@ function talliesToBatches(tallies: Iterable<SpanTally>): TelemetryBatch[] {
 }
 
 const PROTOBUF_TYPES = ['application/x-protobuf', 'application/protobuf'];
+/** A request of these routes: the content-type parser below leaves the body as (inflated) bytes. */
+type OtlpRequest = FastifyRequest<{ Body: Buffer }>;
+
 const isProtobuf = (request: FastifyRequest) => PROTOBUF_TYPES.some((t) => (request.headers['content-type'] ?? '').toLowerCase().startsWith(t));
 
 /** Decodes a body by its type; a protobuf body that is not the message answers 400. */
-function decode<T>(request: FastifyRequest, protobuf: (b: Buffer) => T, json: (v: unknown) => T): T {
-  const body = request.body as Buffer;
+function decode<T>(request: OtlpRequest, protobuf: (b: Buffer) => T, json: (v: unknown) => T): T {
+  const body = request.body;
   if (!isProtobuf(request)) return json(parseJson(body));
   try {
     return protobuf(body);
@@ -141,12 +145,12 @@ async function otlpRoutes(app: FastifyInstance): Promise<void> {
    */
   const store = async (
     signal: Signal,
-    request: FastifyRequest,
+    request: OtlpRequest,
     mapped: { batches: TelemetryBatch[]; rejected: Rejections; pointsPerKey: Map<string, number> },
     now: number,
     sink: (admitted: TelemetryBatch[]) => Promise<void> | void = (admitted) => write(signal, admitted, now),
   ): Promise<TelemetryBatch[]> => {
-    const digest = createHash('sha256').update(request.body as Buffer).digest('hex');
+    const digest = createHash('sha256').update(request.body).digest('hex');
     const chunks = chunked(mapped.batches, `otlp-${signal}-${digest}`, now);
     if (chunks.length === 0) return [];
     // Checked after validation, so a request refused as invalid takes no key slots; the chunks
@@ -163,9 +167,11 @@ async function otlpRoutes(app: FastifyInstance): Promise<void> {
     return exportResponse(signal, protobuf, rejected, message);
   };
 
+  // Not through the TypeBox provider: the body is bytes and the routes write OTLP's own
+  // encodings (protobuf or JSON text) themselves, so the serialiser never sees a success reply.
   const route = { bodyLimit: limit, onRequest: app.ingestGuard };
 
-  app.post('/v1/metrics', route, async (request, reply) => {
+  app.post<{ Body: Buffer }>('/v1/metrics', { ...route, schema: OtlpMetricsRoute }, async (request, reply) => {
     const now = Date.now();
     const resources = decode(request, decodeMetricsProtobuf, decodeMetricsJson);
     const deltas = series.stage();
@@ -198,7 +204,7 @@ async function otlpRoutes(app: FastifyInstance): Promise<void> {
     await release(true);
   });
 
-  app.post('/v1/traces', route, async (request, reply) => {
+  app.post<{ Body: Buffer }>('/v1/traces', { ...route, schema: OtlpTracesRoute }, async (request, reply) => {
     const now = app.clock.now();
     const resources = decode(request, decodeTracesProtobuf, decodeTracesJson);
     const mapped = spansToTallies(resources, app.ingestTimeBounds(now));
@@ -220,7 +226,7 @@ async function otlpRoutes(app: FastifyInstance): Promise<void> {
     return answer(reply, request, 'traces', mapped.rejected.count, message);
   });
 
-  app.post('/v1/logs', route, async (request, reply) => {
+  app.post<{ Body: Buffer }>('/v1/logs', { ...route, schema: OtlpLogsRoute }, async (request, reply) => {
     const now = Date.now();
     const resources = decode(request, decodeLogsProtobuf, decodeLogsJson);
     const mapped = logsToEvents(resources, app.ingestTimeBounds(now), now);

@@ -1,10 +1,11 @@
 import fp from 'fastify-plugin';
 import fastifyCookie from '@fastify/cookie';
 import { createHash, randomBytes } from 'node:crypto';
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import { Type, type Static } from '@sinclair/typebox';
+import type { FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { BreakerboxError } from '../errors.ts';
 import { expandRights, type Principal, type SessionRecord } from '../storage/storage.ts';
+import { SessionRoute, SignInRoute, SignOutRoute, type SessionInfo } from '../schemas/session.ts';
 
 /** The cookie that carries a dashboard session id. */
 export const SESSION_COOKIE = 'bb_session';
@@ -17,13 +18,6 @@ export interface SessionOptions {
   now?: () => number;
 }
 
-const SignInBody = Type.Object({ token: Type.String({ minLength: 1, maxLength: 1024 }) }, { additionalProperties: false });
-const SessionReply = Type.Object({
-  name: Type.String(),
-  rights: Type.Array(Type.String()),
-  expires_at: Type.Integer(),
-});
-
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 
 /**
@@ -34,7 +28,8 @@ const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').diges
  * rotating the token ends its sessions. `GET /api/session` says who is signed in;
  * `DELETE /api/session` signs out. The token itself never reaches the browser's storage.
  */
-export const sessionPlugin = fp<SessionOptions>(async (app, options) => {
+export const sessionPlugin = fp<SessionOptions>(async (fastify, options) => {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const ttlMs = options.ttlMs ?? 12 * 3_600_000;
   const now = options.now ?? Date.now;
   await app.register(fastifyCookie);
@@ -61,15 +56,15 @@ export const sessionPlugin = fp<SessionOptions>(async (app, options) => {
     secure: request.protocol === 'https',
     maxAge: maxAgeS,
   });
-  const describe = (row: SessionRecord): Static<typeof SessionReply> => ({
+  const describe = (row: SessionRecord): SessionInfo => ({
     name: row.name,
     rights: [...expandRights(row.rights)],
     expires_at: row.expiresAt,
   });
 
-  app.post<{ Body: Static<typeof SignInBody> }>(
+  app.post(
     '/api/session',
-    { schema: { body: SignInBody, response: { 200: SessionReply } } },
+    { schema: SignInRoute },
     async (request, reply) => {
       const principal = await app.storage.tokens.verify(request.body.token);
       if (!principal) throw new BreakerboxError('BB_ERR_AUTH_INVALID');
@@ -89,18 +84,18 @@ export const sessionPlugin = fp<SessionOptions>(async (app, options) => {
     },
   );
 
-  app.get('/api/session', { schema: { response: { 200: SessionReply } } }, async (request, reply: FastifyReply) => {
+  app.get('/api/session', { schema: SessionRoute }, async (request, reply) => {
     const row = await sessionOf(request);
     if (!row) throw new BreakerboxError('BB_ERR_AUTH_MISSING', 'not signed in');
     reply.header('cache-control', 'no-store');
     return describe(row);
   });
 
-  app.delete('/api/session', async (request, reply) => {
+  app.delete('/api/session', { schema: SignOutRoute }, async (request, reply) => {
     const header = request.headers.cookie;
     const id = header ? app.parseCookie(header)[SESSION_COOKIE] : undefined;
     if (id) await sessions.remove(sha256(id));
     reply.clearCookie(SESSION_COOKIE, { path: '/', httpOnly: true, sameSite: 'strict', secure: request.protocol === 'https' });
-    return reply.code(204).send();
+    return reply.code(204).send(null);
   });
 });

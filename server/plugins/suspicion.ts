@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin';
-import { Type, type Static } from '@sinclair/typebox';
-import { BreakerKeySchema, ErrorReplySchema } from '@breakerbox/protocol';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { ProbeRequestsRoute } from '../schemas/probes.ts';
 import type { SuspicionsPart } from '../storage/storage.ts';
 import { createSuspicionTrigger, type TriggerResult } from '../suspicion/trigger.ts';
 import { leaderJob } from './leader-job.ts';
@@ -15,31 +15,6 @@ declare module 'fastify' {
   }
 }
 
-/** Query of `GET /v1/probe-requests`. */
-export const ProbeRequestsQuery = Type.Object(
-  {
-    location: Type.String({ pattern: '^[A-Za-z0-9._-]{1,64}$', description: "the prober's location" }),
-    wait_s: Type.Optional(Type.Integer({ minimum: 0, maximum: 120, description: 'wait this long for a request (capped by suspicion.long_poll_s)' })),
-    max: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
-  },
-  { additionalProperties: false },
-);
-
-/** Reply of `GET /v1/probe-requests`: probes to run now; an empty list when none came within the wait. */
-export const ProbeRequestsReply = Type.Object({
-  requests: Type.Array(
-    Type.Object({
-      id: Type.Integer(),
-      key: BreakerKeySchema,
-      requested_at: Type.Integer(),
-      suspicion_id: Type.Integer(),
-    }),
-  ),
-  /** Poll again after this long (ms); 0 = at once. */
-  retry_after_ms: Type.Integer({ minimum: 0 }),
-});
-export type ProbeRequestsReplyBody = Static<typeof ProbeRequestsReply>;
-
 /** How often a waiting long-poll re-reads the queue (a burst's later requests fall due in between). */
 const RECHECK_MS = 500;
 
@@ -49,7 +24,8 @@ const RECHECK_MS = 500;
  * probers learn of the immediate probes asked of them. Requests are stored (migration 030).
  */
 export const suspicionPlugin = fp(
-  async (app) => {
+  async (fastify) => {
+    const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
     const cfg = app.config.suspicion;
     const store = app.storage.suspicions;
     const waiters = new Map<string, Set<() => void>>();
@@ -84,16 +60,9 @@ export const suspicionPlugin = fp(
     const ingest = app.requireRight('ingest');
     app.get(
       '/v1/probe-requests',
-      {
-        onRequest: ingest,
-        schema: {
-          description: 'Long-poll: probes the collector asks of this location now (probe on suspicion).',
-          querystring: ProbeRequestsQuery,
-          response: { 200: ProbeRequestsReply, '4xx': ErrorReplySchema },
-        },
-      },
+      { onRequest: ingest, schema: ProbeRequestsRoute },
       async (request, reply) => {
-        const q = request.query as Static<typeof ProbeRequestsQuery>;
+        const q = request.query;
         const max = q.max ?? 20;
         const waitMs = Math.min(q.wait_s ?? cfg.long_poll_s, cfg.long_poll_s) * 1000;
         const deadline = performance.now() + waitMs;

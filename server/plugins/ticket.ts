@@ -1,18 +1,8 @@
 import fp from 'fastify-plugin';
-import { Type, type Static } from '@sinclair/typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { BreakerboxError } from '../errors.ts';
-import type { WindowQuery } from '../verdicts/window.ts';
+import { TicketRoute } from '../schemas/samples.ts';
 import { providerTicket, type TicketKey } from '../verdicts/provider-ticket.ts';
-
-const Millis = Type.String({ pattern: '^[0-9]{1,16}$' });
-
-/** `GET /api/incidents/:id/ticket` query: the window and whether to name our services. */
-const TicketQuery = Type.Object({
-  window: Type.Optional(Type.String({ maxLength: 8 })),
-  from: Type.Optional(Millis),
-  to: Type.Optional(Millis),
-  sources: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')])),
-});
 
 /** Samples read per key for a ticket. */
 const SAMPLES_PER_KEY = 200;
@@ -22,14 +12,12 @@ const SAMPLES_PER_KEY = 200;
  * Service and instance names are left out unless `sources=true`.
  */
 export const ticketPlugin = fp(
-  async (app) => {
-    app.get('/api/incidents/:id/ticket', {
-      onRequest: app.requireRight('read'),
-      schema: { params: Type.Object({ id: Type.String({ pattern: '^[0-9a-f]{16}$' }) }), querystring: TicketQuery, response: { 200: Type.String() } },
-    }, async (request, reply) => {
-      const { id } = request.params as { id: string };
-      const q = request.query as Static<typeof TicketQuery>;
-      const range = app.resolveWindow(q as WindowQuery, '1h');
+  async (fastify) => {
+    const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+    app.get('/api/incidents/:id/ticket', { onRequest: app.requireRight('read'), schema: TicketRoute }, async (request, reply) => {
+      const { id } = request.params;
+      const q = request.query;
+      const range = app.resolveWindow(q, '1h');
       const incident = (await app.verdicts.incidents(range)).find((i) => i.id === id);
       if (!incident) throw new BreakerboxError('BB_ERR_QUERY_NOT_FOUND', 'no such incident in this window');
       const ids = await app.storage.telemetry.findKeyIds(incident.keys.map((k) => k.key));

@@ -1,12 +1,16 @@
 import fp from 'fastify-plugin';
-import { Type } from '@sinclair/typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { BreakerboxError } from '../errors.ts';
 import { createVerdictEngine, type VerdictEngine } from '../verdicts/verdict-engine.ts';
 import { pendingProbesSource } from '../verdicts/pending-probes.ts';
 import { parseStep, parseWindow, type TimeRange, type WindowQuery } from '../verdicts/window.ts';
-import { PageParams, page, pageRequest } from '../query/pagination.ts';
+import { page, pageRequest } from '../query/pagination.ts';
 import { probesPage } from '../query/probe-pages.ts';
 import { inThreadReads, startReadWorker, type FleetReads } from '../query/read-worker.ts';
+import { IncidentsRoute, VerdictsRoute } from '../schemas/verdicts.ts';
+import { KeyRoute } from '../schemas/keys.ts';
+import { CostRoute } from '../schemas/cost.ts';
+import { ProbesRoute } from '../schemas/probes.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -20,23 +24,6 @@ declare module 'fastify' {
 }
 
 const DAY = 86_400_000;
-const Millis = Type.String({ pattern: '^[0-9]{1,16}$' });
-const WindowParams = {
-  window: Type.Optional(Type.String({ maxLength: 8 })),
-  from: Type.Optional(Millis),
-  to: Type.Optional(Millis),
-};
-const Windowed = Type.Object(WindowParams);
-const PagedWindow = Type.Object({ ...WindowParams, ...PageParams });
-const KeyQuery = Type.Object({
-  ...WindowParams,
-  step: Type.Optional(Millis),
-  provider: Type.String({ minLength: 1, maxLength: 100 }),
-  endpoint: Type.String({ minLength: 1, maxLength: 100 }),
-  model: Type.String({ minLength: 1, maxLength: 300 }),
-  region: Type.Optional(Type.String({ maxLength: 100 })),
-});
-const CostQuery = Type.Object({ ...WindowParams, step: Type.Optional(Millis), operation: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })) });
 
 /**
  * Verdicts and the views built on them: `GET /api/verdicts`, `/api/incidents`, `/api/key`, `/api/cost`,
@@ -44,7 +31,8 @@ const CostQuery = Type.Object({ ...WindowParams, step: Type.Optional(Millis), op
  * storage plugin's background job, so requests never write.
  */
 export const verdictsPlugin = fp(
-  async (app) => {
+  async (fastify) => {
+    const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
     const s = app.config.suspicion;
     // Probe on suspicion: verdicts wait for the probes asked for (docs/alerts.md).
     const pendingMaxMs = s.enabled ? s.pending_max_s * 1000 : null;
@@ -72,16 +60,16 @@ export const verdictsPlugin = fp(
 
     const read = app.requireRight('read');
     const paging = { defaultLimit: app.config.api.default_limit, maxLimit: app.config.api.max_limit };
-    app.get('/api/verdicts', { onRequest: read, schema: { querystring: PagedWindow } }, async (request) => {
-      const q = request.query as WindowQuery & { limit?: string; cursor?: string };
+    app.get('/api/verdicts', { onRequest: read, schema: VerdictsRoute }, async (request) => {
+      const q = request.query;
       const at = pageRequest(q, paging);
       const range = at.range ?? app.resolveWindow(q, '15m');
       const { items, next_cursor, total } = page(await fleetReads.verdicts(range), at, range);
       return { window: range, verdicts: items, next_cursor, total };
     });
 
-    app.get('/api/key', { onRequest: read, schema: { querystring: KeyQuery } }, async (request) => {
-      const q = request.query as WindowQuery & { provider: string; endpoint: string; model: string; region?: string };
+    app.get('/api/key', { onRequest: read, schema: KeyRoute }, async (request) => {
+      const q = request.query;
       const range = app.resolveWindow(q, '1h');
       const key = { provider: q.provider, endpoint: q.endpoint, model: q.model, ...(q.region ? { region: q.region } : {}) };
       const detail = await engine.keyDetail(key, range, parseStep(q.step, range));
@@ -89,19 +77,19 @@ export const verdictsPlugin = fp(
       return detail;
     });
 
-    app.get('/api/cost', { onRequest: read, schema: { querystring: CostQuery } }, async (request) => {
-      const q = request.query as WindowQuery & { operation?: string };
+    app.get('/api/cost', { onRequest: read, schema: CostRoute }, async (request) => {
+      const q = request.query;
       const range = app.resolveWindow(q, '24h');
       return engine.cost(range, parseStep(q.step, range), q.operation);
     });
 
-    app.get('/api/incidents', { onRequest: read, schema: { querystring: Windowed } }, async (request) => {
-      const range = app.resolveWindow(request.query as WindowQuery, '15m');
+    app.get('/api/incidents', { onRequest: read, schema: IncidentsRoute }, async (request) => {
+      const range = app.resolveWindow(request.query, '15m');
       return { window: range, incidents: await engine.incidents(range) };
     });
 
-    app.get('/api/probes', { onRequest: read, schema: { querystring: PagedWindow } }, async (request) => {
-      const q = request.query as WindowQuery & { limit?: string; cursor?: string };
+    app.get('/api/probes', { onRequest: read, schema: ProbesRoute }, async (request) => {
+      const q = request.query;
       const at = pageRequest(q, paging);
       return probesPage(await engine.probes(at.range ?? app.resolveWindow(q, '1h')), at);
     });

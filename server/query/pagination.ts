@@ -1,12 +1,5 @@
-import { Type } from '@sinclair/typebox';
 import { BreakerboxError } from '../errors.ts';
 import type { TimeRange } from '../verdicts/window.ts';
-
-/** `limit` and `cursor` query parameters of a paged list. */
-export const PageParams = {
-  limit: Type.Optional(Type.String({ pattern: '^[0-9]{1,6}$', description: 'entries per page (default api.default_limit)' })),
-  cursor: Type.Optional(Type.String({ maxLength: 200, description: 'next_cursor of the previous page' })),
-};
 
 /** Where a page starts, and the window it is pinned to (a cursor keeps the first page's window). */
 export interface PageRequest {

@@ -1,14 +1,11 @@
 import type { ProbesView } from '../verdicts/probes-view.ts';
 import { page, type PageRequest } from './pagination.ts';
+import type { ProbesPage } from '../schemas/probes.ts';
 
 type Location = ProbesView['locations'][number];
 
 /** One page of `GET /api/probes`: the view's targets, paged as one list, grouped by location again. */
-export interface ProbesPage extends ProbesView {
-  next_cursor: string | null;
-  /** Targets (location × key) over all pages. */
-  total: number;
-}
+export type { ProbesPage } from '../schemas/probes.ts';
 
 /**
  * Pages the probe view by target, in its order (location, then key): a fleet probed from

@@ -1,6 +1,6 @@
 /** What both engines do with an `alerts` row joined to its key: only the SQL differs per engine. */
-import type { AlertState, RuleName, Severity } from '../alerts/types.ts';
-import type { Hint, Verdict } from '../verdicts/types.ts';
+import type { AlertState, RuleName, Severity } from '../schemas/alerts.ts';
+import type { Hint, Verdict } from '../schemas/verdicts.ts';
 import type { StoredAlert } from './parts/alerts.ts';
 import { keyFromRow } from './key-rows.ts';
 

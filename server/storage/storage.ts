@@ -12,6 +12,7 @@ import type { SuspicionsPart } from './parts/suspicions.ts';
 import type { TelemetryPart } from './parts/telemetry.ts';
 import type { TokensPart } from './parts/tokens.ts';
 import type { LeaderLease } from './parts/lease.ts';
+import type { FleetPart } from './parts/fleet.ts';
 
 export type * from './parts/alerts.ts';
 export type * from './parts/events.ts';
@@ -26,6 +27,7 @@ export * from './parts/silences.ts';
 export type * from './parts/suspicions.ts';
 export type * from './parts/telemetry.ts';
 export * from './parts/tokens.ts';
+export type * from './parts/fleet.ts';
 
 /** The engines behind the interface. */
 export type StorageEngine = 'sqlite' | 'postgres';
@@ -61,6 +63,8 @@ export interface Storage {
   readonly sessions: SessionsPart;
   /** API tokens. */
   readonly tokens: TokensPart;
+  /** Fleet decisions: what subscribed SDK instances are told (docs/fleet.md). */
+  readonly fleet: FleetPart;
   /** What `/metrics` reads. */
   readonly metrics: MetricsPart;
   /** The one pruner. */

@@ -1,35 +1,13 @@
 import type { RollupsPart } from '../storage/storage.ts';
 import { floorMinute, type TimeRange } from './window.ts';
+import type { CostView, OperationCost } from '../schemas/cost.ts';
 
 const MINUTE = 60_000;
 const DAY = 86_400_000;
 const LEVELS = ['0', '1', '2', '3', '4'] as const;
 type Levels = Record<(typeof LEVELS)[number], number | null>;
 
-/** One operation's cost figures (docs/api.md, `GET /api/cost`). */
-export interface OperationCost {
-  operation: string;
-  services: string[];
-  completed: number;
-  failed: number;
-  degraded: number;
-  attempts: number;
-  cost_usd: number;
-  cost_per_success: number | null;
-  baseline: { from: number; to: number; cost_per_success: number | null; completed: number };
-  ratio: number | null;
-  levels: Levels;
-  fallback: { invoked: number; failed: number };
-  series: { t: number; completed: number; failed: number; attempts: number; cost_usd: number; cost_per_success: number | null; baseline: number | null; levels: Levels }[];
-}
-
-/** The answer of `GET /api/cost`. */
-export interface CostView {
-  window: TimeRange;
-  step_ms: number;
-  baseline_ms: number;
-  operations: OperationCost[];
-}
+export type { CostView, OperationCost } from '../schemas/cost.ts';
 
 // Column order of the per-minute rows below.
 const C = { completed: 0, failed: 1, degraded: 2, attempts: 3, cost: 4, level0: 5, invoked: 10, fbFailed: 11 } as const;

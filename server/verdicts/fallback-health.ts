@@ -16,19 +16,8 @@ import type { AnalyseDeps } from './analyse.ts';
 import { K, type KeySums } from './counters.ts';
 import { floorMinute, type TimeRange } from './window.ts';
 
-/** One fallback of a key, as the key detail shows it. */
-export interface FallbackHealth {
-  key: BreakerKey;
-  /** Requests the fallback received in the window (first attempts) and how many succeeded. */
-  calls: number;
-  ok: number;
-  /** ok ÷ attempts over the window; null without traffic (an untested fallback). */
-  success_share: number | null;
-  /** Largest per-minute share of the primary's volume this fallback carried; null when it carried nothing. */
-  max_share_of_primary: number | null;
-  /** Start of the minute of that peak. */
-  max_share_at: number | null;
-}
+import type { FallbackHealth } from '../schemas/keys.ts';
+export type { FallbackHealth } from '../schemas/keys.ts';
 
 const r4 = (x: number) => Number(x.toFixed(4));
 

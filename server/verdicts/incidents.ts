@@ -1,36 +1,11 @@
 import { createHash } from 'node:crypto';
-import type { BreakerKey } from '@breakerbox/protocol';
 import type { KeyAnalysis } from './analyse.ts';
 import { canonicalProvider, keyName } from './key-join.ts';
 import { list } from './text.ts';
 import { VERDICTS, type Hint, type Verdict } from './types.ts';
+import type { Incident, IncidentCause } from '../schemas/verdicts.ts';
 
-/** What the keys of an incident share: a provider, a prober location, or the services that call them. */
-export interface IncidentCause {
-  kind: 'provider' | 'prober' | 'service';
-  name: string;
-}
-
-/** One key of an incident, with its own verdict. */
-export interface IncidentKey {
-  key: BreakerKey;
-  verdict: Verdict;
-  hint: Hint | null;
-}
-
-/** An incident: keys failing for one cause (docs/api.md, `GET /api/incidents`). */
-export interface Incident {
-  /** 16 hex characters, stable for the cause: the group key of its notifications. */
-  id: string;
-  cause: IncidentCause;
-  /** "openai: 7 models, provider outage". */
-  title: string;
-  /** The worst verdict of its keys, or `prober_unhealthy` for a prober location. */
-  verdict: Verdict | 'prober_unhealthy';
-  hint: Hint | null;
-  keys: IncidentKey[];
-  evidence: string[];
-}
+export type { IncidentCause, IncidentKey, Incident } from '../schemas/verdicts.ts';
 
 /** Verdicts that make a key part of a provider incident. */
 const PROVIDER_SIDE: readonly Verdict[] = ['provider_outage', 'provider_suspected', 'provider_degraded'];

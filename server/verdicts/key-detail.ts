@@ -1,13 +1,13 @@
-import type { BreakerKey, BreakerStateName, ErrorClass } from '@breakerbox/protocol';
 import { quantile } from '../storage/histogram.ts';
 import { analyse, type AnalyseDeps } from './analyse.ts';
 import { P, addInto, errorsOf, histogramOf, newKeySums, newProbeSums, type KeySums } from './counters.ts';
 import { clientFigures, isClientDegraded, probeFigures, share } from './figures.ts';
 import type { ProbeMinute } from '../storage/storage.ts';
 import { decide } from './rules.ts';
-import type { ClientFigures, Hint, KeyState, ProbeFigures, Verdict } from './types.ts';
+import type { ProbeFigures } from './types.ts';
 import { floorMinute, type TimeRange } from './window.ts';
-import { fallbackHealth, type FallbackHealth } from './fallback-health.ts';
+import { fallbackHealth } from './fallback-health.ts';
+import type { KeyDetail, SeriesPoint } from '../schemas/keys.ts';
 
 const MINUTE = 60_000;
 /** Transitions listed in a key's detail, newest first. */
@@ -15,45 +15,7 @@ const TRANSITIONS_LISTED = 500;
 const r4 = (x: number | null) => (x === null ? null : Number(x.toFixed(4)));
 const r1 = (x: number | null) => (x === null ? null : Number(x.toFixed(1)));
 
-/** One point of a key's series (docs/api.md). */
-export interface SeriesPoint {
-  t: number;
-  calls: number; ok: number; failed: number; slow: number;
-  errors: Partial<Record<ErrorClass, number>>;
-  error_share: number | null; provider_error_share: number | null; client_error_share: number | null; slow_share: number | null;
-  rejected: number; short_circuited: number; retries: number; retry_ratio: number | null;
-  open_share: number | null; transitions: number; opens: number;
-  half_open_ok: number; half_open_failed: number;
-  fallback_invoked: number; fallback_failed: number;
-  latency_ms: { p50: number | null; p95: number | null; p99: number | null };
-  ttft_ms: { p50: number | null; p95: number | null; p99: number | null };
-  cost_usd: number;
-  verdict: Verdict; hint: Hint | null;
-}
-
-/** The answer of `GET /api/key`. */
-export interface KeyDetail {
-  key: BreakerKey;
-  window: TimeRange;
-  step_ms: number;
-  verdict: Verdict;
-  hint: Hint | null;
-  clients: ClientFigures;
-  probes: Record<string, ProbeFigures>;
-  evidence: string[];
-  state: KeyState;
-  services: { service: string; instances: number; calls: number; error_share: number | null; slow_share: number | null; rejected: number; retry_ratio: number | null; degraded: boolean }[];
-  instances: {
-    service: string; instance: string; sdk: string | null; state: BreakerStateName | null; state_since: number | null; last_seen: number | null;
-    calls: number; failed: number; error_share: number | null; slow_share: number | null; rejected: number; retries: number; degraded: boolean;
-  }[];
-  config: { ts: number; service: string; instance: string; settings: unknown; fallbacks: unknown; warnings: unknown } | null;
-  /** Each declared fallback's recent success and the largest share of this key's volume it carried. */
-  fallbacks: FallbackHealth[];
-  series: SeriesPoint[];
-  probe_series: Record<string, { t: number; probes: number; ok: number; failed: number; success_share: number | null; latency_ms: { p50: number | null; p95: number | null } }[]>;
-  transitions: { ts: number; service: string; instance: string; from: string | null; to: string; reason: string }[];
-}
+export type { SeriesPoint, KeyDetail } from '../schemas/keys.ts';
 
 /** Sums of the minutes in [from, to) from a minute → service → sums map, in total and per service. */
 function sumMinutes(minutes: Map<number, Map<number, KeySums>>, from: number, to: number): { total: KeySums; services: Map<number, KeySums> } {

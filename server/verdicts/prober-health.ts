@@ -2,20 +2,8 @@ import type { VerdictThresholds } from './figures.ts';
 import type { KeyInfo } from '../storage/storage.ts';
 import type { ProbeFigures } from './types.ts';
 
-/** A prober location judged on its own: is it the location, not the providers, that fails? */
-export interface LocationHealth {
-  location: string;
-  status: 'healthy' | 'unhealthy';
-  /** Keys with a usable status from this location. */
-  keys: number;
-  failing_keys: number;
-  /** Providers of the failing keys, sorted. */
-  failing_providers: string[];
-  /** Network + timeout share of its recent failed probes; null when not read (the location meets no other criterion, or has no failures). */
-  network_share: number | null;
-  /** The sentence that explains an unhealthy location (null when healthy). */
-  reason: string | null;
-}
+import type { LocationHealth } from '../schemas/probes.ts';
+export type { LocationHealth } from '../schemas/probes.ts';
 
 /** Recent failed probes per location, and how many of them were network or timeout errors. */
 export type FailureClasses = Map<string, { failed: number; network: number }>;

@@ -4,36 +4,10 @@ import { probeFigures } from './figures.ts';
 import type { AnalyseDeps } from './analyse.ts';
 import { proberHealthOf, type LocationHealth } from './prober-health.ts';
 import type { ProbeFigures } from './types.ts';
-import type { OnDemandCounts } from '../storage/storage.ts';
 import { floorMinute, type TimeRange } from './window.ts';
 
-/** One raw probe result. */
-export interface ProbeResult {
-  ts: number;
-  outcome: string;
-  error_class: string | null;
-  status: number | null;
-  total_ms: number;
-}
-
-/** The answer of `GET /api/probes`. */
-export interface ProbesView {
-  window: TimeRange;
-  locations: {
-    location: string;
-    last_ts: number | null;
-    /** The location judged on its own: unhealthy means a prober problem, its probes set aside. */
-    health: LocationHealth;
-    /** Probe on suspicion over the window: requests queued for it, handed out, served, still pending, expired (null when the trigger is off). */
-    on_demand: OnDemandCounts | null;
-    targets: {
-      key: BreakerKey;
-      figures: ProbeFigures;
-      last: (Omit<ProbeResult, 'total_ms'> & { latency_ms: { connect: number | null; ttfb: number | null; total: number }; cold: boolean }) | null;
-      recent: ProbeResult[];
-    }[];
-  }[];
-}
+import type { ProbeResult, ProbesView } from '../schemas/probes.ts';
+export type { ProbeResult, ProbesView } from '../schemas/probes.ts';
 
 const healthyLocation = (location: string): LocationHealth => ({
   location, status: 'healthy', keys: 0, failing_keys: 0, failing_providers: [], network_share: null, reason: null,

@@ -8,35 +8,11 @@ import { keyDetail, type KeyDetail } from './key-detail.ts';
 import { createOpenShareReader } from './open-share.ts';
 import { probesView, type ProbesView } from './probes-view.ts';
 import type { PendingProbesSource } from './pending-probes.ts';
-import { VERDICTS, type KeyState, type VerdictEntry } from './types.ts';
+import { VERDICTS, type VerdictEntry } from './types.ts';
 import type { TimeRange } from './window.ts';
 
-/** One entry of `/api/keys`. */
-export interface KeyListEntry {
-  key: BreakerKey;
-  first_seen: number;
-  last_seen: number;
-  /** Services reporting the key in the window, by name. */
-  services: string[];
-  state: KeyState;
-  verdict: VerdictEntry['verdict'];
-  hint: VerdictEntry['hint'];
-  headline: {
-    calls: number;
-    error_share: number | null;
-    provider_error_share: number | null;
-    slow_share: number | null;
-    open_share: number | null;
-    transitions_per_hour: number;
-    rejected: number;
-    short_circuited: number;
-    retry_ratio: number | null;
-    p95_ms: number | null;
-    probe_success_share: number | null;
-    cost_usd: number;
-    fallback_failed: number;
-  };
-}
+import type { KeyListEntry } from '../schemas/keys.ts';
+export type { KeyListEntry } from '../schemas/keys.ts';
 
 /** The derived numbers and verdicts: logic over what the storage returns. */
 export interface VerdictEngine {

@@ -1,5 +1,9 @@
 import { BreakerboxError } from '../errors.ts';
 import { minuteOf } from '@breakerbox/protocol';
+import type { TimeRange, WindowQuery } from '../schemas/common.ts';
+
+// The window parameters and the resolved range are the read API's (server/schemas/common.ts).
+export type { TimeRange, WindowQuery } from '../schemas/common.ts';
 
 const MINUTE = 60_000;
 const HOUR = 3_600_000;
@@ -13,20 +17,6 @@ export const NAMED_WINDOWS: Record<string, number> = {
   '24h': 24 * HOUR,
   '7d': 7 * 24 * HOUR,
 };
-
-/** A resolved time window: `[from, to)` in ms, as requested. */
-export interface TimeRange {
-  from: number;
-  to: number;
-}
-
-/** The query parameters every windowed endpoint takes. */
-export interface WindowQuery {
-  window?: string;
-  from?: number | string;
-  to?: number | string;
-  step?: number | string;
-}
 
 /** Floors a time to its minute: the rollups' own `minuteOf`, so both sides agree on minute boundaries. */
 export const floorMinute = minuteOf;

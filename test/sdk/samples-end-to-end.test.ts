@@ -13,7 +13,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../server/app.ts';
 import { loadConfig } from '../../server/config/load.ts';
 import { createBreakerbox } from '../../sdk/index.ts';
-import type { SamplesReplyBody } from '../../server/plugins/samples.ts';
+import type { SamplesReply as SamplesReplyBody } from '../../server/schemas/samples.ts';
 import { startFakeProvider, type FakeProvider } from '../support/fake-provider.ts';
 
 let app: FastifyInstance;

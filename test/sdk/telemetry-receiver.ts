@@ -46,6 +46,11 @@ export async function startReceiver(answers: ReceiverAnswer[] = []) {
   const received: ReceivedBatch[] = [];
   const sockets = new Set<Socket>();
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    // A telemetry receiver only: the SDK's fleet feed (GET /v1/fleet) finds no feed here and backs off.
+    if (req.method === 'GET') {
+      res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":{"code":"BB_ERR_FLEET_DISABLED","message":"no feed"}}');
+      return;
+    }
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {

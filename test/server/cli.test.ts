@@ -50,6 +50,23 @@ describe('breakerbox CLI', SPAWNS, () => {
     expect(res.stderr.trim()).toBe('breakerbox: token create: --rights: unknown right "write" (allowed: ingest, read, admin)');
   });
 
+  it('drains a key fleet-wide with a reason and expiry, lists it as audited, releases it, and refuses a second release', () => {
+    const db = tmpDb();
+    const key = JSON.stringify({ provider: 'together', endpoint: 'chat', model: 'meta-llama/Llama-3.3-70B-Instruct-Turbo:free@v2', region: 'us-east' });
+    const missing = cli(['fleet', 'drain', '--db', db, '--key', key, '--reason', 'bad answers']);
+    expect(missing.status).toBe(1);
+    expect(missing.stderr).toContain('--expires is required');
+    const drained = cli(['fleet', 'drain', '--db', db, '--key', key, '--reason', 'bad answers since 14:02', '--expires', '30m']);
+    expect(drained.status, drained.stderr).toBe(0);
+    expect(drained.stdout).toMatch(/^drain\t\S+\tactive\tuntil \S+\tby cli:\S+\tapplied on 0\tbad answers since 14:02/);
+    expect(cli(['fleet', 'release', '--db', db, '--key', key, '--reason', 'provider fixed it']).stdout).toMatch(/^release\t.*provider fixed it/);
+    const list = cli(['fleet', 'list', '--db', db, '--key', key]).stdout.trim().split('\n');
+    expect(list.map((l) => l.split('\t')[0] + ' ' + l.split('\t')[2])).toEqual(['release active', 'drain ended']);
+    const again = cli(['fleet', 'release', '--db', db, '--key', key, '--reason', 'x']);
+    expect(again.status).toBe(1);
+    expect(again.stderr).toContain('no drain of this key is running');
+  });
+
   it('migrates and reports what it applied, then that nothing is left', () => {
     const db = tmpDb();
     expect(cli(['migrate', '--db', db]).stdout).toMatch(/^applied \d+ migration\(s\): 001-initial\.sql/);
@@ -57,7 +74,7 @@ describe('breakerbox CLI', SPAWNS, () => {
   });
 
   it('prints help for every command', () => {
-    for (const args of [['--help'], ['server', '--help'], ['migrate', '--help'], ['token', '--help']]) {
+    for (const args of [['--help'], ['server', '--help'], ['migrate', '--help'], ['token', '--help'], ['fleet', '--help']]) {
       const res = cli(args);
       expect(res.status, args.join(' ')).toBe(0);
       expect(res.stdout).toMatch(/^usage: breakerbox/);

@@ -1,9 +1,10 @@
 import type { ReactNode } from 'react';
 import { CartesianGrid, ComposedChart, Legend, Tooltip, XAxis, YAxis } from 'recharts';
+import type { ErrorClass } from '@breakerbox/protocol';
 import { ms, num, pct } from '../format.ts';
 
 /** Colours per error class: warm for provider-side classes, cool for our own faults. */
-export const CLASS_COLOURS: Record<string, string> = {
+export const CLASS_COLOURS: Record<ErrorClass, string> = {
   server: '#e5484d',
   timeout: '#f76b15',
   network: '#ffc53d',

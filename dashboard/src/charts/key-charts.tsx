@@ -1,9 +1,11 @@
 import { useMemo } from 'react';
 import { Area, Line, ReferenceLine } from 'recharts';
+import type { ErrorClass } from '@breakerbox/protocol';
 import type { KeyDetailReply } from '../api/types.ts';
 import { CLASS_COLOURS, SERIES_COLOURS, TimeChart } from './chart-kit.tsx';
 
-const CLASS_ORDER = Object.keys(CLASS_COLOURS);
+// CLASS_COLOURS is a Record over every ErrorClass, so its keys are exactly the classes.
+const CLASS_ORDER = Object.keys(CLASS_COLOURS) as ErrorClass[];
 const STATE_COLOURS: Record<string, string> = { open: '#e5484d', forced_open: '#e5484d', half_open: '#ffc53d', closed: '#30a46c' };
 
 type Row = Record<string, number | null> & { t: number };

@@ -33,7 +33,7 @@ function RequestId({ id }: { id: string }) {
  */
 export function FailedCalls({ keyOf, range }: { keyOf: BreakerKey; range: Record<string, string> }) {
   const query = { ...keyParams(keyOf), ...range, limit: LIMIT };
-  const polled = usePoll<SamplesReply>((signal) => api<SamplesReply>('/api/key/samples', { query, signal }), [JSON.stringify(query)]);
+  const polled = usePoll<SamplesReply>((signal) => api('GET /api/key/samples', { query, signal }), [JSON.stringify(query)]);
   const [filter, setFilter] = useState({ cls: '', service: '', instance: '' });
   const rows = polled.data?.samples ?? [];
   const shown = rows.filter((r) => (!filter.cls || classOf(r) === filter.cls) && (!filter.service || r.service === filter.service) && (!filter.instance || r.instance === filter.instance));

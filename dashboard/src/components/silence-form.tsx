@@ -40,8 +40,7 @@ export function SilenceForm({ alert, onDone, onCancel }: { alert: Alert; onDone(
     setBusy(true);
     setError(null);
     try {
-      const reply = await api<{ silence: Silence }>('/api/silences', {
-        method: 'POST',
+      const reply = await api('POST /api/silences', {
         body: { matchers, ends_at: Date.now() + duration, comment: comment.trim() },
       });
       onDone(reply.silence);

@@ -18,9 +18,9 @@ interface AlertsData {
 
 async function loadAlerts(signal: AbortSignal): Promise<AlertsData> {
   const [alerts, silences, notifications] = await Promise.all([
-    api<{ alerts: Alert[] }>('/api/alerts', { signal }),
-    api<{ silences: Silence[] }>('/api/silences', { signal }),
-    api<{ deliveries: Delivery[] }>('/api/notifications', { query: { limit: 500 }, signal }).catch((err: unknown) => {
+    api('GET /api/alerts', { signal }),
+    api('GET /api/silences', { signal }),
+    api('GET /api/notifications', { query: { limit: 500 }, signal }).catch((err: unknown) => {
       if (err instanceof ApiFailure && (err.kind === 'missing' || err.kind === 'rejected')) return undefined;
       throw err;
     }),
@@ -44,7 +44,7 @@ export default function Alerts({ canAdmin }: { canAdmin: boolean }) {
 
   const expire = async (silence: Silence) => {
     try {
-      await api(`/api/silences/${encodeURIComponent(silence.id)}`, { method: 'DELETE' });
+      await api('DELETE /api/silences/:id', { params: { id: silence.id } });
       setMessage(`Silence “${silence.comment}” expired.`);
     } catch (err) {
       setMessage(`Could not expire the silence: ${(err as Error).message}`);

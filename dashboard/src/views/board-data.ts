@@ -1,5 +1,5 @@
 import { api, ApiFailure } from '../api/client.ts';
-import type { Alert, BreakerKey, Hint, Incident, IncidentsReply, KeyEntry, KeysReply, ProbeFigures, Verdict, VerdictEntry, VerdictsReply } from '../api/types.ts';
+import type { Alert, BreakerKey, Hint, Incident, KeyEntry, ProbeFigures, Verdict, VerdictEntry } from '../api/types.ts';
 import { keyId, VERDICT_RANK } from '../format.ts';
 import { rangeToApi, type TimeRange } from '../time-range.ts';
 
@@ -9,7 +9,8 @@ export interface Tile {
   key: BreakerKey;
   verdict: Verdict;
   hint: Hint | null;
-  entry: KeyEntry;
+  /** The key's /api/keys entry; only its key and span when /api/verdicts knows a key /api/keys did not list. */
+  entry: Pick<KeyEntry, 'key' | 'first_seen' | 'last_seen'> & Partial<KeyEntry>;
   figures: VerdictEntry | undefined;
   probes: [string, ProbeFigures][];
   alerts: Alert[];
@@ -53,10 +54,10 @@ export function compareTiles(a: Tile, b: Tile): number {
 export async function loadBoard(range: TimeRange, signal: AbortSignal): Promise<BoardData> {
   const query = rangeToApi(range);
   const [keys, verdicts, alerts, incidents] = await Promise.all([
-    api<KeysReply>('/api/keys', { query, signal }),
-    optional(api<VerdictsReply>('/api/verdicts', { query, signal })),
-    optional(api<{ alerts: Alert[] }>('/api/alerts', { query: { state: 'firing' }, signal })),
-    optional(api<IncidentsReply>('/api/incidents', { query, signal })),
+    api('GET /api/keys', { query, signal }),
+    optional(api('GET /api/verdicts', { query, signal })),
+    optional(api('GET /api/alerts', { query: { state: 'firing' }, signal })),
+    optional(api('GET /api/incidents', { query, signal })),
   ]);
   const byKey = new Map<string, VerdictEntry>();
   for (const v of verdicts?.verdicts ?? []) byKey.set(keyId(v.key), v);

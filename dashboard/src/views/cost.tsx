@@ -1,6 +1,6 @@
 import { Area, Line } from 'recharts';
 import { api } from '../api/client.ts';
-import type { CostOperation, CostReply } from '../api/types.ts';
+import type { CostOperation } from '../api/types.ts';
 import { usePoll } from '../api/use-poll.ts';
 import { TimeChart } from '../charts/chart-kit.tsx';
 import { RefreshStatus } from '../components/refresh-status.tsx';
@@ -52,7 +52,7 @@ function Operation({ op, domain }: { op: CostOperation; domain: [number, number]
 /** Cost per successful task per operation against its baseline, and failover level shares. */
 export default function Cost() {
   const { range } = useUrlParams();
-  const polled = usePoll((signal) => api<CostReply>('/api/cost', { query: rangeToApi(range), signal }), [JSON.stringify(range)]);
+  const polled = usePoll((signal) => api('GET /api/cost', { query: rangeToApi(range), signal }), [JSON.stringify(range)]);
   const data = polled.data;
   return (
     <section aria-labelledby="cost-title">

@@ -4,6 +4,7 @@ import { usePoll } from '../api/use-poll.ts';
 import { KeyCharts } from '../charts/key-charts.tsx';
 import { FailedCalls } from '../components/failed-calls.tsx';
 import { FallbackHealthTable } from '../components/fallback-health.tsx';
+import { FleetPanel } from '../components/fleet-panel.tsx';
 import { Link } from '../components/link.tsx';
 import { RefreshStatus } from '../components/refresh-status.tsx';
 import { ProbeStatusBadge, StateBadge, VerdictBadge } from '../components/verdict-badge.tsx';
@@ -41,12 +42,12 @@ function Figures({ c }: { c: ClientFigures }) {
  * charts, who reports it (services, instances) and its breaker configuration. The key comes
  * from the query string, so model ids with `/`, `:` or `@` survive a pasted link.
  */
-export default function KeyDetail() {
+export default function KeyDetail({ canAdmin = false }: { canAdmin?: boolean }) {
   const { params, range } = useUrlParams();
   const key = keyFromParams(params);
   const query = key ? { ...keyParams(key), ...rangeToApi(range) } : undefined;
   const polled = usePoll<KeyDetailReply | null>(
-    (signal) => (query ? api<KeyDetailReply>('/api/key', { query, signal }) : Promise.resolve(null)),
+    (signal) => (query ? api('GET /api/key', { query, signal }) : Promise.resolve(null)),
     [JSON.stringify(query)],
   );
   const back = viewHref('/', range);
@@ -84,6 +85,7 @@ export default function KeyDetail() {
               {detail.evidence.map((line) => <li key={line}>{line}</li>)}
             </ul>
           </section>
+          <FleetPanel fleetKey={key} canAdmin={canAdmin} />
           <Figures c={detail.clients} />
           <VerdictTimeline series={detail.series} stepMs={detail.step_ms} window={detail.window} />
           <KeyCharts detail={detail} />
@@ -120,7 +122,7 @@ function Reporters({ detail }: { detail: KeyDetailReply }) {
               {detail.instances.map((i) => (
                 <tr key={`${i.service}/${i.instance}`}>
                   <th scope="row">{i.service}/{i.instance}</th><td>{i.state ?? '–'}</td><td>{i.state_since ? formatDateTime(i.state_since) : '–'}</td>
-                  <td>{num(i.calls)}</td><td>{pct(i.error_share)}{i.degraded ? ' ⚠' : ''}</td><td>{formatDateTime(i.last_seen)}</td><td>{i.sdk ?? '–'}</td>
+                  <td>{num(i.calls)}</td><td>{pct(i.error_share)}{i.degraded ? ' ⚠' : ''}</td><td>{i.last_seen === null ? '–' : formatDateTime(i.last_seen)}</td><td>{i.sdk ?? '–'}</td>
                 </tr>
               ))}
             </tbody>

@@ -1,5 +1,5 @@
 import { api } from '../api/client.ts';
-import type { ProbeResult, ProbesReply } from '../api/types.ts';
+import type { ProbeResult } from '../api/types.ts';
 import { usePoll } from '../api/use-poll.ts';
 import { Link } from '../components/link.tsx';
 import { RefreshStatus } from '../components/refresh-status.tsx';
@@ -10,7 +10,7 @@ import { useUrlParams, viewHref } from '../url-state.ts';
 
 const OUTCOME_ICON: Record<ProbeResult['outcome'], string> = { ok: '✔', slow: '◔', error: '✖' };
 
-function Outcome({ result }: { result: ProbeResult }) {
+function Outcome({ result }: { result: Pick<ProbeResult, 'outcome' | 'error_class' | 'status'> }) {
   const what = result.outcome === 'error' ? `${result.error_class ?? 'error'}${result.status ? ` ${result.status}` : ''}` : result.outcome;
   return <span className={`outcome outcome-${result.outcome}`}><span aria-hidden="true">{OUTCOME_ICON[result.outcome]}</span> {what}</span>;
 }
@@ -18,7 +18,7 @@ function Outcome({ result }: { result: ProbeResult }) {
 /** Every probe target per location: status, success share, latency, last results; misconfigured probes called out first. */
 export default function Probes() {
   const { range } = useUrlParams();
-  const polled = usePoll((signal) => api<ProbesReply>('/api/probes', { query: rangeToApi(range), signal }), [JSON.stringify(range)]);
+  const polled = usePoll((signal) => api('GET /api/probes', { query: rangeToApi(range), signal }), [JSON.stringify(range)]);
   const data = polled.data;
   const misconfigured = data?.locations.flatMap((l) => l.targets.filter((t) => t.figures.status === 'misconfigured').map((t) => ({ location: l.location, target: t }))) ?? [];
 
@@ -62,7 +62,7 @@ export default function Probes() {
                       <td><ProbeStatusBadge status={t.figures.status} /></td>
                       <td>{pct(t.figures.success_share)} of {t.figures.probes}</td>
                       <td>{ms(t.figures.latency_ms.p50)} / {ms(t.figures.latency_ms.p95)}</td>
-                      <td>{t.last ? <><Outcome result={t.last} /> <span className="muted">{formatTime(t.last.ts)}, {ms(t.last.latency_ms?.total ?? t.last.total_ms)}</span></> : '–'}</td>
+                      <td>{t.last ? <><Outcome result={t.last} /> <span className="muted">{formatTime(t.last.ts)}, {ms(t.last.latency_ms.total)}</span></> : '–'}</td>
                       <td className="recent">
                         {t.recent.map((r) => (
                           <span key={r.ts} className={`dot outcome-${r.outcome}`} title={`${formatTime(r.ts)}: ${r.outcome}${r.error_class ? ` (${r.error_class})` : ''}, ${ms(r.total_ms)}`}>{OUTCOME_ICON[r.outcome]}</span>

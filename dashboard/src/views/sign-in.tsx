@@ -16,7 +16,7 @@ export function SignIn({ onSignedIn, notice }: { onSignedIn(session: SessionInfo
     setBusy(true);
     setError(null);
     try {
-      const session = await api<SessionInfo>('/api/session', { method: 'POST', body: { token: token.trim() } });
+      const session = await api('POST /api/session', { body: { token: token.trim() } });
       setToken('');
       onSignedIn(session);
     } catch (err) {

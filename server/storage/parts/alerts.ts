@@ -1,4 +1,4 @@
-import type { AlertState, AlertView } from '../../alerts/types.ts';
+import type { AlertState, AlertView } from '../../schemas/alerts.ts';
 
 /** An alert row with its key resolved. */
 export type StoredAlert = Omit<AlertView, 'silenced' | 'silenced_by'> & { keyId: number | null };

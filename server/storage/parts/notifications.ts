@@ -1,3 +1,6 @@
+import type { Static } from '@sinclair/typebox';
+import type { Delivery, NotificationEvent as NotificationEventSchema } from '../../schemas/alerts.ts';
+
 /** What a per-alert notifier (Alertmanager) was last told about an alert. */
 export interface NotifyState {
   last_event: 'firing' | 'repeat' | 'resolved' | null;
@@ -7,32 +10,17 @@ export interface NotifyState {
 }
 
 /**
- * What a notification is about: a first page, a change in its group, a reminder, the end.
- * Storage records it, so the union is defined here and the notifiers import it.
+ * What a notification is about: a first page, a change in its group, a reminder, the end —
+ * as the API's schema declares it (one definition); storage records it and the notifiers
+ * import it from here.
  */
-export type NotificationEvent = 'firing' | 'update' | 'repeat' | 'resolved';
+export type NotificationEvent = Static<typeof NotificationEventSchema>;
 
 /** What a notifier was last told about a notification group. */
 export type GroupNotifyState = Omit<NotifyState, 'last_event'> & { last_event: NotificationEvent | null; digest: string | null };
 
-/** One recorded delivery (docs/api.md, `GET /api/notifications`). */
-export interface Delivery {
-  id: number;
-  notifier: string;
-  type: string;
-  alert_id: number;
-  fingerprint: string;
-  rule: string;
-  /** The notification group (incident id, or the alert's fingerprint). */
-  group_key: string | null;
-  event: NotificationEvent;
-  status: 'pending' | 'ok' | 'failed';
-  attempts: number;
-  http_status: number | null;
-  error: string | null;
-  created_at: number;
-  finished_at: number | null;
-}
+/** One recorded delivery: the row `GET /api/notifications` lists, as its schema declares it. */
+export type { Delivery } from '../../schemas/alerts.ts';
 
 /**
  * Notification state and delivery records. The dedup keys are (group key, notifier) for

@@ -1,13 +1,7 @@
-/** Alert fields a matcher can name. */
-export const MATCHER_NAMES = ['rule', 'provider', 'endpoint', 'model', 'region', 'location', 'operation', 'severity', 'fingerprint'] as const;
-export type MatcherName = (typeof MATCHER_NAMES)[number];
-
-/** One label matcher of a silence. */
-export interface Matcher {
-  name: MatcherName;
-  value: string;
-  regex: boolean;
-}
+import type { Matcher } from '../../schemas/alerts.ts';
+// The matcher vocabulary is the silences API's (server/schemas/alerts.ts): one definition.
+export { MATCHER_NAMES } from '../../schemas/alerts.ts';
+export type { Matcher, MatcherName } from '../../schemas/alerts.ts';
 
 /** A silence as stored; its state (pending / active / expired) is derived from the clock by the caller. */
 export interface SilenceRecord {

@@ -1,4 +1,5 @@
 import type { BreakerKey, ErrorClass } from '@breakerbox/protocol';
+import type { OnDemandCounts } from '../../schemas/probes.ts';
 
 /** One client window as the trigger reads it. */
 export interface RecentWindow {
@@ -54,16 +55,8 @@ export interface FreshProbes {
   failed: number;
 }
 
-/** Per location: what was asked of it over a window. */
-export interface OnDemandCounts {
-  requested: number;
-  delivered: number;
-  /** Probes the location ran on request (events with `trigger: 'suspicion'`). */
-  served: number;
-  /** Not yet handed out and not expired. */
-  pending: number;
-  expired: number;
-}
+/** Per location: what was asked of it over a window (shown by `GET /api/probes`, so its schema is the API's). */
+export type { OnDemandCounts } from '../../schemas/probes.ts';
 
 /** The new suspicion and its requests, written in one transaction. */
 export interface SuspicionInput {

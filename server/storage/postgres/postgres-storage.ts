@@ -21,6 +21,7 @@ import { createPostgresSilences } from './silences.ts';
 import { createPostgresSuspicions } from './suspicions.ts';
 import { createPostgresTelemetry } from './telemetry.ts';
 import { createPostgresTokens } from './tokens.ts';
+import { createPostgresFleet } from './fleet.ts';
 
 /** The storage interface on PostgreSQL, with its pool (tests) and its leader lease. */
 export type PostgresStorage = Storage & {
@@ -89,6 +90,7 @@ export async function createPostgresStorage(options: PostgresStorageOptions): Pr
     suspicions: createPostgresSuspicions(pool),
     tokens: createPostgresTokens(pool, { now: () => clock.now() }),
     sessions: createPostgresSessions(pool),
+    fleet: createPostgresFleet(pool),
     metrics: createPostgresMetricsReads(pool),
     retention: createPostgresPruner(pool, options.retention),
     health: createPostgresHealth(pool, { retryAfterS: options.retryAfterS, onFault: options.onFault }),

@@ -19,6 +19,7 @@ import { createNotificationStore } from './notification-store.ts';
 import { createSessionStore } from './session-store.ts';
 import { createSuspicionStore } from './suspicion-store.ts';
 import { createTokenStore } from './token-store.ts';
+import { createFleetStore } from './fleet-store.ts';
 import { createMetricsReads } from './metrics-reads.ts';
 import { createPruner } from './retention.ts';
 import { asyncPart } from './sync-part.ts';
@@ -117,6 +118,7 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
     suspicions: asyncPart(createSuspicionStore(db)),
     sessions: asyncPart(createSessionStore(db)),
     tokens: asyncPart(createTokenStore(db)),
+    fleet: asyncPart(createFleetStore(db)),
     metrics: asyncPart(createMetricsReads(db, path)),
     retention: createPruner(db, options.retention),
     lease: alwaysHeldLease(),

@@ -1,0 +1,152 @@
+/**
+ * The fleet feed's failover run (issue 25, "Benchmark"): the fake OpenAI-compatible provider,
+ * the real collector (every setting default), two probers (`eu-west`, `us-east`, the
+ * prober's own CLI in-process) at the default schedule with probe on suspicion, and 20 SDK
+ * instances (isolated SDK instances in this process) calling through the official `openai`
+ * client with one fallback at 1 call/s each. The primary answers 503 for 90 s, then recovers.
+ * `feed` turns the SDK's fleet subscription on or off; everything else is the same.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import OpenAI from 'openai';
+import { createBreakerbox, type Breakerbox } from '@breakerbox/sdk';
+import { main as proberMain } from '../../probe/cli.ts';
+import { loadConfig } from '../../server/config/load.ts';
+import { startServer } from '../../server/main.ts';
+import { startFakeProvider } from '../support/fake-provider.ts';
+import { sqlOf } from '../support/sql.ts';
+
+const PRIMARY = 'gpt-4o';
+const FALLBACK = 'gpt-4o-mini';
+const INSTANCES = 20;
+const RATE_PER_S = 1;
+const OUTAGE_MS = 90_000;
+const AFTER_MS = 90_000;
+const APP_KEY = 'sk-app';
+const PROBER_KEY = 'sk-prober';
+
+/** What one run measured. */
+export interface FailoverFigures {
+  feed: boolean;
+  calls: number;
+  failedCalls: number;
+  primaryAttemptsInOutage: number;
+  timeoutWaits: number;
+  /** From the probes confirming recovery (every location ok) to the first 5 s in which most calls were served by the primary, s (null: never). */
+  backAfterProbesS: number | null;
+  probesOkAfterRecoveryS: number | null;
+  decisionsSent: number;
+  fleetApplied: number;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Runs the scenario once. */
+export async function failoverRun(feed: boolean, log: (line: string) => void): Promise<FailoverFigures> {
+  const dir = mkdtempSync(join(tmpdir(), 'bbx-fleet-failover-'));
+  const fake = await startFakeProvider({ apiKeys: [APP_KEY, PROBER_KEY], models: [PRIMARY, FALLBACK] });
+  fake.script('*', { kind: 'ok', latencyMs: 150, tokens: 8 }, { persistent: true });
+  const file = join(dir, 'collector.json');
+  writeFileSync(file, JSON.stringify({ log_level: 'warn' }));
+  const config = loadConfig({ env: {}, flags: { config: file, db: join(dir, 'bbx.db'), port: '0', host: '127.0.0.1' } });
+  const server = await startServer(config, { handleSignals: false, print: () => undefined });
+  const app = server.app;
+  const ingest = (await app.storage.tokens.create('bench-ingest', ['ingest'])).secret;
+
+  const target = (name: string) => ({
+    name, key: { provider: 'openai', endpoint: 'chat', model: name }, kind: 'openai-chat', base_url: `${fake.url}/v1`,
+    api_key_env: 'BENCH_PROBER_KEY', request: { max_tokens: 8 }, latency_ceiling_ms: 8_000, price: { input_per_mtok: 2.5, output_per_mtok: 10 },
+  });
+  const probeFile = join(dir, 'probes.json');
+  writeFileSync(probeFile, JSON.stringify({ targets: [target(PRIMARY), target(FALLBACK)] }));
+  const stopProbers: (() => void)[] = [];
+  const probers = ['eu-west', 'us-east'].map((location) =>
+    proberMain(['probe', '--config', probeFile, '--location', location, '--log-level', 'error'], {
+      env: { BENCH_PROBER_KEY: PROBER_KEY, BREAKERBOX_TOKEN: ingest, BREAKERBOX_URL: server.url },
+      stdout: () => undefined,
+      stderr: (line) => process.stderr.write(`[${location}] ${line}\n`),
+      onSignal: (handler) => {
+        stopProbers.push(() => handler('SIGTERM'));
+        return () => undefined;
+      },
+    }),
+  );
+
+  const calls: { at: number; level: number; ok: boolean; durationMs: number; timeout: boolean }[] = [];
+  let failed = 0;
+  const sdks: Breakerbox[] = [];
+  const timers = new Set<NodeJS.Timeout>();
+  let stopped = false;
+  for (let i = 0; i < INSTANCES; i++) {
+    const bb = createBreakerbox({ telemetry: { url: server.url, token: ingest, service: 'drafts', instance: `pod-${i}` }, fleet: feed ? {} : false });
+    bb.onWarning(() => undefined);
+    bb.onCall((e) => calls.push({ at: Date.now(), level: e.level, ok: e.ok, durationMs: e.durationMs, timeout: e.errorClass === 'timeout' }));
+    sdks.push(bb);
+    const client = new OpenAI({ apiKey: APP_KEY, baseURL: `${fake.url}/v1`, maxRetries: 0, fetch: bb.fetch({ provider: 'openai', fallbacks: { [PRIMARY]: [{ model: FALLBACK }] } }) });
+    const next = () => {
+      if (stopped) return;
+      const t = setTimeout(() => {
+        timers.delete(t);
+        next();
+        client.chat.completions.create({ model: PRIMARY, max_tokens: 16, messages: [{ role: 'user', content: 'Draft a reply to ticket 4711.' }] }).catch(() => void failed++);
+      }, (-Math.log(1 - Math.random()) / RATE_PER_S) * 1000);
+      timers.add(t);
+    };
+    next();
+  }
+
+  const probes = (from: number) =>
+    sqlOf(app).prepare(`SELECT p.ts, p.location, p.outcome FROM probe_events p JOIN keys k ON k.id = p.key_id WHERE k.model = ? AND p.ts >= ? ORDER BY p.ts`).all(PRIMARY, from) as { ts: number; location: string; outcome: string }[];
+  try {
+    // Warm: both probers have probed the primary, and the fleet has a minute of traffic.
+    const warmStart = Date.now();
+    while (new Set(probes(warmStart - 3_600_000).map((p) => p.location)).size < 2 && Date.now() - warmStart < 150_000) await sleep(1000);
+    await sleep(30_000);
+    const t0 = Date.now();
+    log(`  ${feed ? 'with' : 'without'} the feed: outage starts`);
+    fake.script(PRIMARY, { kind: 'status', status: 503, latencyMs: 60 }, { persistent: true });
+    await sleep(OUTAGE_MS);
+    const t1 = Date.now();
+    fake.script(PRIMARY, { kind: 'ok', latencyMs: 150, tokens: 8 }, { persistent: true });
+    log(`  ${feed ? 'with' : 'without'} the feed: provider back`);
+    await sleep(AFTER_MS);
+
+    // The application's requests carry the official client's x-stainless-* headers; the probers' do not.
+    const primaryAttempts = fake.attemptsFor(PRIMARY).filter((a) => a.ts >= t0 && a.ts < t1 && a.headers['x-stainless-lang'] !== undefined).length;
+    // Recovery is confirmed when every location has probed ok since the provider came back.
+    const after = probes(t1);
+    const firstOk = ['eu-west', 'us-east'].map((l) => after.find((p) => p.location === l && p.outcome === 'ok')?.ts);
+    const okProbe = firstOk.every((t) => t !== undefined) ? { ts: Math.max(...(firstOk as number[])) } : undefined;
+    let backAt: number | null = null;
+    for (let t = t1; t + 5_000 <= Date.now(); t += 1_000) {
+      const inWindow = calls.filter((c) => c.at >= t && c.at < t + 5_000);
+      if (inWindow.length > 0 && inWindow.filter((c) => c.level === 0).length / inWindow.length > 0.5) {
+        backAt = t + 5_000;
+        break;
+      }
+    }
+    const metrics = (await app.inject({ url: '/metrics', headers: { authorization: `Bearer ${(await app.storage.tokens.create('bench-read', ['read'])).secret}` } })).body;
+    const sum = (re: RegExp) => [...metrics.matchAll(re)].reduce((a, m) => a + Number(m[1]), 0);
+    return {
+      feed,
+      calls: calls.length,
+      failedCalls: failed,
+      primaryAttemptsInOutage: primaryAttempts,
+      timeoutWaits: calls.filter((c) => c.timeout || c.durationMs > 5_000).length,
+      probesOkAfterRecoveryS: okProbe ? (okProbe.ts - t1) / 1000 : null,
+      backAfterProbesS: backAt !== null && okProbe ? (backAt - okProbe.ts) / 1000 : null,
+      decisionsSent: sum(/^breakerbox_fleet_decisions_sent_total\{[^}]*\} (\d+)/gm),
+      fleetApplied: sdks.reduce((a, bb) => a + (bb.fleetStats()?.applied ?? 0), 0),
+    };
+  } finally {
+    stopped = true;
+    for (const t of timers) clearTimeout(t);
+    for (const s of stopProbers) s();
+    await Promise.allSettled(probers);
+    await Promise.all(sdks.map((bb) => bb.close(2_000)));
+    await server.close();
+    await fake.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
