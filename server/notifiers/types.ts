@@ -1,13 +1,14 @@
 import type { Config } from '../config/schema.ts';
 import type { AlertView } from '../alerts/types.ts';
 import type { Incident } from '../verdicts/incidents.ts';
+import type { NotificationEvent } from '../storage/parts/notifications.ts';
 import type { PageSample } from '../alerts/page-samples.ts';
 
 /** One configured notifier (config `notifiers[]`). */
 export type NotifierConfig = Config['notifiers'][number];
 
-/** What a notification is about: a first page, a change in its group, a reminder, the end. */
-export type NotificationEvent = 'firing' | 'update' | 'repeat' | 'resolved';
+/** Defined by storage, which records it per delivery; re-exported for the notifier pipeline. */
+export type { NotificationEvent };
 
 /**
  * The alerts one notification carries: an incident's (Alertmanager's group_by, done here),

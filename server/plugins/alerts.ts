@@ -4,6 +4,7 @@ import { BreakerboxError } from '../errors.ts';
 import { createAlertEngine, type AlertEngine, type EvaluationResult } from '../alerts/engine.ts';
 import { createSilenceStore, type SilenceStore } from '../alerts/silences.ts';
 import { createDispatcher, type Dispatcher } from '../notifiers/dispatcher.ts';
+import { leaderJob } from './leader-job.ts';
 import { AlertsRoute, CreateSilenceRoute, ExpireSilenceRoute, NotificationsRoute, SilencesRoute } from '../schemas/alerts.ts';
 
 declare module 'fastify' {
@@ -60,29 +61,19 @@ export const alertsPlugin = fp(
     };
     app.decorate('alerts', { evaluate, idle: () => dispatcher.idle(), engine, silences, dispatcher });
 
-    let timer: NodeJS.Timeout | null = null;
-    // A pass still running when the next is due is not overlapped: that tick is skipped.
-    let running: Promise<void> | null = null;
-    if (cfg.interval_s > 0) {
-      app.addHook('onReady', async () => {
-        timer = setInterval(() => {
-          // Only the leader lease's holder evaluates and pages; the others take over when it dies.
-          if (running || !storage.lease.isHeld()) return;
-          running = evaluate()
-            .then((r) => {
-              if (r.took_ms > 1000) app.log.warn({ took_ms: r.took_ms }, 'slow alert evaluation');
-            })
-            .catch((err) => app.log.error({ err }, 'alert evaluation failed'))
-            .finally(() => {
-              running = null;
-            });
-        }, cfg.interval_s * 1000);
-        timer.unref();
-      });
-    }
+    // Only the leader lease's holder evaluates and pages; the others take over when it dies.
+    const job = leaderJob({
+      intervalMs: cfg.interval_s * 1000,
+      isLeader: () => storage.lease.isHeld(),
+      run: async () => {
+        const r = await evaluate();
+        if (r.took_ms > 1000) app.log.warn({ took_ms: r.took_ms }, 'slow alert evaluation');
+      },
+      onError: (err) => app.log.error({ err }, 'alert evaluation failed'),
+    });
+    if (cfg.interval_s > 0) app.addHook('onReady', async () => job.start());
     app.addHook('onClose', async () => {
-      if (timer) clearInterval(timer);
-      await running;
+      await job.close();
       await dispatcher.close();
     });
 

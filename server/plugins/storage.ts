@@ -1,6 +1,7 @@
 import fp from 'fastify-plugin';
 import type { Storage } from '../storage/storage.ts';
 import { openStorage } from '../storage/open-storage.ts';
+import { leaderJob } from './leader-job.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -39,44 +40,39 @@ export const storagePlugin = fp(
     const watch = setInterval(() => void storage.health.check(Date.now()), config.storage.check_interval_ms);
     watch.unref();
 
-    /** Runs `job` unless its previous run is still going; failures are logged, never thrown. */
-    const single = (name: 'retention' | 'rollup', job: () => Promise<unknown>, failure: string) => {
-      let running: Promise<unknown> | null = null;
-      const run = () => {
-        if (running || closed || !storage.lease.isHeld()) return;
-        running = app.collectorMetrics
-          .timeJob(name, job())
-          .catch((err) => app.log.error({ err }, failure))
-          .finally(() => {
-            running = null;
-          });
-      };
-      return { run, settled: () => running };
-    };
-    let closed = false;
     // Pruning and hourly aggregation run on the lease holder only: once per fleet, not once per collector.
     storage.lease.start();
     storage.lease.onChange((held) => app.log.info({ leader: held }, held ? 'this collector holds the leader lease' : 'this collector no longer holds the leader lease'));
-    const prune = single('retention', async () => {
+    const isLeader = () => storage.lease.isHeld();
+    const pruneOnce = async () => {
       const { deleted } = await storage.retention.prune(app.clock.now());
       const total = Object.values(deleted).reduce((a, b) => a + b, 0);
       if (total > 0) app.log.info({ deleted }, 'expired data pruned');
-    }, 'pruning failed');
+    };
+    const prune = leaderJob({
+      intervalMs: config.retention.prune_interval_s * 1000,
+      isLeader,
+      run: () => app.collectorMetrics.timeJob('retention', pruneOnce()),
+      onError: (err) => app.log.error({ err }, 'pruning failed'),
+    });
     const maxSpanMs = config.retention.rollup_days * DAY;
-    const warm = single('rollup', () => storage.rollups.warmHours(Math.min(WARM_SPAN_MS, maxSpanMs), app.clock.now()), 'building hourly aggregates failed');
-    const timers = [setInterval(prune.run, config.retention.prune_interval_s * 1000), setInterval(warm.run, WARM_INTERVAL_MS)];
-    for (const t of timers) t.unref();
+    const warm = leaderJob({
+      intervalMs: WARM_INTERVAL_MS,
+      isLeader,
+      run: () => app.collectorMetrics.timeJob('rollup', storage.rollups.warmHours(Math.min(WARM_SPAN_MS, maxSpanMs), app.clock.now())),
+      onError: (err) => app.log.error({ err }, 'building hourly aggregates failed'),
+    });
+    prune.start();
+    warm.start();
     app.addHook('onReady', async () => {
-      prune.run();
-      warm.run();
+      prune.tick();
+      warm.tick();
     });
 
     app.addHook('onClose', async () => {
-      closed = true;
-      for (const t of timers) clearInterval(t);
       clearInterval(watch);
-      await prune.settled();
-      await warm.settled();
+      await prune.close();
+      await warm.close();
       await storage.close();
     });
   },

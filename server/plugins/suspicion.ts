@@ -3,6 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { ProbeRequestsRoute } from '../schemas/probes.ts';
 import type { SuspicionsPart } from '../storage/storage.ts';
 import { createSuspicionTrigger, type TriggerResult } from '../suspicion/trigger.ts';
+import { leaderJob } from './leader-job.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -37,33 +38,23 @@ export const suspicionPlugin = fp(
       cfg.enabled ? trigger.evaluate(now) : { degrading: 0, opened: [] };
     app.decorate('suspicion', { store, evaluate });
 
-    let timer: NodeJS.Timeout | null = null;
-    let running: Promise<void> | null = null;
-    if (cfg.enabled && cfg.interval_s > 0) {
-      app.addHook('onReady', async () => {
-        timer = setInterval(() => {
-          // A pass still running when the next is due is not overlapped: that tick is skipped.
-          // Only the leader lease's holder opens suspicions, so a fleet asks each probe once.
-          if (running || !app.storage.lease.isHeld()) return;
-          running = evaluate()
-            .then((r) => {
-              for (const s of r.opened) app.log.info({ key_id: s.keyId, reason: s.reason, locations: s.locations }, 'probe on suspicion: probes requested');
-            })
-            .catch((err) => app.log.error({ err }, 'suspicion trigger failed'))
-            .finally(() => {
-              running = null;
-            });
-        }, cfg.interval_s * 1000);
-        timer.unref();
-      });
-    }
+    // Only the leader lease's holder opens suspicions, so a fleet asks each probe once.
+    const job = leaderJob({
+      intervalMs: cfg.interval_s * 1000,
+      isLeader: () => app.storage.lease.isHeld(),
+      run: async () => {
+        const r = await evaluate();
+        for (const s of r.opened) app.log.info({ key_id: s.keyId, reason: s.reason, locations: s.locations }, 'probe on suspicion: probes requested');
+      },
+      onError: (err) => app.log.error({ err }, 'suspicion trigger failed'),
+    });
+    if (cfg.enabled && cfg.interval_s > 0) app.addHook('onReady', async () => job.start());
     app.addHook('preClose', async () => {
       closing = true;
       for (const set of waiters.values()) for (const w of set) w();
     });
     app.addHook('onClose', async () => {
-      if (timer) clearInterval(timer);
-      await running;
+      await job.close();
     });
 
     const ingest = app.requireRight('ingest');

@@ -2,7 +2,7 @@
 import type { AlertState, RuleName, Severity } from '../schemas/alerts.ts';
 import type { Hint, Verdict } from '../schemas/verdicts.ts';
 import type { StoredAlert } from './parts/alerts.ts';
-import { keyFromRow } from './sqlite/telemetry-store.ts';
+import { keyFromRow } from './key-rows.ts';
 
 /** An `alerts` row with its key's columns (LEFT JOIN keys: null for alerts without a key). */
 export type AlertRow = {

@@ -1,7 +1,7 @@
 import { KEY_COLUMNS, PROBE_COLUMNS } from '@breakerbox/protocol';
 import type { FallbackCounts, InstanceSums, KeySourceMinutes, ProbeMinute, RollupsPart } from './parts/rollups.ts';
-import type { Segment } from './sqlite/hour-rollups.ts';
-import { sumList } from './sqlite/sum-list.ts';
+import type { Segment } from './hour-segments.ts';
+import { sumList } from './sum-list.ts';
 
 /** A result row as an array, in the order of the select list. */
 export type Row = (number | string | null)[];

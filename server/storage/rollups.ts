@@ -3,7 +3,6 @@ import {
   type ProbeEvent, type TasksEvent, type TransitionEvent, type WindowEvent,
 } from '@breakerbox/protocol';
 import { addHistogram, addValue } from './histogram.ts';
-import type { Db } from './sqlite/database.ts';
 
 const KEY_COUNTERS = KEY_COLUMNS;
 const TASK_COUNTERS = TASK_COLUMNS;
@@ -200,8 +199,11 @@ export interface RollupStatements {
   transitionTotal: { run(...args: unknown[]): unknown };
 }
 
-/** Prepares the rollup upserts once per database handle. */
-export function prepareRollupStatements(db: Db): RollupStatements {
+/**
+ * Prepares the rollup upserts once per database handle (SQLite's; PostgreSQL runs the same
+ * rows as multi-row upserts of its own). Typed by what it calls, so this file stays engine-neutral.
+ */
+export function prepareRollupStatements(db: { prepare(sql: string): { run(...args: unknown[]): unknown } }): RollupStatements {
   return {
     key: db.prepare(upsertSql('key_minutes', ['minute', 'key_id', 'service_id'], KEY_COUNTERS)),
     task: db.prepare(upsertSql('task_minutes', ['minute', 'operation', 'service_id'], TASK_COUNTERS)),

@@ -4,7 +4,7 @@
  * when the key's other callers are fine and dilute its totals (docs/alerts.md, "Every
  * incident that hurts pages").
  */
-import type { InstanceSums, SourceInfo } from '../storage/storage.ts';
+import type { InstanceSums, SourceInfo, Storage } from '../storage/storage.ts';
 import type { KeySums } from './counters.ts';
 import { clientFigures, isClientDegraded, share, type VerdictThresholds } from './figures.ts';
 import type { OpenTime } from './open-share.ts';
@@ -12,7 +12,6 @@ import { decide, type Decision } from './rules.ts';
 import type { SiblingProbes } from './sibling-probes.ts';
 import type { ClientFigures, Hint, PartHealth, ProbeFigures, Verdict } from './types.ts';
 import type { TimeRange } from './window.ts';
-import type { AnalyseDeps } from './analyse.ts';
 
 /** One service calling a key, judged on its own calls. */
 export interface ServiceHealth {
@@ -73,7 +72,8 @@ export function serviceHealth(
  * instance from the raw windows of the last `instance_lookback_s` of the window.
  */
 export async function fleetParts(
-  deps: AnalyseDeps,
+  // What it reads, named here rather than as analyse.ts's deps: analyse imports this file.
+  deps: { storage: Pick<Storage, 'telemetry' | 'rollups'>; thresholds: VerdictThresholds },
   keyId: number,
   range: TimeRange,
   services: Map<number, KeySums>,

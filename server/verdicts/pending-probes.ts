@@ -6,7 +6,7 @@
  */
 import type { FreshProbes, OnDemandCounts, SuspicionRow, SuspicionsPart } from '../storage/storage.ts';
 import type { VerdictThresholds } from './figures.ts';
-import type { Decision } from './rules.ts';
+import type { Decision, PendingInfo } from './rules.ts';
 import type { ProbeFigures } from './types.ts';
 
 /** What the verdict engine needs to hold a verdict for requested probes. */
@@ -23,21 +23,6 @@ export interface PendingProbesSource {
 /** The source over the storage's suspicions, for the engine of the main thread and of the read worker alike. */
 export function pendingProbesSource(store: SuspicionsPart, pendingMaxMs: number): PendingProbesSource {
   return { latestPerKey: store.latestPerKey, probesSince: store.probesSince, onDemand: store.onDemand, pendingMaxMs };
-}
-
-/** What the hold rests on, for the evidence and the summary. */
-export interface PendingInfo {
-  /** The degradation's start: probes older than this do not speak for the key now. */
-  since: number;
-  /** When the probers were asked; null while the trigger has not asked yet (a breaker open less than `min_open_s`). */
-  asked_at: number | null;
-  asked: string[];
-  /** Asked locations that have answered with enough probes since `since`. */
-  answered: string[];
-  /** Until when the verdict waits (asked_at + pending_max_s; the degradation's start + pending_max_s before asking). */
-  until: number;
-  /** The verdict the older probes would have given. */
-  held: Decision['verdict'];
 }
 
 /**

@@ -2,7 +2,6 @@ import type { VerdictThresholds } from './figures.ts';
 import type { ErrorClass } from '@breakerbox/protocol';
 import { CLIENT_CLASSES, PROVIDER_CLASSES } from '@breakerbox/protocol';
 import type { ClientFigures, Hint, PartHealth, ProbeFigures, ProbePower, Verdict } from './types.ts';
-import type { PendingInfo } from './pending-probes.ts';
 import type { SiblingProbes } from './sibling-probes.ts';
 
 /** The probe side of a key, summed up over its locations. */
@@ -63,6 +62,21 @@ export interface Decision {
   siblings?: SiblingProbes;
   /** With `probes_stale` and no probes in the window: the locations that stopped probing the key. */
   silent?: { location: string; last_ts: number }[];
+}
+
+/** What the hold rests on, for the evidence and the summary. */
+export interface PendingInfo {
+  /** The degradation's start: probes older than this do not speak for the key now. */
+  since: number;
+  /** When the probers were asked; null while the trigger has not asked yet (a breaker open less than `min_open_s`). */
+  asked_at: number | null;
+  asked: string[];
+  /** Asked locations that have answered with enough probes since `since`. */
+  answered: string[];
+  /** Until when the verdict waits (asked_at + pending_max_s; the degradation's start + pending_max_s before asking). */
+  until: number;
+  /** The verdict the older probes would have given. */
+  held: Decision['verdict'];
 }
 
 const CLIENT_FAULT = ['bad_request', 'auth', 'context_length', 'policy'] as const;

@@ -2,7 +2,8 @@ import { cpSync, writeFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../server/storage/sqlite/database.ts';
-import { MIGRATIONS_DIR, applyMigrations, migrationsUpToDate } from '../../server/storage/sqlite/migrations.ts';
+import { MIGRATIONS_DIR } from '../../server/storage/migration-files.ts';
+import { applyMigrations, migrationsUpToDate } from '../../server/storage/sqlite/migrations.ts';
 import { tempDir } from './helpers.ts';
 
 const cleanups: (() => void)[] = [];

@@ -21,9 +21,10 @@ export interface ServerProcess {
 export async function startProcess(
   db: string,
   cleanups: (() => void)[],
-  options: { env?: Record<string, string>; spawn?: SpawnOptions } = {},
+  options: { env?: Record<string, string>; spawn?: SpawnOptions; /** A command the server runs under (e.g. `setpriv …`). */ wrap?: readonly string[] } = {},
 ): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [BIN, 'server', '--port', '0'], {
+  const [command, ...args] = [...(options.wrap ?? []), process.execPath, BIN, 'server', '--port', '0'];
+  const child = spawn(command!, args, {
     env: { ...process.env, BREAKERBOX_DB: db, BREAKERBOX_ADMIN_TOKEN: ADMIN, BREAKERBOX_LOG_LEVEL: 'warn', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
     ...options.spawn,

@@ -1,5 +1,5 @@
-import { spawn } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -18,12 +18,28 @@ const send = (url: string, body: unknown) =>
     body: JSON.stringify(body),
   });
 
+/**
+ * How to start the server so that a file's mode binds it as it binds any unprivileged user.
+ * Not root: as this user. Root: still as root (so it reads the checkout wherever it was
+ * cloned, even under a private 0700 directory, and whoever owns it), but without
+ * CAP_DAC_OVERRIDE — the capability that lets root write a file its mode forbids. Never as
+ * another user, who may not be able to read the checkout.
+ */
+function modesBind(): { wrap: readonly string[] } | { skip: string } {
+  if (process.getuid?.() !== 0) return { wrap: [] };
+  const setpriv = spawnSync('setpriv', ['--bounding-set=-dac_override', '--inh-caps=-all', '--', 'true'], { stdio: 'ignore' });
+  if (setpriv.status === 0) return { wrap: ['setpriv', '--bounding-set=-dac_override', '--inh-caps=-all', '--'] };
+  return { skip: 'running as root, and setpriv (util-linux) cannot drop CAP_DAC_OVERRIDE here: root would write any file whatever its mode' };
+}
+const unprivileged = modesBind();
+const wrap = 'wrap' in unprivileged ? unprivileged.wrap : [];
+
 /** Runs `breakerbox server` expecting it to refuse to start; resolves with its exit code and output. */
-function failedStart(db: string, uid?: number): Promise<{ code: number | null; out: string }> {
-  const child = spawn(process.execPath, [BIN, 'server', '--port', '0'], {
+function failedStart(db: string, prefix: readonly string[] = []): Promise<{ code: number | null; out: string }> {
+  const [command, ...args] = [...prefix, process.execPath, BIN, 'server', '--port', '0'];
+  const child = spawn(command!, args, {
     env: { ...process.env, BREAKERBOX_DB: db, BREAKERBOX_ADMIN_TOKEN: ADMIN, BREAKERBOX_LOG_LEVEL: 'warn', HOME: '/tmp' },
     stdio: ['ignore', 'pipe', 'pipe'],
-    ...(uid !== undefined ? { uid, gid: uid } : {}),
   });
   cleanups.push(() => child.kill('SIGKILL'));
   let out = '';
@@ -78,16 +94,13 @@ describe('storage faults against a real server process', () => {
     expect(existsSync(db)).toBe(false);
   });
 
-  it('turns /readyz red and answers 503 while its database file is unwritable, and recovers once it is writable again', async () => {
+  it.skipIf('skip' in unprivileged)('turns /readyz red and answers 503 while its database file is unwritable, and recovers once it is writable again', async () => {
     const tmp = tempDir();
     cleanups.push(tmp.cleanup);
     const db = seededDb(tmp.dir);
-    // Run as an unprivileged user that owns the file: root may write any file whatever its mode.
-    chmodSync(tmp.dir, 0o777);
-    chownSync(db, 65534, 65534);
     const config = join(tmp.dir, 'config.json');
     writeFileSync(config, JSON.stringify({ storage: { check_interval_ms: 200, retry_after_s: 1 } }));
-    const server = await startProcess(db, cleanups, { env: { BREAKERBOX_CONFIG: config, HOME: '/tmp' }, spawn: { uid: 65534, gid: 65534 } });
+    const server = await startProcess(db, cleanups, { env: { BREAKERBOX_CONFIG: config }, wrap });
     expect((await send(server.url, batch([windowEvent()]))).statusCode).toBe(200);
 
     chmodSync(db, 0o444);
@@ -108,14 +121,12 @@ describe('storage faults against a real server process', () => {
     }, 'ingest is accepted again');
   });
 
-  it('exits with one line naming the path and what to do when started on a read-only database', async () => {
+  it.skipIf('skip' in unprivileged)('exits with one line naming the path and what to do when started on a read-only database', async () => {
     const tmp = tempDir();
     cleanups.push(tmp.cleanup);
     const db = seededDb(tmp.dir);
-    // Run as an unprivileged user: root may write any file.
-    chmodSync(tmp.dir, 0o755);
     chmodSync(db, 0o444);
-    const { code, out } = await failedStart(db, 65534);
+    const { code, out } = await failedStart(db, wrap);
     expect(code).toBe(1);
     const lines = out.trim().split('\n');
     expect(lines).toHaveLength(1);

@@ -1,4 +1,5 @@
-import type { Delivery } from '../../schemas/alerts.ts';
+import type { Static } from '@sinclair/typebox';
+import type { Delivery, NotificationEvent as NotificationEventSchema } from '../../schemas/alerts.ts';
 
 /** What a per-alert notifier (Alertmanager) was last told about an alert. */
 export interface NotifyState {
@@ -8,11 +9,15 @@ export interface NotifyState {
   last_status: 'ok' | 'failed';
 }
 
-/** Events of a grouped notification: a first page, a change of its alerts, a reminder, the end. */
-export type GroupEvent = 'firing' | 'update' | 'repeat' | 'resolved';
+/**
+ * What a notification is about: a first page, a change in its group, a reminder, the end —
+ * as the API's schema declares it (one definition); storage records it and the notifiers
+ * import it from here.
+ */
+export type NotificationEvent = Static<typeof NotificationEventSchema>;
 
 /** What a notifier was last told about a notification group. */
-export type GroupNotifyState = Omit<NotifyState, 'last_event'> & { last_event: GroupEvent | null; digest: string | null };
+export type GroupNotifyState = Omit<NotifyState, 'last_event'> & { last_event: NotificationEvent | null; digest: string | null };
 
 /** One recorded delivery: the row `GET /api/notifications` lists, as its schema declares it. */
 export type { Delivery } from '../../schemas/alerts.ts';
@@ -26,7 +31,7 @@ export interface NotificationsPart {
   /** What `notifier` was last told about group `groupKey`, or undefined when never. */
   groupState(groupKey: string, notifier: string): Promise<GroupNotifyState | undefined>;
   /** Records a finished group delivery: ok sets event, sent time and digest; a failure keeps them and records the attempt. */
-  recordGroup(groupKey: string, notifier: string, event: GroupEvent, ok: boolean, at: number, digest: string): Promise<void>;
+  recordGroup(groupKey: string, notifier: string, event: NotificationEvent, ok: boolean, at: number, digest: string): Promise<void>;
   /** What `notifier` was last told about alert `alertId`, or undefined when never. */
   alertState(alertId: number, notifier: string): Promise<NotifyState | undefined>;
   /** Records a finished per-alert delivery (as `recordGroup`). */

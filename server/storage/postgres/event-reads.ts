@@ -1,6 +1,6 @@
 import type { BreakerStateName } from '@breakerbox/protocol';
 import type { EventsPart, ProbeEventRow, TransitionListed, TransitionRow } from '../parts/events.ts';
-import { keyFromRow } from '../sqlite/telemetry-store.ts';
+import { keyFromRow } from '../key-rows.ts';
 import type { PgPool } from './pool.ts';
 
 type KeyLabels = { provider: string; endpoint: string; model: string; region: string };

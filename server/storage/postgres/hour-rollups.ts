@@ -1,6 +1,6 @@
 import { KEY_COLUMNS, PROBE_COLUMNS } from '@breakerbox/protocol';
-import { lastSealedEnd, sealedHours, spanSegments, type Segment } from '../sqlite/hour-rollups.ts';
-import { sumList } from '../sqlite/sum-list.ts';
+import { lastSealedEnd, sealedHours, spanSegments, type Segment } from '../hour-segments.ts';
+import { sumList } from '../sum-list.ts';
 import { inTransaction, type PgPool } from './pool.ts';
 
 const HOUR = 3_600_000;
@@ -25,7 +25,7 @@ const SQL = {
     ON CONFLICT (hour) DO UPDATE SET version = EXCLUDED.version, built_at = EXCLUDED.built_at`,
 };
 
-/** The hourly aggregation on PostgreSQL, planned with the SQLite engine's `spanSegments`. */
+/** The hourly aggregation on PostgreSQL, planned with the shared `spanSegments`. */
 export interface PostgresHourRollups {
   plan(first: number, end: number, now: number): Promise<Segment[]>;
   build(hour: number, now: number): Promise<void>;

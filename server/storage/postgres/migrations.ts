@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { BreakerboxError } from '../../errors.ts';
-import { MIGRATIONS_DIR, assertUnchanged, readMigrations, type MigrationReport } from '../sqlite/migrations.ts';
+import { MIGRATIONS_DIR, assertUnchanged, readMigrations, type MigrationReport } from '../migration-files.ts';
 import type { PgPool } from './pool.ts';
 
 /** Where the PostgreSQL translations of the numbered migrations live. */

@@ -1,5 +1,5 @@
 import type { DeliveredRequest, OnDemandCounts, RecentWindow, SuspicionRow, SuspicionsPart } from '../parts/suspicions.ts';
-import { keyFromRow } from '../sqlite/telemetry-store.ts';
+import { keyFromRow } from '../key-rows.ts';
 import { inTransaction, type PgPool } from './pool.ts';
 
 const SQL = {

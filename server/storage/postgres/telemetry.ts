@@ -1,7 +1,7 @@
 import { keyId as keyCacheId, type BreakerKey, type TelemetryAck, type TelemetryBatch } from '@breakerbox/protocol';
 import type { KeyInfo, SourceInfo, TelemetryPart } from '../parts/telemetry.ts';
 import { RollupAccumulator } from '../rollups.ts';
-import { KEY_CACHE_MAX, keyFromRow, regionColumn } from '../sqlite/telemetry-store.ts';
+import { KEY_CACHE_MAX, keyFromRow, regionColumn } from '../key-rows.ts';
 import { EventColumns } from './event-writes.ts';
 import { inTransaction, type PgClient, type PgPool } from './pool.ts';
 import { writeRollups } from './rollup-writes.ts';

@@ -2,7 +2,7 @@ import type { BreakerStateName } from '@breakerbox/protocol';
 import type { Db } from './database.ts';
 import type { EventsPart, ProbeEventRow, TransitionListed, TransitionRow } from '../parts/events.ts';
 import type { SyncPart } from './sync-part.ts';
-import { keyFromRow } from './telemetry-store.ts';
+import { keyFromRow } from '../key-rows.ts';
 
 type KeyLabels = { provider: string; endpoint: string; model: string; region: string };
 

@@ -1,5 +1,5 @@
 import type { Db } from './database.ts';
-import { keyFromRow } from './telemetry-store.ts';
+import { keyFromRow } from '../key-rows.ts';
 import type { DeliveredRequest, OnDemandCounts, RecentWindow, SuspicionInput, SuspicionRow, SuspicionsPart } from '../parts/suspicions.ts';
 import type { SyncPart } from './sync-part.ts';
 

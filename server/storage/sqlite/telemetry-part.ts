@@ -1,5 +1,6 @@
 import type { Db } from './database.ts';
-import { createTelemetryStore, keyFromRow, regionColumn } from './telemetry-store.ts';
+import { createTelemetryStore } from './telemetry-store.ts';
+import { keyFromRow, regionColumn } from '../key-rows.ts';
 import type { KeyInfo, SourceInfo, TelemetryPart } from '../parts/telemetry.ts';
 import type { SyncPart } from './sync-part.ts';
 

@@ -2,6 +2,7 @@ import { MINUTE_MS, keyId as keyCacheId, type BreakerKey, type TelemetryAck, typ
 import type { Db } from './database.ts';
 import { RollupAccumulator, prepareRollupStatements } from '../rollups.ts';
 import { histogramJson } from '../histogram.ts';
+import { KEY_CACHE_MAX, keyFromRow, regionColumn } from '../key-rows.ts';
 import { SampleGroups, samplesOf } from '../sample-rows.ts';
 
 /** A stored key with its id and the span it reported over. */
@@ -22,19 +23,6 @@ export interface TelemetryStore {
   /** The id of a key, or undefined if it never reported. */
   findKeyId(key: BreakerKey): number | undefined;
 }
-
-/** The database form of a key's optional region: '' for none, so the unique index holds. */
-export const regionColumn = (key: BreakerKey): string => key.region ?? '';
-
-/** Turns a `keys` row back into a key, exactly as it arrived. */
-export function keyFromRow(row: { provider: string; endpoint: string; model: string; region: string }): BreakerKey {
-  const key: BreakerKey = { provider: row.provider, endpoint: row.endpoint, model: row.model };
-  if (row.region !== '') key.region = row.region;
-  return key;
-}
-
-/** Most key ids held in memory; past it the oldest cached is dropped (and read again when it returns). */
-export const KEY_CACHE_MAX = 50_000;
 
 /**
  * Creates the telemetry store over the collector's single write connection. Key, service
