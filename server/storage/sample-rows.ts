@@ -22,6 +22,32 @@ export const SAMPLES_FOR_KEY = `SELECT c.ts, v.name AS service, s.instance, c.sa
     AND (CAST(? AS TEXT) IS NULL OR s.instance = ?)
   ORDER BY c.ts DESC, c.id DESC LIMIT ?`;
 
+/**
+ * The latest failed samples (slow successes aside) of several keys at once, at most `perKey`
+ * each: one query however many keys, its rows bounded by keys × perKey. `keys` placeholders
+ * in the key list, then from, to, perKey.
+ */
+export function latestFailedSql(keys: number): string {
+  return `SELECT key_id, ts, service, instance, sample FROM (
+    SELECT c.key_id, c.ts, v.name AS service, s.instance, c.sample,
+      ROW_NUMBER() OVER (PARTITION BY c.key_id ORDER BY c.ts DESC, c.id DESC) AS rn
+    FROM call_samples c JOIN sources s ON s.id = c.source_id JOIN services v ON v.id = s.service_id
+    WHERE c.key_id IN (${Array.from({ length: keys }, () => '?').join(', ')}) AND c.ts >= ? AND c.ts < ? AND c.error_class IS NOT NULL
+  ) x WHERE rn <= ? ORDER BY key_id, ts DESC`;
+}
+
+/** Rows of `latestFailedSql`, grouped by key, newest first. */
+export function latestFailedByKey(rows: { key_id: number; ts: number; service: string; instance: string; sample: string }[]): Map<number, StoredSample[]> {
+  const out = new Map<number, StoredSample[]>();
+  for (const row of rows) {
+    const id = Number(row.key_id);
+    let list = out.get(id);
+    if (!list) out.set(id, (list = []));
+    list.push(storedSample(row));
+  }
+  return out;
+}
+
 /** The arguments of `SAMPLES_FOR_KEY`, in order. */
 export function samplesForKeyArgs(keyId: number, q: SampleQuery): unknown[] {
   const opt = (v: string | undefined) => v ?? null;

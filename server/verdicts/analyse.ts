@@ -2,6 +2,7 @@ import type { BreakerKey } from '@breakerbox/protocol';
 import { alternativeOf } from './alternative.ts';
 import { addInto, newKeySums, newProbeSums, type KeySums, type ProbeSums } from './counters.ts';
 import { evidence } from './evidence.ts';
+import { citeSamples, citesSamples, type CitingKey } from './sample-evidence.ts';
 import { joinGroups, nearMatches } from './key-join.ts';
 import { proberHealthOf, type LocationHealth } from './prober-health.ts';
 import type { KeyInfo, ProbeActivity, ProbeMinute, SourceInfo, Storage } from '../storage/storage.ts';
@@ -48,7 +49,8 @@ export interface KeyAnalysis {
 
 /** What `analyse` reads through. */
 export interface AnalyseDeps {
-  storage: Pick<Storage, 'telemetry' | 'rollups' | 'events'>;
+  /** `samples` absent: the evidence cites no failed call. */
+  storage: Pick<Storage, 'telemetry' | 'rollups' | 'events'> & Partial<Pick<Storage, 'samples'>>;
   openShare: OpenShareReader;
   thresholds: VerdictThresholds;
   /** Probe on suspicion: verdicts wait for requested probes (absent: they never wait). */
@@ -122,6 +124,7 @@ export async function analyse(deps: AnalyseDeps, range: TimeRange, options: { ke
   }
 
   const out: KeyAnalysis[] = [];
+  const citing: CitingKey[] = [];
   for (const id of ids) {
     const info = keys.get(id);
     if (!info) continue;
@@ -197,12 +200,14 @@ export async function analyse(deps: AnalyseDeps, range: TimeRange, options: { ke
     const joined = joinedIds.map((other) => keys.get(other)!.key);
     const context = { stateText: state.open + state.half_open > 0 ? state.text : null, joined, near, health, aliases: t.provider_aliases, key: info.key };
     const alternative = alternativeOf(decision, clients, usable, t);
+    const said = evidence(decision, clients, probes, t, context, alternative);
+    if (citesSamples(decision, clients)) citing.push({ keyId: id, evidence: said });
     out.push({
       info,
       clients,
       probes,
       decision,
-      evidence: evidence(decision, clients, probes, t, context, alternative),
+      evidence: said,
       alternative,
       state,
       serviceSums: services,
@@ -216,6 +221,8 @@ export async function analyse(deps: AnalyseDeps, range: TimeRange, options: { ke
       proberHealth: health,
     });
   }
+  // After the loop: one bounded read for just the keys that cite samples.
+  await citeSamples(storage.samples, citing, range);
   return out;
 }
 

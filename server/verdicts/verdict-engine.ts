@@ -41,7 +41,7 @@ export function toVerdictEntry(a: KeyAnalysis): VerdictEntry {
 }
 
 /** Creates the engine; `thresholds` is the resolved `verdicts` config section, `pending` the probe-on-suspicion source (absent: verdicts never wait). */
-export function createVerdictEngine(storage: Pick<Storage, 'telemetry' | 'rollups' | 'events'>, thresholds: VerdictThresholds, pending?: PendingProbesSource): VerdictEngine {
+export function createVerdictEngine(storage: Pick<Storage, 'telemetry' | 'rollups' | 'events'> & Partial<Pick<Storage, 'samples'>>, thresholds: VerdictThresholds, pending?: PendingProbesSource): VerdictEngine {
   const deps = {
     storage,
     openShare: createOpenShareReader(storage.events, { idleAfterMs: thresholds.open_idle_after_s * 1000 }),

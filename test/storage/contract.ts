@@ -189,6 +189,11 @@ export function storageContract(engine: string, open: OpenStorage): void {
       const server = await s.samples.forKey(id, { from: now, to: now + MIN, limit: 3, errorClass: 'server', instance: 'pod-1' });
       expect(server.map((r) => r.sample.upstream_request_id)).toEqual(['s-1_8', 's-1_6', 's-1_4']);
       expect(await s.samples.forKey(id, { from: now, to: now + MIN, limit: 3, errorClass: 'slow', service: 'other' })).toEqual([]);
+      // The evidence's read: the latest failed (never slow) samples per key, in one query.
+      const latest = await s.samples.latestFailed([id, id + 999], now, now + MIN, 2);
+      expect([...latest.keys()]).toEqual([id]);
+      expect(latest.get(id)!.map((r) => r.sample.upstream_request_id)).toEqual(['s-2_8', 's-2_6']);
+      expect((await s.samples.latestFailed([], now, now + MIN, 2)).size).toBe(0);
       const { deleted } = await s.retention.prune(now + 400 * 86_400_000);
       expect(deleted).toMatchObject({ call_samples: MAX_SAMPLES_PER_KEY_MINUTE });
       expect(await s.samples.forKey(id, { from: now, to: now + MIN, limit: 100 })).toEqual([]);

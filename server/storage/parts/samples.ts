@@ -27,4 +27,9 @@ export interface SampleQuery {
 export interface SamplesPart {
   /** One key's samples matching `q`, newest first. */
   forKey(keyId: number, q: SampleQuery): Promise<StoredSample[]>;
+  /**
+   * The latest `perKey` failed samples (no slow successes) of each of `keyIds` with ts in
+   * `[from, to)`, newest first, in one query; keys without any are absent from the map.
+   */
+  latestFailed(keyIds: readonly number[], from: number, to: number, perKey: number): Promise<Map<number, StoredSample[]>>;
 }

@@ -1,5 +1,5 @@
 import type { SamplesPart } from '../parts/samples.ts';
-import { SAMPLES_FOR_KEY, samplesForKeyArgs, storedSample } from '../sample-rows.ts';
+import { SAMPLES_FOR_KEY, latestFailedByKey, latestFailedSql, samplesForKeyArgs, storedSample } from '../sample-rows.ts';
 import type { PgPool } from './pool.ts';
 
 /** `SAMPLES_FOR_KEY` with its `?` numbered `$1`, `$2`, … */
@@ -16,6 +16,13 @@ export function createPostgresSampleReads(pool: PgPool): SamplesPart {
         name: 'samples_for_key', text: TEXT, values: samplesForKeyArgs(keyId, q),
       })).rows;
       return rows.map(storedSample);
+    },
+    async latestFailed(keyIds, from, to, perKey) {
+      if (keyIds.length === 0 || perKey <= 0) return new Map();
+      let n = 0;
+      const text = latestFailedSql(keyIds.length).replace(/\?/g, () => `$${++n}`);
+      const rows = (await pool.query<Parameters<typeof latestFailedByKey>[0][number]>({ text, values: [...keyIds, from, to, perKey] })).rows;
+      return latestFailedByKey(rows);
     },
   };
 }
