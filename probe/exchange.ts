@@ -8,7 +8,7 @@
 import { performance } from 'node:perf_hooks';
 import { buildConnector, Client } from 'undici';
 import type { ErrorClass } from '@breakerbox/protocol';
-import { classifyHttpError, classifyThrown, providerErrorInfo } from '@breakerbox/protocol';
+import { classifyHttpError, classifyThrown, providerErrorInfo, upstreamRequestIdOf } from '@breakerbox/protocol';
 import { malformed, tryJson } from './adapters/chat-request.ts';
 import type { ProbeAdapter, ShapeVerdict, Usage } from './adapters/types.ts';
 import type { ProbeTimeouts } from './config-types.ts';
@@ -22,6 +22,10 @@ export interface ExchangeResult {
   latency: { connect?: number; ttfb?: number; total: number };
   usage?: Usage;
   reason: string;
+  /** A failure's upstream request id, from the answer's headers (none without an answer). */
+  upstreamRequestId?: string;
+  /** A refused request's error body, as the provider wrote it: NOT redacted yet. */
+  providerError?: { type?: string; code?: string; message?: string };
 }
 
 /** Everything one exchange needs; `apiKey` is only ever placed in a request header. */
@@ -51,6 +55,16 @@ async function readText(body: AsyncIterable<Buffer>): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
+/** undici's header object read the way `upstreamRequestIdOf` asks (first value of a repeated header). */
+function headerReader(headers: Record<string, string | string[] | undefined>): { get(name: string): string | null } {
+  return {
+    get: (name) => {
+      const v = headers[name];
+      return (Array.isArray(v) ? v[0] : v) ?? null;
+    },
+  };
+}
+
 /** Runs one probe exchange; never throws. */
 export async function runExchange(input: ExchangeInput): Promise<ExchangeResult> {
   const { adapter, request, timeouts } = input;
@@ -66,6 +80,8 @@ export async function runExchange(input: ExchangeInput): Promise<ExchangeResult>
   let connectMs: number | undefined;
   let ttfbMs: number | undefined;
   let status: number | undefined;
+  let upstreamRequestId: string | undefined;
+  let providerError: ExchangeResult['providerError'];
   let phase: 'connect' | 'body' = 'connect';
   const firstByteTimer = setTimeout(expire('first_byte'), timeouts.firstByteMs);
   const totalTimer = setTimeout(expire('total'), timeouts.totalMs);
@@ -89,7 +105,10 @@ export async function runExchange(input: ExchangeInput): Promise<ExchangeResult>
     const usage = 'usage' in verdict && verdict.usage ? { usage: verdict.usage } : {};
     const st = status === undefined ? {} : { status };
     if (verdict.ok) return { ok: true, ...st, latency, ...usage, reason: 'ok' };
-    return { ok: false, errorClass: verdict.errorClass, ...st, latency, ...usage, reason: verdict.reason };
+    return {
+      ok: false, errorClass: verdict.errorClass, ...st, latency, ...usage, reason: verdict.reason,
+      ...(upstreamRequestId ? { upstreamRequestId } : {}), ...(providerError ? { providerError } : {}),
+    };
   };
 
   try {
@@ -101,6 +120,7 @@ export async function runExchange(input: ExchangeInput): Promise<ExchangeResult>
       signal: controller.signal,
     });
     status = res.statusCode;
+    upstreamRequestId = upstreamRequestIdOf(headerReader(res.headers));
     phase = 'body';
     const accepted = adapter.acceptsStatus(request, res.statusCode);
     const contentType = String(res.headers['content-type'] ?? '');
@@ -113,6 +133,7 @@ export async function runExchange(input: ExchangeInput): Promise<ExchangeResult>
       const text = await readText(res.body);
       const body = tryJson(text) ?? text;
       const info = providerErrorInfo(body);
+      providerError = info;
       const detail = info.message ?? info.code ?? info.type ?? '';
       return finish({
         ok: false,

@@ -10,6 +10,7 @@ import type { Usage } from './adapters/types.ts';
 import type { ProberConfig, TargetConfig } from './config-types.ts';
 import { DailyCostCap } from './cost-cap.ts';
 import { PROBE_ERROR_CODES, ProbeError } from './errors.ts';
+import { failureEvidence } from './failure-evidence.ts';
 import { runExchange, type ExchangeInput, type ExchangeResult } from './exchange.ts';
 import type { Logger } from './logger.ts';
 import { CronScheduler, type Scheduler } from './scheduler.ts';
@@ -239,16 +240,17 @@ export class Prober {
     const adapter = adapterFor(target.kind);
     if (!adapter) throw new ProbeError(PROBE_ERROR_CODES.INVALID_OPTIONS, `unknown kind ${target.kind}`);
     const ts = this.now();
+    const apiKey = target.apiKeyEnv ? this.apiKeys.get(target.apiKeyEnv) : undefined;
     const result = await this.exchange({
       adapter,
       request: target.request,
       baseUrl: target.baseUrl,
-      apiKey: target.apiKeyEnv ? this.apiKeys.get(target.apiKeyEnv) : undefined,
+      apiKey,
       timeouts: target.timeouts,
     });
     const cost = costOf(result.usage, target);
     if (cost !== undefined) this.costCap.record(cost);
-    const event = toEvent(target, ts, result, cold, cost);
+    const event = toEvent(target, ts, result, cold, cost, apiKey);
     if (trigger === 'suspicion' && !cold) event.trigger = 'suspicion';
     if (!cold) {
       this.stats.probes++;
@@ -291,12 +293,13 @@ function costOf(usage: Usage | undefined, target: TargetConfig): number | undefi
   return (usage.inputTokens * target.price.inputPerMtok + usage.outputTokens * target.price.outputPerMtok) / 1e6;
 }
 
-function toEvent(target: TargetConfig, ts: number, r: ExchangeResult, cold: boolean, cost: number | undefined): ProbeEvent {
+function toEvent(target: TargetConfig, ts: number, r: ExchangeResult, cold: boolean, cost: number | undefined, apiKey: string | undefined): ProbeEvent {
   const outcome: ProbeEvent['outcome'] = !r.ok ? 'error' : r.latency.total > target.latencyCeilingMs ? 'slow' : 'ok';
   const event: ProbeEvent = { type: 'probe', ts, key: target.key, location: target.location, outcome, latency_ms: r.latency };
   if (r.errorClass) event.error_class = r.errorClass;
   if (r.status !== undefined) event.status = r.status;
   if (cold) event.cold = true;
   if (cost !== undefined) event.cost_usd = cost;
+  if (!r.ok) Object.assign(event, failureEvidence(r, apiKey));
   return event;
 }

@@ -161,6 +161,12 @@ export const ProbeSchema = Type.Object({
   cold: Type.Optional(Type.Boolean()),
   cost_usd: Type.Optional(Money),
   trigger: Type.Optional(Type.Union([Type.Literal('schedule'), Type.Literal('suspicion')])),
+  // A failed probe's evidence (issue 27), as in a call sample: the provider's own request id
+  // and its error body's type/code/message (cut and redacted by the prober).
+  upstream_request_id: Type.Optional(Short(200)),
+  error_type: Type.Optional(Short(100)),
+  error_code: Type.Optional(Short(100)),
+  message: Type.Optional(Type.String({ maxLength: MAX_SAMPLE_MESSAGE_CHARS })),
 });
 
 /** Each event type and its schema; a type not listed here is refused. */

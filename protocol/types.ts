@@ -189,6 +189,14 @@ export interface ProbeEvent {
   cost_usd?: number;
   /** Why the probe ran (optional; absent = on its schedule): `suspicion` = asked for by the collector. */
   trigger?: 'schedule' | 'suspicion';
+  /** A failed probe's upstream request id (`x-request-id`, `request-id`, …), as the provider sent it. */
+  upstream_request_id?: string;
+  /** A failed probe's provider error type (`overloaded_error`, `server_error`). */
+  error_type?: string;
+  /** A failed probe's provider error code (`rate_limit_exceeded`). */
+  error_code?: string;
+  /** A failed probe's provider error message: first characters only, secrets redacted. */
+  message?: string;
 }
 
 export type TelemetryEvent = TransitionEvent | WindowEvent | TasksEvent | ConfigEvent | ProbeEvent;

@@ -2,7 +2,7 @@ import fp from 'fastify-plugin';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { BreakerboxError } from '../errors.ts';
 import { TicketRoute } from '../schemas/samples.ts';
-import { providerTicket, type TicketKey } from '../verdicts/provider-ticket.ts';
+import { TICKET_PROBE_IDS, providerTicket, type TicketKey } from '../verdicts/provider-ticket.ts';
 
 /** Samples read per key for a ticket. */
 const SAMPLES_PER_KEY = 200;
@@ -32,12 +32,16 @@ export const ticketPlugin = fp(
         for (const p of probes) {
           if (p.keyId !== keyId || p.cold) continue;
           let l = byLocation.get(p.location);
-          if (!l) byLocation.set(p.location, (l = { location: p.location, failed: 0, total: 0, firstFailed: null, lastFailed: null }));
+          if (!l) byLocation.set(p.location, (l = { location: p.location, failed: 0, total: 0, firstFailed: null, lastFailed: null, requestIds: [] }));
           l.total++;
           if (p.outcome !== 'error') continue;
           l.failed++;
           l.firstFailed = l.firstFailed === null ? p.ts : Math.min(l.firstFailed, p.ts);
           l.lastFailed = l.lastFailed === null ? p.ts : Math.max(l.lastFailed, p.ts);
+          // Rows come newest first per key and location: the first few ids are the latest.
+          if (p.upstreamRequestId && l.requestIds.length < TICKET_PROBE_IDS) {
+            l.requestIds.push({ ts: p.ts, id: p.upstreamRequestId, status: p.status, error: p.errorType ?? p.errorCode ?? p.errorClass });
+          }
         }
         keys.push({ key: k.key, verdict: k.verdict, samples, probes: [...byLocation.values()] });
       }

@@ -36,6 +36,16 @@ export type OnDemandCounts = Static<typeof OnDemandCounts>;
 /** How a probe ended (protocol v1's `probe.outcome`). */
 export const ProbeOutcome = StringEnum(['ok', 'slow', 'error'] as const);
 
+/** A failed probe's evidence (issue 27), each field present only when the prober sent it. */
+const FailureEvidence = {
+  /** The provider's own request id of the failed probe. */
+  upstream_request_id: Type.Optional(Type.String()),
+  error_type: Type.Optional(Type.String()),
+  error_code: Type.Optional(Type.String()),
+  /** The provider's error message, cut and redacted by the prober. */
+  message: Type.Optional(Type.String()),
+};
+
 /** One raw probe result. */
 export const ProbeResult = Type.Object({
   ts: Type.Integer(),
@@ -43,6 +53,7 @@ export const ProbeResult = Type.Object({
   error_class: Nullable('string'),
   status: Nullable('number'),
   total_ms: Type.Number(),
+  ...FailureEvidence,
 });
 export type ProbeResult = Static<typeof ProbeResult>;
 
@@ -54,6 +65,7 @@ export const LastProbe = Type.Object({
   status: Nullable('number'),
   latency_ms: Type.Object({ connect: Nullable('number'), ttfb: Nullable('number'), total: Type.Number() }),
   cold: Type.Boolean(),
+  ...FailureEvidence,
 });
 export type LastProbe = Static<typeof LastProbe>;
 

@@ -7,6 +7,7 @@ import type { ProbeFigures } from './types.ts';
 import { floorMinute, type TimeRange } from './window.ts';
 
 import type { ProbeResult, ProbesView } from '../schemas/probes.ts';
+import type { ProbeEventRow } from '../storage/storage.ts';
 export type { ProbeResult, ProbesView } from '../schemas/probes.ts';
 
 const healthyLocation = (location: string): LocationHealth => ({
@@ -28,20 +29,22 @@ export async function probesView(deps: AnalyseDeps, range: TimeRange): Promise<P
     storage.events.probeEvents(Math.max(range.from, range.to - RAW_LOOKBACK_MS), range.to),
   ]);
   const results = new Map<string, { last: ProbesView['locations'][number]['targets'][number]['last']; recent: ProbeResult[] }>();
-  for (const { keyId, location, ts, outcome, errorClass, status, connectMs: connect, ttfbMs: ttfb, totalMs: total, cold } of raw) {
+  for (const row of raw) {
+    const { keyId, location, ts, outcome, errorClass, status, connectMs: connect, ttfbMs: ttfb, totalMs: total, cold } = row;
     const id = `${keyId}\u0000${location}`;
+    const evidence = failureEvidenceOf(row);
     let entry = results.get(id);
     if (!entry) {
       entry = {
         last: {
-          ts, outcome, error_class: errorClass, status, latency_ms: { connect, ttfb, total }, cold,
+          ts, outcome, error_class: errorClass, status, latency_ms: { connect, ttfb, total }, cold, ...evidence,
         },
         recent: [],
       };
       results.set(id, entry);
     }
     if (entry.recent.length < RECENT_LIMIT) {
-      entry.recent.push({ ts, outcome, error_class: errorClass, status, total_ms: total });
+      entry.recent.push({ ts, outcome, error_class: errorClass, status, total_ms: total, ...evidence });
     }
   }
 
@@ -88,4 +91,14 @@ export async function probesView(deps: AnalyseDeps, range: TimeRange): Promise<P
   const locations = [...byLocation.values()].sort((a, b) => a.location.localeCompare(b.location));
   for (const loc of locations) loc.targets.sort((a, b) => keyText(a.key).localeCompare(keyText(b.key)));
   return { window: range, locations };
+}
+
+/** A failed probe's request id and provider error, only the fields it has. */
+function failureEvidenceOf(r: ProbeEventRow): Pick<ProbeResult, 'upstream_request_id' | 'error_type' | 'error_code' | 'message'> {
+  const out: Pick<ProbeResult, 'upstream_request_id' | 'error_type' | 'error_code' | 'message'> = {};
+  if (r.upstreamRequestId !== null) out.upstream_request_id = r.upstreamRequestId;
+  if (r.errorType !== null) out.error_type = r.errorType;
+  if (r.errorCode !== null) out.error_code = r.errorCode;
+  if (r.message !== null) out.message = r.message;
+  return out;
 }

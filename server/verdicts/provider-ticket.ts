@@ -15,8 +15,24 @@ export interface TicketKey {
   /** The key's failed-call samples in the window, any order. */
   samples: StoredSample[];
   /** Per probe location: failed probes, probes, and the first and last failure. */
-  probes: { location: string; failed: number; total: number; firstFailed: number | null; lastFailed: number | null }[];
+  probes: {
+    location: string; failed: number; total: number; firstFailed: number | null; lastFailed: number | null;
+    /** The latest failed probes' request ids (at most `TICKET_PROBE_IDS`), newest first. */
+    requestIds: TicketProbeId[];
+  }[];
 }
+
+/** A failed probe's request id as the ticket lists it. */
+export interface TicketProbeId {
+  ts: number;
+  id: string;
+  status: number | null;
+  /** The provider's error type or code, else our error class. */
+  error: string | null;
+}
+
+/** Request ids listed per probe location and model at most. */
+export const TICKET_PROBE_IDS = 3;
 
 /** Request ids listed at most. */
 export const TICKET_REQUEST_IDS = 12;
@@ -62,6 +78,7 @@ export function providerTicket(keys: TicketKey[], range: TimeRange, now: number,
     lines.push('Independent probes (small real requests from our probe locations):');
     for (const p of probed) {
       lines.push(`- ${p.location}, ${p.model}: ${p.failed} of ${p.total} failed${p.firstFailed !== null ? `, first at ${utc(p.firstFailed)}, last at ${utc(p.lastFailed!)}` : ''}`);
+      for (const r of p.requestIds) lines.push(`  - ${utc(r.ts)}  ${[r.status, r.error].filter((x) => x !== null).join(' ')}  ${r.id}`);
     }
   } else {
     lines.push('No probe location covers these models.');

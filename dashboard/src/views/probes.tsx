@@ -62,10 +62,10 @@ export default function Probes() {
                       <td><ProbeStatusBadge status={t.figures.status} /></td>
                       <td>{pct(t.figures.success_share)} of {t.figures.probes}</td>
                       <td>{ms(t.figures.latency_ms.p50)} / {ms(t.figures.latency_ms.p95)}</td>
-                      <td>{t.last ? <><Outcome result={t.last} /> <span className="muted">{formatTime(t.last.ts)}, {ms(t.last.latency_ms.total)}</span></> : '–'}</td>
+                      <td>{t.last ? <><Outcome result={t.last} /> <span className="muted">{formatTime(t.last.ts)}, {ms(t.last.latency_ms.total)}</span>{t.last.upstream_request_id ? <> <code className="request-id" title="the provider's request id of this failed probe">{t.last.upstream_request_id}</code></> : null}</> : '–'}</td>
                       <td className="recent">
                         {t.recent.map((r) => (
-                          <span key={r.ts} className={`dot outcome-${r.outcome}`} title={`${formatTime(r.ts)}: ${r.outcome}${r.error_class ? ` (${r.error_class})` : ''}, ${ms(r.total_ms)}`}>{OUTCOME_ICON[r.outcome]}</span>
+                          <span key={r.ts} className={`dot outcome-${r.outcome}`} title={`${formatTime(r.ts)}: ${r.outcome}${r.error_class ? ` (${r.error_class})` : ''}, ${ms(r.total_ms)}${r.error_type ?? r.error_code ? `, ${r.error_type ?? r.error_code}` : ''}${r.upstream_request_id ? `, request id ${r.upstream_request_id}` : ''}`}>{OUTCOME_ICON[r.outcome]}</span>
                         ))}
                       </td>
                     </tr>

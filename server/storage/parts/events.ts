@@ -40,6 +40,11 @@ export interface ProbeEventRow {
   ttfbMs: number | null;
   totalMs: number;
   cold: boolean;
+  /** A failed probe's evidence (issue 27); null for ok probes and older probers. */
+  upstreamRequestId: string | null;
+  errorType: string | null;
+  errorCode: string | null;
+  message: string | null;
 }
 
 /** Reads of the raw events (kept `retention.raw_days`): transitions, probes, config. */

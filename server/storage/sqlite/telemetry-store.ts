@@ -49,8 +49,8 @@ export function createTelemetryStore(db: Db): TelemetryStore {
     tasks: db.prepare(`INSERT INTO task_events (source_id, operation, start, end, completed, failed, degraded, attempts, cost_usd, levels, fallback_invoked, fallback_failed)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
     config: db.prepare('INSERT INTO config_events (key_id, source_id, ts, settings, fallbacks, warnings) VALUES (?, ?, ?, ?, ?, ?)'),
-    probe: db.prepare(`INSERT INTO probe_events (key_id, source_id, location, ts, outcome, error_class, status, connect_ms, ttfb_ms, total_ms, cold, cost_usd, trigger)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+    probe: db.prepare(`INSERT INTO probe_events (key_id, source_id, location, ts, outcome, error_class, status, connect_ms, ttfb_ms, total_ms, cold, cost_usd, trigger,
+      upstream_request_id, error_type, error_code, message) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
     sampleCount: db.prepare('SELECT count(*) FROM call_samples WHERE key_id = ? AND ts >= ? AND ts < ?').pluck(),
     sample: db.prepare('INSERT INTO call_samples (key_id, source_id, ts, error_class, status, upstream_request_id, sample) VALUES (?, ?, ?, ?, ?, ?, ?)'),
     listKeys: db.prepare('SELECT id, provider, endpoint, model, region, first_seen, last_seen FROM keys ORDER BY provider, endpoint, model, region'),
@@ -139,7 +139,8 @@ export function createTelemetryStore(db: Db): TelemetryStore {
         case 'probe': {
           const k = keyId(e.key, e.ts);
           s.probe.run(k, sourceId, e.location, e.ts, e.outcome, e.error_class ?? null, e.status ?? null,
-            e.latency_ms.connect ?? null, e.latency_ms.ttfb ?? null, e.latency_ms.total, e.cold ? 1 : 0, e.cost_usd ?? null, e.trigger ?? null);
+            e.latency_ms.connect ?? null, e.latency_ms.ttfb ?? null, e.latency_ms.total, e.cold ? 1 : 0, e.cost_usd ?? null, e.trigger ?? null,
+            e.upstream_request_id ?? null, e.error_type ?? null, e.error_code ?? null, e.message ?? null);
           acc.addProbe(k, e);
           break;
         }
