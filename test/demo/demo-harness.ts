@@ -110,7 +110,15 @@ export function readApi(url: string, token: string) {
     return (await res.json()) as T;
   };
   const keyQuery = (k: BreakerKey) => `provider=${encodeURIComponent(k.provider)}&endpoint=${encodeURIComponent(k.endpoint)}&model=${encodeURIComponent(k.model)}`;
+  const text = async (path: string): Promise<string> => {
+    const res = await fetch(`${url}${path}`, { headers: { authorization: `Bearer ${token}` } });
+    if (!res.ok) throw new Error(`GET ${path}: ${res.status} ${await res.text()}`);
+    return res.text();
+  };
   return {
+    incidents: (from: number, to: number) => get<{ incidents: IncidentEntry[] }>(`/api/incidents?from=${from}&to=${to}`).then((r) => r.incidents),
+    /** The provider ticket of an incident (plain text, docs/api.md). */
+    ticket: (id: string, from: number, to: number) => text(`/api/incidents/${encodeURIComponent(id)}/ticket?from=${from}&to=${to}`),
     verdicts: (from: number, to: number) => get<{ verdicts: VerdictEntry[] }>(`/api/verdicts?from=${from}&to=${to}`).then((r) => r.verdicts),
     verdictsWindow: (window: string) => get<{ verdicts: VerdictEntry[] }>(`/api/verdicts?window=${window}`).then((r) => r.verdicts),
     alerts: (state?: string) => get<{ alerts: AlertEntry[] }>(`/api/alerts${state ? `?state=${state}` : ''}`).then((r) => r.alerts),
@@ -138,6 +146,13 @@ export interface VerdictEntry {
   };
   probes: Record<string, { status: string }>;
   evidence: string[];
+}
+
+/** The parts of a `/api/incidents` entry the test reads. */
+export interface IncidentEntry {
+  id: string;
+  verdict: string;
+  keys: { key: BreakerKey; verdict: string }[];
 }
 
 /** The parts of an alert the test reads. */

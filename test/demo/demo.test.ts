@@ -133,6 +133,21 @@ describe('npm run demo -- --fast --once', () => {
     const draft = await api.cost('draft-reply', phase.start, Math.max(phase.start + 1_000, Date.now()));
     expect(draft?.levels['2']).toBeGreaterThan(0);
     await alertOn('open_share', GPT_4O, 'firing', phase.end + GRACE_MS);
+    // The provider ticket of the outage: the fake provider's own request ids (OpenAI's
+    // `x-request-id` format), from the SDKs' failed calls and from both probe locations.
+    let lastTicket = 'no incident of gpt-4o yet';
+    const ticket = await eventually('a provider ticket of the gpt-4o outage with request ids from the calls and both probe locations', phase.end + GRACE_MS, async () => {
+      const to = Math.max(phase.start + 1_000, Date.now());
+      const incident = (await api.incidents(phase.start, to)).find((i) => i.keys.some((k) => same(k.key, GPT_4O)));
+      if (!incident) return undefined;
+      const text = (lastTicket = await api.ticket(incident.id, phase.start, to));
+      const callIds = text.split('\n').filter((l) => l.startsWith('- ') && l.includes(`  ${GPT_4O.model}  503 `) && /  req_[0-9a-f]{32}$/.test(l));
+      const probeIds = text.split('\n').filter((l) => /^ {2}- \S+Z {2}503 \S+ {2}req_[0-9a-f]{32}$/.test(l));
+      const locations = text.split('\n').filter((l) => new RegExp(`^- [^,]+, ${GPT_4O.model.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: [1-9]\\d* of \\d+ failed`).test(l));
+      return callIds.length > 0 && probeIds.length > 0 && locations.length === 2 ? text : undefined;
+    }, () => lastTicket);
+    expect(ticket).toContain('Incident report for openai support');
+    console.info(`demo outage ticket:\n${ticket}`);
     expect(existsSync(await photo)).toBe(true);
   }, 4 * MINUTE);
 
