@@ -5,6 +5,7 @@
  * skipped undecoded. Spans are returned whatever they are; `spans-to-windows.ts` picks the
  * model calls among them.
  */
+import { UPSTREAM_REQUEST_ID_HEADERS } from '@breakerbox/protocol';
 import { keyValue, resource } from './decode-protobuf.ts';
 import { attributes, invalid, list, object } from './decode-json.ts';
 import type { Attributes, ResourceSpans, Span, SpanEvent } from './model.ts';
@@ -24,6 +25,8 @@ export function spanAttributeKept(key: string): boolean {
 const SPAN_KEYS: ReadonlySet<string> = new Set([
   'openinference.span.kind', 'server.address', 'error.type', 'http.response.status_code', 'http.status_code',
   'breakerbox.region', 'cloud.region', 'exception.type', 'exception.message', 'time_to_first_token', 'first_token_ms',
+  // The provider's request id, for a failed span's evidence sample (span-sample.ts).
+  ...UPSTREAM_REQUEST_ID_HEADERS.map((h) => `http.response.header.${h}`),
 ]);
 
 /** trace.v1.Span.Event (entered through a reader). */

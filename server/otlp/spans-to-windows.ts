@@ -5,13 +5,14 @@
  * weights (a span sampled at 1/4 stands for 4 calls) and become `window` events only when
  * written (`SpanTally.toWindow`). The mapping is in docs/otlp.md ("Traces").
  */
-import { DEFAULT_LATENCY_BOUNDS_MS, keyId, type BreakerKey, type ErrorClass, type TelemetryBatch, type WindowEvent } from '@breakerbox/protocol';
+import { DEFAULT_LATENCY_BOUNDS_MS, keyId, type BreakerKey, type CallSample, type ErrorClass, type TelemetryBatch, type WindowEvent } from '@breakerbox/protocol';
 import type { TimeBounds } from '../ingest/validate-batch.ts';
 import { classifySpanError, UNCLASSIFIED } from './error-type.ts';
 import { keyInterner, sourceFrom } from './key-mapping.ts';
 import type { Attributes, ResourceSpans, Span } from './model.ts';
 import { Rejections } from './rejections.ts';
 import { samplingWeight } from './sampling.ts';
+import { latestSamples, spanSample } from './span-sample.ts';
 
 /** What the spans of one resource and key add up to (weights, not yet rounded). */
 export interface SpanTally {
@@ -30,6 +31,8 @@ export interface SpanTally {
   costUsd: number;
   /** True when any span of the tally was sampled at a probability below 1. */
   sampled: boolean;
+  /** The latest failed spans as evidence samples (at most `SPAN_SAMPLES`). */
+  samples: CallSample[];
 }
 
 /** What one traces request becomes. */
@@ -103,7 +106,7 @@ function classOf(span: Span): ErrorClass {
 function newTally(source: TelemetryBatch['source'], key: BreakerKey, startMs: number, endMs: number): SpanTally {
   return {
     source, key, startMs, endMs, spans: 0, calls: 0, ok: 0, errors: {}, latency: new Array<number>(BOUNDS.length + 1).fill(0),
-    ttft: undefined, inputTokens: 0, outputTokens: 0, costUsd: 0, sampled: false,
+    ttft: undefined, inputTokens: 0, outputTokens: 0, costUsd: 0, sampled: false, samples: [],
   };
 }
 
@@ -124,6 +127,7 @@ export function mergeTally(into: SpanTally, from: SpanTally): void {
   into.outputTokens += from.outputTokens;
   into.costUsd += from.costUsd;
   into.sampled ||= from.sampled;
+  if (from.samples.length > 0) into.samples = latestSamples([...into.samples, ...from.samples]);
 }
 
 /**
@@ -147,6 +151,7 @@ export function toWindow(t: SpanTally): { source: TelemetryBatch['source']; wind
     input_tokens: Math.round(t.inputTokens), output_tokens: Math.round(t.outputTokens), cost_usd: t.costUsd,
   };
   if (t.ttft) window.ttft_ms = { bounds: BOUNDS as number[], counts: round(t.ttft) };
+  if (t.samples.length > 0) window.samples = [...t.samples].sort((x, y) => x.ts - y.ts);
   const sdk = `${t.source.sdk ?? 'otel'} spans${t.sampled ? ' sampled' : ''}`.slice(0, 200);
   return { source: { ...t.source, sdk }, window };
 }
@@ -187,6 +192,9 @@ export function spansToTallies(resources: ResourceSpans[], bounds: TimeBounds): 
       if (span.statusCode === 2 || (span.attributes['error.type'] !== undefined && span.attributes['error.type'] !== '')) {
         const cls = classOf(span);
         t.errors[cls] = (t.errors[cls] ?? 0) + weight;
+        const status = num(span.attributes['http.response.status_code']) ?? num(span.attributes['http.status_code']);
+        const tokens = { input: first(span.attributes, INPUT_TOKENS), output: first(span.attributes, OUTPUT_TOKENS) };
+        t.samples = latestSamples([...t.samples, spanSample(span, cls, status, tokens)]);
       } else t.ok += weight;
       t.latency[bucketOf((span.endNanos - span.startNanos) / 1e6)]! += weight;
       const ttft = ttftMs(span);

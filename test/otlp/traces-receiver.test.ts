@@ -9,6 +9,7 @@ import { nonZero } from './instrumented-app.ts';
 import { sqlOf } from '../support/sql.ts';
 import { samplingWeight } from '../../server/otlp/sampling.ts';
 import { classifySpanError } from '../../server/otlp/error-type.ts';
+import { SPAN_SAMPLES } from '../../server/otlp/span-sample.ts';
 
 const GENAI = { 'gen_ai.system': 'openai', 'gen_ai.operation.name': 'chat', 'server.address': 'api.openai.com' };
 
@@ -52,6 +53,41 @@ describe('POST /v1/traces', () => {
     expect(v.clients.latency_ms.p50).toBeGreaterThan(250);
     expect(v.clients.latency_ms.p50).toBeLessThanOrEqual(500);
     expect(v.evidence.join('\n')).toMatch(/unclassified/);
+  });
+
+  it('fills evidence samples from failed spans: request id, status, served model, the exception message redacted; none from ok spans', async () => {
+    const m = spanMaker({ service: 'traces-samples', instance: 'i-1' });
+    const attrs = { ...GENAI, 'gen_ai.request.model': 'sampled-evidence' };
+    m.record({ attributes: attrs, durationMs: 300 });
+    m.record({
+      attributes: { ...attrs, 'http.response.status_code': 503, 'http.response.header.x-request-id': 'req_5d1e0c4b9a7f4e2b8c3d6a1f0e9b8c7d', 'gen_ai.response.model': 'sampled-evidence-2025' },
+      durationMs: 900, error: { message: '503 The server is overloaded. Key sk-proj-AbCdEf0123456789xyz, contact ops@example.com' },
+    });
+    m.record({ attributes: { ...attrs, 'error.type': 'RateLimitError', 'gen_ai.response.id': 'chatcmpl-9xYz' }, durationMs: 40, error: { message: '429 Rate limit reached' } });
+    for (let i = 0; i < 7; i++) m.record({ attributes: attrs, durationMs: 50, error: { message: `503 Service Unavailable #${i}` } });
+    expect((await post('/v1/traces', m.body('json'), 'json')).statusCode).toBe(200);
+    await m.shutdown();
+    const { samples } = await read('/api/key/samples?provider=openai&endpoint=chat&model=sampled-evidence&window=15m');
+    // The latest 5 failed spans of the export (a tally keeps SPAN_SAMPLES), newest first.
+    expect(samples).toHaveLength(SPAN_SAMPLES);
+    expect(samples.every((r: any) => r.sample.outcome === 'error' && r.service === 'traces-samples')).toBe(true);
+
+    const m2 = spanMaker({ service: 'traces-samples', instance: 'i-2' });
+    m2.record({
+      attributes: { ...attrs, 'http.response.status_code': 503, 'http.response.header.x-request-id': 'req_5d1e0c4b9a7f4e2b8c3d6a1f0e9b8c7d', 'gen_ai.response.model': 'sampled-evidence-2025' },
+      durationMs: 900, error: { message: '503 The server is overloaded. Key sk-proj-AbCdEf0123456789xyz, contact ops@example.com' },
+    });
+    m2.record({ attributes: { ...attrs, 'error.type': 'RateLimitError', 'gen_ai.response.id': 'chatcmpl-9xYz' }, durationMs: 40, error: { message: '429 Rate limit reached' } });
+    expect((await post('/v1/traces', m2.body('json'), 'json')).statusCode).toBe(200);
+    await m2.shutdown();
+    const two = (await read('/api/key/samples?provider=openai&endpoint=chat&model=sampled-evidence&window=15m&instance=i-2')).samples.map((r: any) => r.sample);
+    expect(two).toHaveLength(2);
+    const overloaded = two.find((x: any) => x.status === 503);
+    expect(overloaded).toMatchObject({ error_class: 'server', upstream_request_id: 'req_5d1e0c4b9a7f4e2b8c3d6a1f0e9b8c7d', model_served: 'sampled-evidence-2025', attempt: 1 });
+    expect(overloaded.duration_ms).toBeGreaterThanOrEqual(899);
+    expect(overloaded.message).toContain('The server is overloaded');
+    expect(overloaded.message).not.toMatch(/sk-proj-AbCdEf|ops@example\.com/);
+    expect(two.find((x: any) => x.error_class === 'rate_limit')).toMatchObject({ upstream_request_id: 'chatcmpl-9xYz', message: '429 Rate limit reached' });
   });
 
   it('stores a retried identical protobuf export once, and answers it in protobuf', async () => {
