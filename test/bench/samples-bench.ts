@@ -6,6 +6,8 @@
  *    contenders so machine drift hits all alike; medians reported.
  *  - Ingest: validated batches of 1,000 `window` events written through the SQLite storage
  *    (the collector's write path without HTTP), every window carrying 5 samples beside none.
+ *  - Evidence read: the verdict's cited samples of 200 degraded keys in one query
+ *    (`SamplesPart.latestFailed`) beside one query per key.
  *
  * Run: `npm run bench -- samples`. BENCH_CALLS, BENCH_ROUNDS, BENCH_BATCHES tune it.
  */
@@ -112,5 +114,24 @@ const stored = (await storage.samples.forKey((await storage.telemetry.findKeyId(
 console.log(`Ingest (SQLite, validate + insert, batches of 1,000 windows, median of ${BATCHES}):`);
 console.log(`  without samples        ${median(ingestRuns.without).toFixed(0).padStart(8)} events/s`);
 console.log(`  5 samples every window ${median(ingestRuns.with).toFixed(0).padStart(8)} events/s  (${(median(ingestRuns.with) / median(ingestRuns.without)).toFixed(2)}x; one key kept ${stored} samples)`);
+
+// ---- Evidence read (the verdict's cited samples) ----
+// Every key degraded (the worst case): its latest 3 failed samples in one query, beside the
+// naive read of one query per key; no citing key (a healthy fleet) reads nothing at all.
+const ids = await Promise.all(KEYS.map(async (k) => (await storage.telemetry.findKeyId(k))!));
+const readRuns = { one: [] as number[], perKey: [] as number[] };
+const nowRead = Date.now();
+for (let r = 0; r < 21; r++) {
+  let t = process.hrtime.bigint();
+  const found = await storage.samples.latestFailed(ids, nowRead - 15 * 60_000, nowRead + 1, 3);
+  readRuns.one.push(Number(process.hrtime.bigint() - t) / 1e6);
+  if (found.size !== ids.length) throw new Error(`evidence read found ${found.size} of ${ids.length} keys`);
+  t = process.hrtime.bigint();
+  for (const id of ids) await storage.samples.forKey(id, { from: nowRead - 15 * 60_000, to: nowRead + 1, limit: 3 });
+  readRuns.perKey.push(Number(process.hrtime.bigint() - t) / 1e6);
+}
+console.log(`Evidence read (SQLite, ${ids.length} degraded keys, latest 3 failed samples each of a 15 m window, median of 21):`);
+console.log(`  one query (latestFailed)  ${median(readRuns.one).toFixed(2).padStart(8)} ms`);
+console.log(`  one query per key         ${median(readRuns.perKey).toFixed(2).padStart(8)} ms`);
 await storage.close();
 rmSync(dir, { recursive: true, force: true });
