@@ -25,15 +25,19 @@ export const SAMPLES_FOR_KEY = `SELECT c.ts, v.name AS service, s.instance, c.sa
 /**
  * The latest failed samples (slow successes aside) of several keys at once, at most `perKey`
  * each: one query however many keys, its rows bounded by keys × perKey. `keys` placeholders
- * in the key list, then from, to, perKey.
+ * in the key list, then from, to, perKey (bound once: the per-key subquery is correlated).
  */
 export function latestFailedSql(keys: number): string {
-  return `SELECT key_id, ts, service, instance, sample FROM (
-    SELECT c.key_id, c.ts, v.name AS service, s.instance, c.sample,
-      ROW_NUMBER() OVER (PARTITION BY c.key_id ORDER BY c.ts DESC, c.id DESC) AS rn
-    FROM call_samples c JOIN sources s ON s.id = c.source_id JOIN services v ON v.id = s.service_id
-    WHERE c.key_id IN (${Array.from({ length: keys }, () => '?').join(', ')}) AND c.ts >= ? AND c.ts < ? AND c.error_class IS NOT NULL
-  ) x WHERE rn <= ? ORDER BY key_id, ts DESC`;
+  // Per key, the newest rows of its (key_id, ts) index are read until `perKey` failed ones are
+  // found: the cost follows keys × perKey, not the samples the window holds.
+  const list = Array.from({ length: keys }, () => '(CAST(? AS BIGINT))').join(', ');
+  return `WITH k(id) AS (VALUES ${list})
+  SELECT c.key_id, c.ts, v.name AS service, s.instance, c.sample FROM k
+  JOIN call_samples c ON c.id IN (
+    SELECT x.id FROM call_samples x WHERE x.key_id = k.id AND x.ts >= ? AND x.ts < ? AND x.error_class IS NOT NULL
+    ORDER BY x.ts DESC, x.id DESC LIMIT ?)
+  JOIN sources s ON s.id = c.source_id JOIN services v ON v.id = s.service_id
+  ORDER BY c.key_id, c.ts DESC, c.id DESC`;
 }
 
 /** Rows of `latestFailedSql`, grouped by key, newest first. */
