@@ -75,7 +75,7 @@ describe('Breaker under a fleet outage', () => {
   });
 
   it('ignores renewals of an outage its own trials found over, until it opens on its own again; a new outage applies', async () => {
-    const { b, clock, at } = make({ halfOpenSuccesses: 1, minCalls: 1 });
+    const { b, clock } = make({ halfOpenSuccesses: 1, minCalls: 1 });
     b.fleetOpen(TTL, 'fleet_outage', 'o1');
     await clock.advance(5_000);
     trial(b, clock, null);
@@ -105,7 +105,7 @@ describe('Breaker under a fleet outage', () => {
   });
 
   it('admits no trial of its own under an on-call drain until the drain lapses', async () => {
-    const { b, clock, at } = make();
+    const { b, clock } = make();
     b.fleetOpen(TTL, 'fleet_drain', 'd1');
     expect(b.state).toMatchObject({ name: 'forced_open', trialAt: null });
     await clock.advance(TTL - 1);
@@ -115,7 +115,7 @@ describe('Breaker under a fleet outage', () => {
   });
 
   it('turns an outage into a drain without trials when on-call drains the key meanwhile', async () => {
-    const { b, clock, at } = make();
+    const { b, clock } = make();
     b.fleetOpen(TTL, 'fleet_outage', 'o1');
     expect(b.fleetOpen(TTL, 'fleet_drain', 'd1')).toBe('renewed');
     await clock.advance(30_000);
@@ -123,7 +123,7 @@ describe('Breaker under a fleet outage', () => {
   });
 
   it('fails a trial to an ordinary open once the collector declared recovery', async () => {
-    const { b, clock, at } = make();
+    const { b, clock } = make();
     b.fleetOpen(TTL, 'fleet_outage', 'o1');
     await clock.advance(5_000);
     expect(b.tryPass(clock.now())).toBe(PASS_PROBE);
