@@ -16,7 +16,8 @@ import { RetryBudget, DEFAULT_RETRY_BUDGET_OPTIONS, type RetryBudgetOptions } fr
 import { CostBudget, type CostBudgetOptions } from './policies/cost-budget.ts';
 import { PriceTable, type ModelPrice } from './pricing.ts';
 import { runChain, type ChainHost, type Operation, type OperationSpec } from './policies/fallback.ts';
-import { DEFAULT_BREAKER_OPTIONS, type BreakerTransition } from './policies/breaker.ts';
+import type { BreakerTransition } from './policies/breaker.ts';
+import { DEFAULT_BREAKER_OPTIONS } from './policies/breaker-options.ts';
 import { KeyStats } from './telemetry/key-stats.ts';
 import { sampleLimitsOf, type SampleOptions } from './telemetry/key-samples.ts';
 import { ExternalKey } from './adapters/external-key.ts';
