@@ -16,7 +16,8 @@ import { RetryBudget, DEFAULT_RETRY_BUDGET_OPTIONS, type RetryBudgetOptions } fr
 import { CostBudget, type CostBudgetOptions } from './policies/cost-budget.ts';
 import { PriceTable, type ModelPrice } from './pricing.ts';
 import { runChain, type ChainHost, type Operation, type OperationSpec } from './policies/fallback.ts';
-import { DEFAULT_BREAKER_OPTIONS, type BreakerTransition } from './policies/breaker.ts';
+import type { BreakerTransition } from './policies/breaker.ts';
+import { DEFAULT_BREAKER_OPTIONS } from './policies/breaker-options.ts';
 import { KeyStats } from './telemetry/key-stats.ts';
 import { sampleLimitsOf, type SampleOptions } from './telemetry/key-samples.ts';
 import { ExternalKey } from './adapters/external-key.ts';
@@ -49,9 +50,10 @@ export interface BreakerboxOptions {
   /**
    * The collector's fleet feed (docs/fleet.md), off unless asked for (`true` or an object of
    * options; needs `telemetry`, whose URL and token it uses): probe-confirmed outages open this
-   * instance's breakers for a bounded time, recoveries send them to half-open at once. Off by
-   * default because the fleet benchmark does not meet its targets yet: with the feed, traffic
-   * returned to the primary later than the instances' own half-open checks brought it back.
+   * instance's breakers for a bounded time (their own half-open trials go on), recoveries send
+   * them to half-open at once. Off by default because the fleet benchmark does not meet its
+   * primary-attempts target: the probe-confirmed decision arrives after the instances' own
+   * breakers have tripped (docs/fleet.md, "Status").
    */
   fleet?: boolean | FleetOptions;
   clock?: Clock;

@@ -42,8 +42,9 @@ export type { EventSubscriber, Unsubscribe } from './events.ts';
 export { resolveSettings, DEFAULT_COLD_AFTER_IDLE_MS, DEFAULT_HEDGE_OPTIONS } from './settings.ts';
 export type { HedgeOptions, KeySettings, ResolvedKeySettings, TimeoutOptions } from './settings.ts';
 
-export { Breaker, DEFAULT_BREAKER_OPTIONS } from './policies/breaker.ts';
-export type { BreakerOptions, BreakerState, BreakerTransition, FleetEffect } from './policies/breaker.ts';
+export { Breaker } from './policies/breaker.ts';
+export { DEFAULT_BREAKER_OPTIONS, type BreakerOptions } from './policies/breaker-options.ts';
+export type { BreakerState, BreakerTransition, FleetEffect } from './policies/breaker.ts';
 export type { FleetOptions, FleetStats } from './fleet/fleet-subscription.ts';
 export type { FleetDecisionOutcome, FleetIgnoreReason } from './fleet/apply-decision.ts';
 export { Bulkhead, DEFAULT_BULKHEAD_OPTIONS } from './policies/bulkhead.ts';

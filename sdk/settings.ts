@@ -2,7 +2,7 @@
  * Per-key settings: what an application may set (all optional) and the resolved form the
  * policies read (every field present). Resolution happens once, when a key is created.
  */
-import { DEFAULT_BREAKER_OPTIONS, type BreakerOptions } from './policies/breaker.ts';
+import { DEFAULT_BREAKER_OPTIONS, type BreakerOptions } from './policies/breaker-options.ts';
 import { DEFAULT_BULKHEAD_OPTIONS, type BulkheadOptions } from './policies/bulkhead.ts';
 import { DEFAULT_RETRY_OPTIONS, type RetryOptions } from './policies/retry.ts';
 import { BreakerboxError, SDK_ERROR_CODES } from './errors/catalog.ts';

@@ -9,7 +9,7 @@ import type { BreakerKey, FleetDecision } from '@breakerbox/protocol';
 import type { Breaker } from '../policies/breaker.ts';
 
 /** Why a decision did nothing. */
-export type FleetIgnoreReason = 'unknown_key' | 'no_fallback' | 'manual_override' | 'not_open' | 'invalid';
+export type FleetIgnoreReason = 'unknown_key' | 'no_fallback' | 'manual_override' | 'not_open' | 'overruled' | 'invalid';
 
 /** What one decision did, as `onFleetDecision` listeners see it. */
 export type FleetDecisionOutcome =
@@ -38,7 +38,7 @@ export function applyFleetDecision(d: FleetDecision, host: FleetApplyHost, s: Fl
     // Opening a key with nowhere to fail over turns every call into an error on the collector's word alone.
     if (!s.openWithoutFallback && !host.hasFallback(d.key)) return { outcome: 'ignored', decision: d, why: 'no_fallback' };
     const ttlMs = Math.min(d.ttl_ms, s.maxTtlMs);
-    const effect = breaker.fleetOpen(ttlMs, d.kind === 'outage' ? 'fleet_outage' : 'fleet_drain');
+    const effect = breaker.fleetOpen(ttlMs, d.kind === 'outage' ? 'fleet_outage' : 'fleet_drain', d.id);
     if (effect === 'applied' || effect === 'renewed') return { outcome: effect, decision: d, ttlMs };
     return { outcome: 'ignored', decision: d, why: effect };
   }

@@ -78,7 +78,7 @@ export class FleetSubscription {
   private readonly outcomes = new Emitter<FleetDecisionOutcome>();
   private readonly s: FleetStats = {
     state: 'idle', applied: 0, renewed: 0, connects: 0, failures: 0,
-    ignored: { unknown_key: 0, no_fallback: 0, manual_override: 0, not_open: 0, invalid: 0 },
+    ignored: { unknown_key: 0, no_fallback: 0, manual_override: 0, not_open: 0, overruled: 0, invalid: 0 },
   };
   /** Tags the open (or opening) feed covers; null = every key. */
   private covered: Set<string> | null = new Set();

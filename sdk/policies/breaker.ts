@@ -15,63 +15,7 @@ import type { Clock } from '../clock.ts';
 import { Emitter, type EventSubscriber } from '../events.ts';
 import { countsAgainstProvider } from '@breakerbox/protocol';
 import { Counter, RollingWindow } from './rolling-window.ts';
-
-/** Breaker settings; every field has a default (see `DEFAULT_BREAKER_OPTIONS`). */
-export interface BreakerOptions {
-  /** Rolling window the trip statistics cover, ms. */
-  windowMs: number;
-  /** Slices of the window. */
-  buckets: number;
-  /** Minimum calls in the window before any share-based signal may trip the breaker. */
-  minCalls: number;
-  /**
-   * Below `minCalls`: this many consecutive provider-side failures trip the breaker
-   * (0 turns the signal off). Any other outcome — a success, a slow success, a client
-   * fault — ends the run.
-   */
-  consecutiveFailures: number;
-  /** Share of provider-side errors that trips it (0–1). */
-  errorThreshold: number;
-  /** Share of slow successes that trips it (0–1). */
-  slowThreshold: number;
-  /** Bulkhead rejections in the window that trip it. */
-  rejectionThreshold: number;
-  /** Absolute latency ceiling, ms: a success slower than this is a slow call. */
-  latencyCeilingMs: number;
-  /** Concurrent probes allowed while half-open; extra callers are refused, not queued. */
-  halfOpenMaxProbes: number;
-  /** Consecutive clean probes that close the breaker. */
-  halfOpenSuccesses: number;
-  /** Cooldown after the first open, ms. */
-  cooldownMs: number;
-  /** Factor applied to the cooldown per consecutive open. */
-  cooldownMultiplier: number;
-  /** Ceiling of the cooldown, ms. */
-  maxCooldownMs: number;
-  /** Jitter of the cooldown, as a share (0.2 → ±20%). */
-  cooldownJitter: number;
-  /** Closed this long, the consecutive-open count starts again from zero, ms. */
-  stableResetMs: number;
-}
-
-/** The breaker defaults, justified in sdk/README.md. */
-export const DEFAULT_BREAKER_OPTIONS: Readonly<BreakerOptions> = Object.freeze({
-  windowMs: 60_000,
-  buckets: 12,
-  minCalls: 20,
-  consecutiveFailures: 5,
-  errorThreshold: 0.5,
-  slowThreshold: 0.5,
-  rejectionThreshold: 10,
-  latencyCeilingMs: 30_000,
-  halfOpenMaxProbes: 1,
-  halfOpenSuccesses: 3,
-  cooldownMs: 5_000,
-  cooldownMultiplier: 2,
-  maxCooldownMs: 20_000,
-  cooldownJitter: 0.2,
-  stableResetMs: 300_000,
-});
+import type { BreakerOptions } from './breaker-options.ts';
 
 /** The breaker's state, as a discriminated union on `name`. */
 export type BreakerState =
@@ -80,12 +24,22 @@ export type BreakerState =
   | { readonly name: 'half_open'; readonly since: number; readonly attempt: number }
   /**
    * Forced open: by `forceOpen` (`until: null`, until `forceClose`), or by a fleet decision
-   * (docs/fleet.md) until `until` — past it the breaker goes half-open unless renewed.
+   * (docs/fleet.md) until `until` — past it the breaker goes half-open unless renewed. A fleet
+   * outage keeps the breaker's own cooldown schedule: from `trialAt` the first caller takes
+   * its own half-open trial, so a fleet decision never delays finding a recovered provider.
+   * `trialAt` is null for the application's `forceOpen` and for an on-call drain.
    */
-  | { readonly name: 'forced_open'; readonly since: number; readonly until: number | null };
+  | { readonly name: 'forced_open'; readonly since: number; readonly until: number | null; readonly trialAt: number | null; readonly attempt: number };
 
 /** What a fleet decision did to a breaker (`applied`/`renewed`), or why it did nothing. */
-export type FleetEffect = 'applied' | 'renewed' | 'manual_override' | 'not_open';
+export type FleetEffect = 'applied' | 'renewed' | 'manual_override' | 'not_open' | 'overruled';
+
+/** A fleet decision holding the breaker open (in `forced_open`, or through its own half-open trial). */
+interface FleetHold {
+  until: number;
+  reason: 'fleet_outage' | 'fleet_drain';
+  id: string | undefined;
+}
 
 /** Emitted on every state change (and once, `from: null`, when the breaker is created). */
 export interface BreakerTransition {
@@ -115,6 +69,10 @@ export class Breaker {
   private consecutiveOpens = 0;
   /** Provider-side failures in a row while closed (cold calls left out). */
   private failureRun = 0;
+  /** The fleet decision holding the breaker open, if any. */
+  private hold: FleetHold | null = null;
+  /** The fleet outage this breaker's own trials found over: its renewals no longer reopen a closed breaker. */
+  private overruled: string | undefined;
   /** Subscribes to state changes; returns an unsubscribe function. */
   readonly onStateChange: EventSubscriber<BreakerTransition> = this.transitions.on;
 
@@ -136,7 +94,10 @@ export class Breaker {
   /** The current state (reading it may move an expired open state to half-open). */
   get state(): BreakerState {
     const s = this.current;
-    if ((s.name === 'open' || (s.name === 'forced_open' && s.until !== null)) && this.clock.now() >= s.until!) this.toHalfOpen(this.attemptOf(s), 'cooldown_elapsed');
+    if ((s.name === 'open' || (s.name === 'forced_open' && s.until !== null)) && this.clock.now() >= s.until!) {
+      this.hold = null;
+      this.toHalfOpen(this.attemptOf(s), 'cooldown_elapsed');
+    }
     return this.current;
   }
 
@@ -158,9 +119,15 @@ export class Breaker {
       if (now < s.until) return REFUSED_OPEN;
       this.toHalfOpen(s.attempt, 'cooldown_elapsed');
     } else if (s.name === 'forced_open') {
-      // A fleet decision's time-to-live lapses here: never held open past it without renewal.
-      if (s.until === null || now < s.until) return REFUSED_OPEN;
-      this.toHalfOpen(this.attemptOf(s), 'cooldown_elapsed');
+      if (s.until === null) return REFUSED_OPEN;
+      if (now >= s.until) {
+        // A fleet decision's time-to-live lapses here: never held open past it without renewal.
+        this.hold = null;
+        this.toHalfOpen(s.attempt, 'cooldown_elapsed');
+      } else if (s.trialAt !== null && now >= s.trialAt) {
+        // The breaker's own trial, on its own cooldown schedule; the hold stays for a failed one.
+        this.toHalfOpen(s.attempt, 'cooldown_elapsed');
+      } else return REFUSED_OPEN;
     }
     if (this.probesInFlight >= this.options.halfOpenMaxProbes) return REFUSED_HALF_OPEN_BUSY;
     this.probesInFlight++;
@@ -187,6 +154,9 @@ export class Breaker {
       } else if (cls === null && ++this.probeSuccesses >= this.options.halfOpenSuccesses) {
         this.window.clear();
         this.failureRun = 0;
+        // Its own calls found the provider back before the collector did.
+        if (this.hold?.reason === 'fleet_outage') this.overruled = this.hold.id;
+        this.hold = null;
         this.setState({ name: 'closed', since: now }, 'probes_succeeded');
       }
       return;
@@ -214,24 +184,41 @@ export class Breaker {
   /** Opens the breaker until `forceClose` (reason `manual`); a fleet decision never overrides it. */
   forceOpen(): void {
     const s = this.current;
-    if (s.name !== 'forced_open' || s.until !== null) this.setState({ name: 'forced_open', since: this.clock.now(), until: null }, 'manual');
+    this.hold = null;
+    if (s.name !== 'forced_open' || s.until !== null) this.setState({ name: 'forced_open', since: this.clock.now(), until: null, trialAt: null, attempt: this.attemptOf(s) }, 'manual');
   }
 
   /**
    * A fleet decision holds the breaker open for `ttlMs` from now (reason `fleet_outage` or
    * `fleet_drain`): `applied` when it opened it, `renewed` when it moved the deadline of an
-   * earlier fleet decision (no transition), `manual_override` when the application forced
-   * it open itself. Past the deadline the breaker goes half-open on its own.
+   * earlier fleet decision (no transition; also during the breaker's own trial), `manual_override`
+   * when the application forced it open itself. Past the deadline the breaker goes half-open
+   * on its own. An outage keeps the breaker's own cooldown schedule of half-open trials (a
+   * drain does not: on-call took the key out); when those trials close the breaker, renewals
+   * of that same outage (`id`) are `overruled` until the breaker opens on its own again.
    */
-  fleetOpen(ttlMs: number, reason: 'fleet_outage' | 'fleet_drain'): FleetEffect {
+  fleetOpen(ttlMs: number, reason: 'fleet_outage' | 'fleet_drain', id?: string): FleetEffect {
     const now = this.clock.now();
     const s = this.state;
     if (s.name === 'forced_open' && s.until === null) return 'manual_override';
-    if (s.name === 'forced_open') {
-      this.current = { ...s, until: now + ttlMs };
+    if (reason === 'fleet_outage' && id !== undefined && id === this.overruled && s.name !== 'open') return 'overruled';
+    const until = now + ttlMs;
+    if (this.hold && (s.name === 'forced_open' || (s.name === 'half_open' && reason === 'fleet_outage'))) {
+      this.hold = { until, reason, id };
+      if (s.name === 'forced_open') this.current = { ...s, until, trialAt: reason === 'fleet_drain' ? null : s.trialAt };
       return 'renewed';
     }
-    this.setState({ name: 'forced_open', since: now, until: now + ttlMs }, reason, undefined, ttlMs);
+    let attempt: number;
+    let trialAt: number | null = null;
+    if (s.name === 'open') {
+      attempt = s.attempt;
+      if (reason === 'fleet_outage') trialAt = s.until;
+    } else {
+      attempt = this.nextAttempt(now);
+      if (reason === 'fleet_outage') trialAt = now + this.cooldownOf(attempt);
+    }
+    this.hold = { until, reason, id };
+    this.setState({ name: 'forced_open', since: now, until, trialAt, attempt }, reason, undefined, ttlMs);
     return 'applied';
   }
 
@@ -243,13 +230,15 @@ export class Breaker {
   fleetHalfOpen(reason: 'fleet_recovered' | 'fleet_release'): FleetEffect {
     const s = this.state;
     if (s.name === 'forced_open' && s.until === null) return 'manual_override';
+    // Over: a trial under way now fails to an ordinary open, not back into the hold.
+    this.hold = null;
     if (s.name !== 'open' && s.name !== 'forced_open') return 'not_open';
     this.toHalfOpen(this.attemptOf(s), reason);
     return 'applied';
   }
 
   private attemptOf(s: BreakerState): number {
-    return s.name === 'open' || s.name === 'half_open' ? s.attempt : Math.max(1, this.consecutiveOpens);
+    return s.name === 'closed' ? Math.max(1, this.consecutiveOpens) : s.attempt;
   }
 
   /** Closes the breaker now, forgetting the window and the consecutive-open count (reason `manual`). */
@@ -257,6 +246,8 @@ export class Breaker {
     this.window.clear();
     this.failureRun = 0;
     this.consecutiveOpens = 0;
+    this.hold = null;
+    this.overruled = undefined;
     if (this.current.name !== 'closed') this.setState({ name: 'closed', since: this.clock.now() }, 'manual');
   }
 
@@ -273,16 +264,32 @@ export class Breaker {
     else if (rejections >= o.rejectionThreshold) this.toOpen(now, 'rejections');
   }
 
-  private toOpen(now: number, reason: TransitionReason): void {
-    const o = this.options;
+  /** The consecutive-open count for an open starting now. */
+  private nextAttempt(now: number): number {
     const prev = this.current;
-    if (prev.name === 'closed' && now - prev.since >= o.stableResetMs) this.consecutiveOpens = 0;
-    const attempt = ++this.consecutiveOpens;
+    if (prev.name === 'closed' && now - prev.since >= this.options.stableResetMs) this.consecutiveOpens = 0;
+    return ++this.consecutiveOpens;
+  }
+
+  /** The jittered cooldown of the `attempt`-th consecutive open, ms. */
+  private cooldownOf(attempt: number): number {
+    const o = this.options;
     const base = Math.min(o.maxCooldownMs, o.cooldownMs * o.cooldownMultiplier ** (attempt - 1));
-    const cooldownMs = Math.max(0, Math.round(base * (1 + o.cooldownJitter * (2 * this.random() - 1))));
+    return Math.max(0, Math.round(base * (1 + o.cooldownJitter * (2 * this.random() - 1))));
+  }
+
+  private toOpen(now: number, reason: TransitionReason): void {
+    const attempt = this.nextAttempt(now);
+    const cooldownMs = this.cooldownOf(attempt);
     const rates = this.rates(now);
     this.window.clear();
     this.failureRun = 0;
+    if (this.hold && now < this.hold.until) {
+      // A failed trial under a fleet outage: open until the outage's TTL, next trial on the usual schedule.
+      this.setState({ name: 'forced_open', since: now, until: this.hold.until, trialAt: now + cooldownMs, attempt }, reason, rates, this.hold.until - now);
+      return;
+    }
+    this.hold = null;
     this.setState({ name: 'open', since: now, until: now + cooldownMs, cooldownMs, attempt }, reason, rates);
   }
 

@@ -5,6 +5,7 @@ import { createAlertEngine, type AlertEngine, type EvaluationResult } from '../a
 import { createSilenceStore, type SilenceStore } from '../alerts/silences.ts';
 import { createDispatcher, type Dispatcher } from '../notifiers/dispatcher.ts';
 import { leaderJob } from './leader-job.ts';
+import { createProbesLanded } from '../suspicion/probes-landed.ts';
 import { AlertsRoute, CreateSilenceRoute, ExpireSilenceRoute, NotificationsRoute, SilencesRoute } from '../schemas/alerts.ts';
 
 declare module 'fastify' {
@@ -19,6 +20,9 @@ declare module 'fastify' {
     };
   }
 }
+
+/** How often the leader looks for requested probes that answered, ms. */
+const LANDED_CHECK_MS = 1_000;
 
 /**
  * Alerts: the engine evaluated every `alerts.interval_s` (BREAKERBOX_ALERT_INTERVAL_S; 0 =
@@ -72,7 +76,22 @@ export const alertsPlugin = fp(
       onError: (err) => app.log.error({ err }, 'alert evaluation failed'),
     });
     if (cfg.interval_s > 0) app.addHook('onReady', async () => job.start());
+    // Requested probes that answered complete a verdict (and may confirm a fleet outage): evaluate
+    // then, not up to an interval later. Costs one indexed read a second while no suspicion is open.
+    const landed = createProbesLanded(storage.suspicions, app.config.verdicts.min_probes, app.config.suspicion.pending_max_s * 1000);
+    const landedJob = leaderJob({
+      intervalMs: LANDED_CHECK_MS,
+      isLeader: () => storage.lease.isHeld(),
+      run: async () => {
+        // A running evaluation is left to finish; the next check sees the probes still unevaluated.
+        if (job.busy) return;
+        if (await landed.check(app.clock.now())) job.tick();
+      },
+      onError: (err) => app.log.warn({ err }, 'checking requested probes failed'),
+    });
+    if (cfg.interval_s > 0 && app.config.suspicion.enabled) app.addHook('onReady', async () => landedJob.start());
     app.addHook('onClose', async () => {
+      await landedJob.close();
       await job.close();
       await dispatcher.close();
     });

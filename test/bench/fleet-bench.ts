@@ -124,6 +124,10 @@ if (!only('--scale-only')) {
   row('probes ok from every location after recovery, s', (r) => r.probesOkAfterRecoveryS ?? 'none');
   row('from then to most traffic on the primary, s', (r) => r.backAfterProbesS ?? 'never');
   row('fleet decisions sent (all feeds) / applied', (r) => `${r.decisionsSent} / ${r.fleetApplied}`);
+  for (const r of runs) {
+    console.log(`timeline ${r.feed ? 'with' : 'without'} the feed (t0: outage starts, t1: provider back):`);
+    for (const line of r.timeline) console.log(`  ${line}`);
+  }
   const [on, off] = runs as [FailoverFigures, FailoverFigures];
   console.log(`targets: zero failures (${on.failedCalls === 0 && off.failedCalls === 0 ? 'met' : 'missed'}); primary attempts with the feed at most a third of without (${on.primaryAttemptsInOutage * 3 <= off.primaryAttemptsInOutage ? 'met' : 'missed'}: ${on.primaryAttemptsInOutage} vs ${off.primaryAttemptsInOutage}); back within 10 s of the probes (${on.backAfterProbesS !== null && on.backAfterProbesS <= 10 ? 'met' : 'missed'})`);
 }

@@ -38,6 +38,8 @@ export interface FailoverFigures {
   probesOkAfterRecoveryS: number | null;
   decisionsSent: number;
   fleetApplied: number;
+  /** Where the time goes, s from the outage start (t0) or the provider's return (t1). */
+  timeline: string[];
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -73,7 +75,9 @@ export async function failoverRun(feed: boolean, log: (line: string) => void): P
     }),
   );
 
-  const calls: { at: number; level: number; ok: boolean; durationMs: number; timeout: boolean }[] = [];
+  const calls: { at: number; level: number; ok: boolean; durationMs: number; timeout: boolean; attempts: number }[] = [];
+  const transitions: { at: number; pod: number; to: string; reason: string }[] = [];
+  const fleetEvents: { at: number; kind: string; outcome: string }[] = [];
   let failed = 0;
   const sdks: Breakerbox[] = [];
   const timers = new Set<NodeJS.Timeout>();
@@ -81,7 +85,10 @@ export async function failoverRun(feed: boolean, log: (line: string) => void): P
   for (let i = 0; i < INSTANCES; i++) {
     const bb = createBreakerbox({ telemetry: { url: server.url, token: ingest, service: 'drafts', instance: `pod-${i}` }, fleet: feed ? {} : false });
     bb.onWarning(() => undefined);
-    bb.onCall((e) => calls.push({ at: Date.now(), level: e.level, ok: e.ok, durationMs: e.durationMs, timeout: e.errorClass === 'timeout' }));
+    bb.onCall((e) => calls.push({ at: Date.now(), level: e.level, ok: e.ok, durationMs: e.durationMs, timeout: e.errorClass === 'timeout', attempts: e.attempts }));
+    bb.onFleetDecision((o) => fleetEvents.push({ at: Date.now(), kind: o.decision?.kind ?? 'invalid', outcome: o.outcome }));
+    const pod = i;
+    bb.policy({ provider: 'openai', endpoint: 'chat', model: PRIMARY }).breaker.onStateChange((t) => transitions.push({ at: Date.now(), pod, to: t.to, reason: t.reason }));
     sdks.push(bb);
     const client = new OpenAI({ apiKey: APP_KEY, baseURL: `${fake.url}/v1`, maxRetries: 0, fetch: bb.fetch({ provider: 'openai', fallbacks: { [PRIMARY]: [{ model: FALLBACK }] } }) });
     const next = () => {
@@ -126,6 +133,7 @@ export async function failoverRun(feed: boolean, log: (line: string) => void): P
         break;
       }
     }
+    const timeline = timelineOf(t0, t1, { transitions, fleetEvents, calls, attempts: fake.attemptsFor(PRIMARY).filter((a) => a.ts >= t0 && a.ts < t1 && a.headers['x-stainless-lang'] !== undefined).map((a) => a.ts), probes: probes(t0 - 120_000), decisions: sqlOf(app).prepare('SELECT kind, issued_at, updated_at, ended_at FROM fleet_decisions ORDER BY issued_at').all() as { kind: string; issued_at: number; updated_at: number; ended_at: number | null }[], suspicions: (sqlOf(app).prepare('SELECT started_at, triggered_at, reason FROM suspicions ORDER BY triggered_at').all() as { started_at: number; triggered_at: number; reason: string }[]) });
     const metrics = (await app.inject({ url: '/metrics', headers: { authorization: `Bearer ${(await app.storage.tokens.create('bench-read', ['read'])).secret}` } })).body;
     const sum = (re: RegExp) => [...metrics.matchAll(re)].reduce((a, m) => a + Number(m[1]), 0);
     return {
@@ -138,6 +146,7 @@ export async function failoverRun(feed: boolean, log: (line: string) => void): P
       backAfterProbesS: backAt !== null && okProbe ? (backAt - okProbe.ts) / 1000 : null,
       decisionsSent: sum(/^breakerbox_fleet_decisions_sent_total\{[^}]*\} (\d+)/gm),
       fleetApplied: sdks.reduce((a, bb) => a + (bb.fleetStats()?.applied ?? 0), 0),
+      timeline,
     };
   } finally {
     stopped = true;
@@ -149,4 +158,48 @@ export async function failoverRun(feed: boolean, log: (line: string) => void): P
     await fake.close();
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+interface TimelineInput {
+  transitions: { at: number; pod: number; to: string; reason: string }[];
+  fleetEvents: { at: number; kind: string; outcome: string }[];
+  calls: { at: number; level: number; attempts: number }[];
+  attempts: number[];
+  probes: { ts: number; location: string; outcome: string }[];
+  decisions: { kind: string; issued_at: number; updated_at: number; ended_at: number | null }[];
+  suspicions: { started_at: number; triggered_at: number; reason: string }[];
+}
+
+/** Where the time goes: probes, suspicions, decisions and breakers around the outage, and what the primary attempts were. */
+function timelineOf(t0: number, t1: number, d: TimelineInput): string[] {
+  const s = (t: number) => (t >= t1 ? `t1+${((t - t1) / 1000).toFixed(1)}` : `t0${t >= t0 ? '+' : ''}${((t - t0) / 1000).toFixed(1)}`);
+  const out: string[] = [];
+  out.push(`probes: ${d.probes.filter((p) => p.ts >= t0 - 60_000 && p.ts < t1 + 90_000).map((p) => `${p.location}:${p.outcome}@${s(p.ts)}`).join(' ')}`);
+  out.push(`suspicions: ${d.suspicions.filter((x) => x.triggered_at >= t0 - 60_000).map((x) => `${x.reason} started ${s(x.started_at)} triggered ${s(x.triggered_at)}`).join('; ') || 'none'}`);
+  out.push(`decisions: ${d.decisions.map((x) => `${x.kind} issued ${s(x.issued_at)}${x.ended_at ? ` ended ${s(x.ended_at)}` : ''}`).join('; ') || 'none'}`);
+  const firstFleet = (kind: string) => d.fleetEvents.find((e) => e.kind === kind && e.outcome === 'applied');
+  for (const k of ['outage', 'recovered']) {
+    const e = firstFleet(k);
+    const n = d.fleetEvents.filter((x) => x.kind === k && x.outcome === 'applied').length;
+    out.push(`first ${k} applied: ${e ? s(e.at) : 'never'} (${n} applications; ignored ${d.fleetEvents.filter((x) => x.kind === k && x.outcome === 'ignored').length})`);
+  }
+  const firstOpen = new Map<number, number>();
+  for (const t of d.transitions) if (t.at >= t0 && t.to === 'open' && !firstOpen.has(t.pod)) firstOpen.set(t.pod, t.at);
+  const opens = [...firstOpen.values()].sort((a, b) => a - b);
+  out.push(`own breaker first open: ${opens.length} pods, first ${opens[0] ? s(opens[0]) : '-'} median ${opens.length ? s(opens[Math.floor(opens.length / 2)]!) : '-'} last ${opens.length ? s(opens.at(-1)!) : '-'}`);
+  const inOutage = d.transitions.filter((t) => t.at >= t0 && t.at < t1);
+  const count = (pred: (t: { to: string; reason: string }) => boolean) => inOutage.filter(pred).length;
+  out.push(`transitions in the outage: ${count((t) => t.to === 'open')} open (${count((t) => t.to === 'open' && t.reason === 'probe_failed')} probe_failed), ${count((t) => t.to === 'half_open')} half_open, ${count((t) => t.to === 'forced_open')} forced_open, ${count((t) => t.to === 'closed')} closed`);
+  const before = d.attempts.filter((a) => opens.length === 0 || a < (opens[Math.floor(opens.length / 2)] ?? Infinity)).length;
+  const per10 = [] as number[];
+  for (let t = t0; t < t1; t += 10_000) per10.push(d.attempts.filter((a) => a >= t && a < t + 10_000).length);
+  out.push(`primary attempts in the outage: ${d.attempts.length} (before the median first open: ${before}); per 10 s: ${per10.join(' ')}`);
+  const outageCalls = d.calls.filter((c) => c.at >= t0 && c.at < t1);
+  out.push(`calls in the outage: ${outageCalls.length}, attempts per call ${(outageCalls.reduce((a, c) => a + c.attempts, 0) / Math.max(1, outageCalls.length)).toFixed(2)}, served by the primary ${outageCalls.filter((c) => c.level === 0).length}`);
+  const back = d.transitions.filter((t) => t.at >= t1 && t.to === 'closed');
+  const firstClose = new Map<number, number>();
+  for (const t of back) if (!firstClose.has(t.pod)) firstClose.set(t.pod, t.at);
+  const closes = [...firstClose.values()].sort((a, b) => a - b);
+  out.push(`closed again after t1: ${closes.length} pods, first ${closes[0] ? s(closes[0]) : '-'} median ${closes.length ? s(closes[Math.floor(closes.length / 2)]!) : '-'} last ${closes.length ? s(closes.at(-1)!) : '-'}`);
+  return out;
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { Breaker, DEFAULT_BREAKER_OPTIONS, PASS, PASS_PROBE, REFUSED_HALF_OPEN_BUSY, REFUSED_OPEN, type BreakerTransition } from '../../sdk/policies/breaker.ts';
+import { Breaker, PASS, PASS_PROBE, REFUSED_HALF_OPEN_BUSY, REFUSED_OPEN, type BreakerTransition } from '../../sdk/policies/breaker.ts';
+import { DEFAULT_BREAKER_OPTIONS } from '../../sdk/policies/breaker-options.ts';
 import { ManualClock } from '../support/manual-clock.ts';
 
 const KEY = { provider: 'openai', endpoint: 'chat', model: 'gpt-4o' };

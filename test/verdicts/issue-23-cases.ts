@@ -4,7 +4,8 @@
  * is the events that reproduce it, sent through `POST /v1/telemetry` by the tests.
  */
 import type { BreakerKey, TelemetryEvent, TransitionEvent } from '@breakerbox/protocol';
-import { Breaker, DEFAULT_BREAKER_OPTIONS, PASS, PASS_PROBE } from '../../sdk/policies/breaker.ts';
+import { Breaker, PASS, PASS_PROBE } from '../../sdk/policies/breaker.ts';
+import { DEFAULT_BREAKER_OPTIONS } from '../../sdk/policies/breaker-options.ts';
 import { ManualClock } from '../support/manual-clock.ts';
 import { fleet } from './issue-cases.ts';
 import { MIN, probes, transition, windows } from './support.ts';
