@@ -3,7 +3,7 @@
  * a model, a short prompt, a small token limit, streamed or not.
  */
 import type { FieldReader } from '../config-fields.ts';
-import type { ParseContext, ShapeVerdict, Usage } from './types.ts';
+import type { OutgoingRequest, ParseContext, ShapeVerdict, Usage } from './types.ts';
 import { classifyFinishReason, classifyHttpError } from '@breakerbox/protocol';
 
 /** A resolved chat probe request. */
@@ -60,6 +60,20 @@ export function joinUrl(base: URL, path: string): URL {
   const url = new URL(base.href);
   url.pathname = url.pathname.replace(/\/+$/, '') + path;
   return url;
+}
+
+/** A JSON POST to an OpenAI-style API (chat, Responses, embeddings): bearer key, SSE accepted when streamed. */
+export function openAiJsonPost(baseUrl: URL, path: string, body: Record<string, unknown>, stream: boolean, apiKey: string | undefined): OutgoingRequest {
+  return {
+    url: joinUrl(baseUrl, path),
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: stream ? 'text/event-stream' : 'application/json',
+      ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}),
+    },
+    body: JSON.stringify(body),
+  };
 }
 
 /** Parses JSON, returning undefined instead of throwing. */

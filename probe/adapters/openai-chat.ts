@@ -11,7 +11,7 @@ import {
   endVerdict,
   estimateChatTokens,
   isObject,
-  joinUrl,
+  openAiJsonPost,
   malformed,
   parseChatRequest,
   tryJson,
@@ -114,16 +114,7 @@ export const openAiChat: ProbeAdapter<OpenAiChatRequest> = {
       : { max_tokens: req.maxTokens };
     const body: Record<string, unknown> = { model: req.model, messages, ...limit, stream: req.stream };
     if (req.stream && req.includeUsage) body.stream_options = { include_usage: true };
-    return {
-      url: joinUrl(baseUrl, req.path),
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: req.stream ? 'text/event-stream' : 'application/json',
-        ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}),
-      },
-      body: JSON.stringify(body),
-    };
+    return openAiJsonPost(baseUrl, req.path, body, req.stream, apiKey);
   },
 
   checkBody(_req: OpenAiChatRequest, text: string): ShapeVerdict {

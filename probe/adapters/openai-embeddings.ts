@@ -11,7 +11,7 @@
  * official client asks for them; `encoding_format: float` sends JSON numbers.
  */
 import { show, type FieldReader } from '../config-fields.ts';
-import { count, isObject, joinUrl, malformed, tryJson } from './chat-request.ts';
+import { count, isObject, malformed, openAiJsonPost, tryJson } from './chat-request.ts';
 import { openAiBaseUrlProblem } from './base-url.ts';
 import type { OutgoingRequest, ParseContext, ProbeAdapter, ShapeVerdict, StreamChecker, Usage } from './types.ts';
 
@@ -108,12 +108,7 @@ export const openAiEmbeddings: ProbeAdapter<EmbeddingsRequest> = {
       encoding_format: req.encoding,
       ...(req.dimensions !== undefined ? { dimensions: req.dimensions } : {}),
     };
-    return {
-      url: joinUrl(baseUrl, req.path),
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json', ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}) },
-      body: JSON.stringify(body),
-    };
+    return openAiJsonPost(baseUrl, req.path, body, false, apiKey);
   },
 
   checkBody(req: EmbeddingsRequest, text: string): ShapeVerdict {

@@ -10,7 +10,7 @@
  */
 import { classifyErrorBody, classifyFinishReason, type ErrorClass, type SseEvent } from '@breakerbox/protocol';
 import type { FieldReader } from '../config-fields.ts';
-import { count, estimateChatTokens, isObject, joinUrl, malformed, parseChatRequest, tryJson, type ChatRequest } from './chat-request.ts';
+import { count, estimateChatTokens, isObject, malformed, openAiJsonPost, parseChatRequest, tryJson, type ChatRequest } from './chat-request.ts';
 import { budgetFor, readReasoning, type ReasoningChoice } from './reasoning.ts';
 import { openAiBaseUrlProblem } from './base-url.ts';
 import type { OutgoingRequest, ParseContext, ProbeAdapter, ShapeVerdict, StreamChecker, StreamStep, Usage } from './types.ts';
@@ -159,16 +159,7 @@ export const openAiResponses: ProbeAdapter<ResponsesRequest> = {
       ...(req.system ? { instructions: req.system } : {}),
       ...(req.reasoning ? { reasoning: { effort: req.effort } } : {}),
     };
-    return {
-      url: joinUrl(baseUrl, req.path),
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: req.stream ? 'text/event-stream' : 'application/json',
-        ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}),
-      },
-      body: JSON.stringify(body),
-    };
+    return openAiJsonPost(baseUrl, req.path, body, req.stream, apiKey);
   },
 
   checkBody(_req: ResponsesRequest, text: string): ShapeVerdict {
