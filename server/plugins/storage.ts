@@ -1,12 +1,15 @@
 import fp from 'fastify-plugin';
 import type { Storage } from '../storage/storage.ts';
 import { openStorage } from '../storage/open-storage.ts';
+import { watchChanges, type ChangeFeed } from '../storage/change-feed.ts';
 import { leaderJob } from './leader-job.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
     /** Everything stored, behind one interface (docs/architecture.md, "Storage"). */
     storage: Storage;
+    /** This process's storage writes, for the incremental verdict analysis. */
+    storageChanges: ChangeFeed;
   }
 }
 
@@ -23,7 +26,7 @@ const WARM_INTERVAL_MS = 60_000;
 export const storagePlugin = fp(
   async (app) => {
     const { config } = app;
-    const storage = await openStorage(config, app.clock, {
+    const opened = await openStorage(config, app.clock, {
       onFault(fault, previous) {
         if (fault) app.log.error({ fault: fault.kind }, `storage fault: ${fault.reason}; ingest answers 503 with Retry-After until it clears`);
         else app.log.warn({ cleared: previous?.kind }, 'storage fault cleared: the database takes writes again');
@@ -34,6 +37,9 @@ export const storagePlugin = fp(
       },
       onCheckpointError: (message) => app.log.warn({ message }, 'background checkpoint failed; the writer checkpoints instead'),
     });
+    // Every write goes through the wrapped storage, so the feed sees them all (this process's).
+    const { storage, feed } = watchChanges(opened);
+    app.decorate('storageChanges', feed);
     if (storage.migrations.applied.length) app.log.info({ applied: storage.migrations.applied }, 'migrations applied');
     app.decorate('storage', storage);
 

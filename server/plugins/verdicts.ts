@@ -37,12 +37,15 @@ export const verdictsPlugin = fp(
     // Probe on suspicion: verdicts wait for the probes asked for (docs/alerts.md).
     const pendingMaxMs = s.enabled ? s.pending_max_s * 1000 : null;
     const pending = pendingMaxMs === null ? undefined : pendingProbesSource(app.storage.suspicions, pendingMaxMs);
-    const engine = createVerdictEngine(app.storage, app.config.verdicts, pending);
+    // Incremental on SQLite only: the change feed sees this process's writes, and on PostgreSQL other collectors write too.
+    const incremental = app.config.verdicts.incremental && app.storage.engine === 'sqlite';
+    const engine = createVerdictEngine(app.storage, app.config.verdicts, pending, incremental ? app.storageChanges : undefined);
     const maxSpanMs = app.config.retention.rollup_days * DAY;
     app.decorate('verdicts', engine);
     const here = inThreadReads(engine);
     // On PostgreSQL the heavy reads run on the database server; the worker's read-only connection is SQLite's.
-    const fleetReads = app.config.api.read_worker && app.storage.engine === 'sqlite' && app.config.db !== ':memory:'
+    // The worker has no change feed: with the kept analyses, the fleet views are answered here from them.
+    const fleetReads = app.config.api.read_worker && !incremental && app.storage.engine === 'sqlite' && app.config.db !== ':memory:'
       ? startReadWorker({
           path: app.config.db,
           thresholds: app.config.verdicts,

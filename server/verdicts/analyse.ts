@@ -1,13 +1,14 @@
 import type { BreakerKey } from '@breakerbox/protocol';
 import { alternativeOf } from './alternative.ts';
-import { addInto, newKeySums, newProbeSums, type KeySums, type ProbeSums } from './counters.ts';
+import { addInto, newKeySums, type KeySums } from './counters.ts';
 import { evidence } from './evidence.ts';
 import { citeSamples, citesSamples, type CitingKey } from './sample-evidence.ts';
 import { joinGroups, nearMatches } from './key-join.ts';
 import { proberHealthOf, type LocationHealth } from './prober-health.ts';
-import type { KeyInfo, ProbeActivity, ProbeMinute, SourceInfo, Storage } from '../storage/storage.ts';
-import { clientFigures, probeFigures, share, type VerdictThresholds } from './figures.ts';
-import { isOpenState, type InstanceState, type OpenShareReader, type OpenTime } from './open-share.ts';
+import type { KeyInfo, KeyServiceSums, KeySourceMinutes, ProbeActivity, SourceInfo, Storage } from '../storage/storage.ts';
+import { clientFigures, share, type VerdictThresholds } from './figures.ts';
+import { probeTable, type ProbeTable } from './probe-table.ts';
+import { isOpenState, type InstanceState, type OpenShareReader, type OpenShareResult, type OpenTime } from './open-share.ts';
 import { decide, type Decision } from './rules.ts';
 import { fleetParts, serviceHealth, type ServiceHealth } from './fleet-parts.ts';
 import { siblingProbes } from './sibling-probes.ts';
@@ -76,30 +77,70 @@ export function keyState(instances: SourceInfo[], states: Map<number, InstanceSt
   return { summary, open, half_open: halfOpen, closed, instances: n, text };
 }
 
+/** What one pass judged, with what an incremental pass reuses (docs/verdict-engine.md). */
+export interface AnalysisPass {
+  list: KeyAnalysis[];
+  /** Keys whose analysis can change with time alone (open breakers, transitions or suspicions in the window, degraded, waiting or probe-less verdicts). */
+  timeDependent: Set<number>;
+  probes: ProbeTable;
+  /** Prober health as JSON: a pass that reuses `probes` is only valid while this is unchanged. */
+  healthJson: string;
+}
+
+/** Judge only `only`, reading per key, over a probe table `probes` already read for the same window. */
+export interface PassScope {
+  only: ReadonlySet<number>;
+  probes: ProbeTable;
+}
+
 /**
  * Computes figures, verdict, hint and evidence for every key seen in `range` (or every
  * known key with `all`, or one key with `keyId`) from the rollups and the raw transitions.
  */
 export async function analyse(deps: AnalyseDeps, range: TimeRange, options: { keyId?: number; all?: boolean } = {}): Promise<KeyAnalysis[]> {
+  return (await analysePass(deps, range, options)).list;
+}
+
+/** The client-side reads of a pass: every key in one read each, or (a scope) key by key. */
+async function clientReads(deps: AnalyseDeps, range: TimeRange, keyId: number | undefined, only: ReadonlySet<number> | undefined) {
+  const { rollups: reader } = deps.storage;
+  const first = floorMinute(range.from);
+  if (!only) {
+    const [byService, reporting] = await Promise.all([reader.keyServiceSums(first, range.to, keyId), reader.keySources(first, range.to, keyId)]);
+    return { byService, reporting, open: await deps.openShare.compute(range.from, range.to, reporting, keyId) };
+  }
+  const byService: KeyServiceSums = new Map();
+  const reporting: KeySourceMinutes = new Map();
+  const open: OpenShareResult = { perKey: new Map(), states: new Map(), opens: new Map(), intervals: new Map() };
+  for (const id of only) {
+    const [s, r] = await Promise.all([reader.keyServiceSums(first, range.to, id), reader.keySources(first, range.to, id)]);
+    const o = await deps.openShare.compute(range.from, range.to, r, id);
+    for (const [k, v] of s) byService.set(k, v);
+    for (const [k, v] of r) reporting.set(k, v);
+    for (const part of ['perKey', 'states', 'opens', 'intervals'] as const) for (const [k, v] of o[part]) (open[part] as Map<number, unknown>).set(k, v);
+  }
+  return { byService, reporting, open };
+}
+
+/** `analyse`, keeping what an incremental pass needs; with `scope`, only the keys in it. */
+export async function analysePass(deps: AnalyseDeps, range: TimeRange, options: { keyId?: number; all?: boolean } = {}, scope?: PassScope): Promise<AnalysisPass> {
   const { storage, thresholds: t } = deps;
   const { rollups: reader } = storage;
   const { from, to } = range;
   const first = floorMinute(from);
   const keyId = options.keyId;
-  const [keys, sources, byService, reporting, fallback, keyedFallback] = await Promise.all([
+  const [keys, sources, { byService, reporting, open }, fallback, keyedFallback] = await Promise.all([
     storage.telemetry.keys(),
     storage.telemetry.sources(),
-    reader.keyServiceSums(first, to, keyId),
-    reader.keySources(first, to, keyId),
+    clientReads(deps, range, keyId, scope?.only),
     reader.fallbackByService(first, to),
     reader.fallbackByKey(first, to),
   ]);
-  const open = await deps.openShare.compute(from, to, reporting, keyId);
   // Which keys' config lists fallbacks matters only for services whose tasks carry no key.
   const withFallbacks = [...fallback].some(([service, f]) => !keyedFallback.has(service) && f.invoked > 0) ? await storage.events.hasFallbacks() : null;
 
   // Probes of every key: prober health is judged across keys, and aliases join keys.
-  const probeFiguresOf = await probeTable(deps, range);
+  const probeFiguresOf = scope?.probes ?? (await probeTable(deps, range));
   const health = await proberHealthOf(probeFiguresOf.all, keys, () => storage.events.probeFailureClasses(Math.max(from, to - t.probe_recent_lookback_s * 1000), to), t);
   const setAside = new Set([...health.values()].filter((h) => h.status === 'unhealthy').map((h) => h.location));
   const groups = joinGroups(keys, t.provider_aliases);
@@ -122,6 +163,9 @@ export async function analyse(deps: AnalyseDeps, range: TimeRange, options: { ke
     ids.clear();
     ids.add(keyId);
   }
+  if (scope) for (const id of ids) if (!scope.only.has(id)) ids.delete(id);
+  const timeDependent = new Set<number>([...open.perKey.keys(), ...open.opens.keys(), ...open.intervals.keys(), ...suspicions.keys()]);
+  for (const [id, states] of open.states) if ([...states.values()].some((st) => isOpenState(st.state))) timeDependent.add(id);
 
   const out: KeyAnalysis[] = [];
   const citing: CitingKey[] = [];
@@ -202,6 +246,7 @@ export async function analyse(deps: AnalyseDeps, range: TimeRange, options: { ke
     const alternative = alternativeOf(decision, clients, usable, t);
     const said = evidence(decision, clients, probes, t, context, alternative);
     if (citesSamples(decision, clients)) citing.push({ keyId: id, evidence: said });
+    if (clients.degraded || decision.verdict === 'insufficient_data' || decision !== named) timeDependent.add(id);
     out.push({
       info,
       clients,
@@ -223,7 +268,9 @@ export async function analyse(deps: AnalyseDeps, range: TimeRange, options: { ke
   }
   // After the loop: one bounded read for just the keys that cite samples.
   await citeSamples(storage.samples, citing, range);
-  return out;
+  for (const c of citing) timeDependent.add(c.keyId);
+  const healthJson = JSON.stringify([...health].sort(([a], [b]) => a.localeCompare(b)));
+  return { list: out, timeDependent, probes: probeFiguresOf, healthJson };
 }
 
 /** `decide`, reading the fleet split (a query) only when the rules ask for it. */
@@ -243,48 +290,6 @@ async function nameMissing(d: Decision, probes: Record<string, ProbeFigures>, si
   if (Object.keys(probes).length > 0) return { ...d, hint: 'probes_set_aside' };
   const stopped = await silent();
   return stopped.length > 0 ? { ...d, hint: 'probes_stale', silent: stopped } : d;
-}
-
-/** Probe figures of every key over the window, and of several keys merged (an alias join). */
-async function probeTable(deps: AnalyseDeps, range: TimeRange) {
-  const { thresholds: t } = deps;
-  const reader = deps.storage.rollups;
-  const first = floorMinute(range.from);
-  const recentFirst = Math.max(first, floorMinute(range.to - t.probe_recent_lookback_s * 1000));
-  // A window no longer than the recent-probe lookback is read once, minute by minute.
-  const both = recentFirst === first ? await reader.probesBoth(first, range.to) : null;
-  const sums = both?.sums ?? (await reader.probeSums(first, range.to));
-  const recent = both?.recent ?? (await reader.recentProbes(recentFirst, range.to));
-  const all = new Map<number, Record<string, ProbeFigures>>();
-  for (const id of new Set([...sums.keys(), ...recent.keys()])) {
-    const out: Record<string, ProbeFigures> = {};
-    const locations = new Set<string>([...(sums.get(id)?.keys() ?? []), ...(recent.get(id)?.keys() ?? [])]);
-    for (const location of [...locations].sort()) {
-      out[location] = probeFigures(sums.get(id)?.get(location) ?? newProbeSums(), recent.get(id)?.get(location) ?? [], t);
-    }
-    all.set(id, out);
-  }
-  return {
-    all,
-    merged(ids: number[]): Record<string, ProbeFigures> {
-      const bySum = new Map<string, ProbeSums>();
-      const byRecent = new Map<string, ProbeMinute[]>();
-      for (const id of ids) {
-        for (const [location, s] of sums.get(id) ?? []) {
-          let acc = bySum.get(location);
-          if (!acc) bySum.set(location, (acc = newProbeSums()));
-          addInto(acc, s);
-        }
-        for (const [location, list] of recent.get(id) ?? []) byRecent.set(location, [...(byRecent.get(location) ?? []), ...list]);
-      }
-      const out: Record<string, ProbeFigures> = {};
-      for (const location of [...new Set([...bySum.keys(), ...byRecent.keys()])].sort()) {
-        const list = (byRecent.get(location) ?? []).sort((a, b) => b.minute - a.minute);
-        out[location] = probeFigures(bySum.get(location) ?? newProbeSums(), list, t);
-      }
-      return out;
-    },
-  };
 }
 
 /** Not asked yet: a breaker open now, since its earliest open instance's last change, waits for probes newer than that. */

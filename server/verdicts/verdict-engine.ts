@@ -1,6 +1,8 @@
 import type { BreakerKey } from '@breakerbox/protocol';
 import type { Storage } from '../storage/storage.ts';
 import { analyse, type KeyAnalysis } from './analyse.ts';
+import { createAnalysisCache, type CacheStats } from './analysis-cache.ts';
+import type { ChangeFeed } from '../storage/change-feed.ts';
 import { costView, type CostView } from './cost-view.ts';
 import type { VerdictThresholds } from './figures.ts';
 import { groupIncidents, type Incident } from './incidents.ts';
@@ -28,6 +30,8 @@ export interface VerdictEngine {
   probes(range: TimeRange): Promise<ProbesView>;
   /** Keys failing for one cause, grouped (the board leads with these). */
   incidents(range: TimeRange): Promise<Incident[]>;
+  /** How the incremental analysis answered (null: every pass is full). */
+  cacheStats(): CacheStats | null;
 }
 
 const rank = (v: VerdictEntry['verdict']) => VERDICTS.indexOf(v);
@@ -40,8 +44,17 @@ export function toVerdictEntry(a: KeyAnalysis): VerdictEntry {
   };
 }
 
-/** Creates the engine; `thresholds` is the resolved `verdicts` config section, `pending` the probe-on-suspicion source (absent: verdicts never wait). */
-export function createVerdictEngine(storage: Pick<Storage, 'telemetry' | 'rollups' | 'events'> & Partial<Pick<Storage, 'samples'>>, thresholds: VerdictThresholds, pending?: PendingProbesSource): VerdictEngine {
+/**
+ * Creates the engine; `thresholds` is the resolved `verdicts` config section, `pending` the
+ * probe-on-suspicion source (absent: verdicts never wait), `feed` the storage's change feed
+ * (absent: every fleet-wide analysis is a full pass; present: incremental, docs/verdict-engine.md).
+ */
+export function createVerdictEngine(
+  storage: Pick<Storage, 'telemetry' | 'rollups' | 'events'> & Partial<Pick<Storage, 'samples'>>,
+  thresholds: VerdictThresholds,
+  pending?: PendingProbesSource,
+  feed?: ChangeFeed,
+): VerdictEngine {
   const deps = {
     storage,
     openShare: createOpenShareReader(storage.events, { idleAfterMs: thresholds.open_idle_after_s * 1000 }),
@@ -49,15 +62,21 @@ export function createVerdictEngine(storage: Pick<Storage, 'telemetry' | 'rollup
     ...(pending ? { pending } : {}),
   };
 
+  const cache = feed ? createAnalysisCache(deps, feed, { maxWindows: 8, maxDirtyShare: 0.1 }) : null;
+  // Every key over a window: through the kept analyses when there are; one key is always read directly.
+  const fleet = (range: TimeRange, options: { keyId?: number; all?: boolean } = {}) =>
+    cache && options.keyId === undefined ? cache.analyse(range, { all: options.all === true }) : analyse(deps, range, options);
+
   return {
-    analyse: (range, options) => analyse(deps, range, options),
+    analyse: fleet,
+    cacheStats: () => cache?.stats() ?? null,
     async verdicts(range) {
-      return (await analyse(deps, range))
+      return (await fleet(range))
         .sort((a, b) => rank(a.decision.verdict) - rank(b.decision.verdict) || b.clients.calls - a.clients.calls || a.info.id - b.info.id)
         .map(toVerdictEntry);
     },
     async keys(range) {
-      return (await analyse(deps, range, { all: true }))
+      return (await fleet(range, { all: true }))
         .sort((a, b) => {
           const x = a.info.key;
           const y = b.info.key;
@@ -106,6 +125,6 @@ export function createVerdictEngine(storage: Pick<Storage, 'telemetry' | 'rollup
     },
     cost: (range, stepMs, operation) => costView(storage.rollups, range, stepMs, operation),
     probes: (range) => probesView(deps, range),
-    incidents: async (range) => groupIncidents(await analyse(deps, range), thresholds.provider_aliases).incidents,
+    incidents: async (range) => groupIncidents(await fleet(range), thresholds.provider_aliases).incidents,
   };
 }
