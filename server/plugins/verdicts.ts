@@ -44,12 +44,13 @@ export const verdictsPlugin = fp(
     app.decorate('verdicts', engine);
     const here = inThreadReads(engine);
     // On PostgreSQL the heavy reads run on the database server; the worker's read-only connection is SQLite's.
-    // The worker has no change feed: with the kept analyses, the fleet views are answered here from them.
-    const fleetReads = app.config.api.read_worker && !incremental && app.storage.engine === 'sqlite' && app.config.db !== ':memory:'
+    const fleetReads = app.config.api.read_worker && app.storage.engine === 'sqlite' && app.config.db !== ':memory:'
       ? startReadWorker({
           path: app.config.db,
           thresholds: app.config.verdicts,
           pendingMaxMs,
+          // The worker keeps its own analyses, told of this thread's writes with each question.
+          ...(incremental ? { feed: app.storageChanges } : {}),
           fallback: here,
           onError: (err) => app.log.warn({ err }, 'the read worker failed; /api/verdicts and /api/keys are computed on the main thread'),
         })

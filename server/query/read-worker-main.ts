@@ -6,6 +6,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { systemClock } from '../clock.ts';
 import { createSqliteStorage } from '../storage/sqlite/sqlite-storage.ts';
+import { feedMirror } from '../storage/change-feed.ts';
 import { pendingProbesSource } from '../verdicts/pending-probes.ts';
 import { createVerdictEngine } from '../verdicts/verdict-engine.ts';
 import type { ReadRequest, ReadReply, ReadWorkerData } from './read-worker.ts';
@@ -20,13 +21,16 @@ const storage = createSqliteStorage({
   retention: { rawDays: 1, rollupDays: 1, batchIdHours: 24, alertHistoryDays: 1, silenceDays: 1 },
 });
 const pending = data.pendingMaxMs === null ? undefined : pendingProbesSource(storage.suspicions, data.pendingMaxMs);
-const engine = createVerdictEngine(storage, data.thresholds, pending);
+// Incremental: the main thread's writes reach this copy of its feed with each question.
+const mirror = data.incremental ? feedMirror() : undefined;
+const engine = createVerdictEngine(storage, data.thresholds, pending, mirror?.feed);
 
 parentPort!.on('message', (message: ReadRequest | 'stop') => {
   if (message === 'stop') {
     void storage.close().finally(() => parentPort!.close());
     return;
   }
+  if (message.changes) mirror?.apply(message.changes);
   const answer = message.op === 'verdicts' ? engine.verdicts(message.range) : engine.keys(message.range);
   answer.then(
     (result): ReadReply => ({ id: message.id, result }),

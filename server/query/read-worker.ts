@@ -6,6 +6,7 @@ import type { KeyListEntry, VerdictEngine } from '../verdicts/verdict-engine.ts'
 import type { VerdictEntry } from '../verdicts/types.ts';
 import type { VerdictThresholds } from '../verdicts/figures.ts';
 import type { TimeRange } from '../verdicts/window.ts';
+import { deltaSince, type ChangeFeed, type FeedDelta } from '../storage/change-feed.ts';
 
 /** What the worker thread is started with. */
 export interface ReadWorkerData {
@@ -13,6 +14,8 @@ export interface ReadWorkerData {
   thresholds: VerdictThresholds;
   /** `suspicion.pending_max_s` in ms, or null with probe on suspicion off: the worker's verdicts wait for asked probes as the main thread's do. */
   pendingMaxMs: number | null;
+  /** The worker keeps its own analyses, advanced by the changes each question carries (docs/verdict-engine.md). */
+  incremental: boolean;
 }
 
 /** A question to the worker. */
@@ -20,6 +23,8 @@ export interface ReadRequest {
   id: number;
   op: 'verdicts' | 'keys';
   range: TimeRange;
+  /** This thread's storage writes since the previous question (incremental only). */
+  changes?: FeedDelta;
 }
 
 /** Its answer: a result, or the error it threw (rebuilt on this side). */
@@ -46,8 +51,10 @@ export const inThreadReads = (engine: VerdictEngine): FleetReads => ({
  * is read-only, so WAL lets it read beside the writer. If the worker cannot start or dies,
  * questions fall back to `fallback` (this thread) and `onError` is told once.
  */
-export function startReadWorker(options: ReadWorkerData & { fallback: FleetReads; onError(err: Error): void }): FleetReads {
-  const { fallback } = options;
+export function startReadWorker(options: Omit<ReadWorkerData, 'incremental'> & { fallback: FleetReads; onError(err: Error): void; feed?: ChangeFeed }): FleetReads {
+  const { fallback, feed } = options;
+  // The feed's cursor the worker has been sent up to (a new worker starts from nothing).
+  let sent = 0;
   const pending = new Map<number, { request: ReadRequest; resolve(v: unknown): void; reject(e: Error): void }>();
   let worker: Worker | null = null;
   let failed = false;
@@ -67,7 +74,8 @@ export function startReadWorker(options: ReadWorkerData & { fallback: FleetReads
   const spawn = (): Worker => {
     const ext = extname(fileURLToPath(import.meta.url));
     const file = new URL(`./read-worker-main${ext}`, import.meta.url);
-    const workerData = { path: options.path, thresholds: options.thresholds, pendingMaxMs: options.pendingMaxMs } satisfies ReadWorkerData;
+    const workerData = { path: options.path, thresholds: options.thresholds, pendingMaxMs: options.pendingMaxMs, incremental: feed !== undefined } satisfies ReadWorkerData;
+    sent = 0;
     // As TypeScript (tests, benchmarks) the thread first registers the same loader tsx gives the main thread.
     const w = ext === '.ts'
       ? new Worker(
@@ -99,6 +107,10 @@ export function startReadWorker(options: ReadWorkerData & { fallback: FleetReads
     const request: ReadRequest = { id, op, range };
     if (failed) return answerHere(request) as Promise<T>;
     worker ??= spawn();
+    if (feed) {
+      request.changes = deltaSince(feed, sent);
+      sent = request.changes.cursor;
+    }
     // Hold the process while a question is out; idle, the worker never keeps it alive.
     worker.ref();
     return new Promise<T>((resolve, reject) => {

@@ -27,33 +27,81 @@ export interface ChangeFeed {
   since(cursor: number): Changes;
 }
 
-/**
- * Wraps the storage's write paths that feed the verdict analysis (ingest, pruning, hourly
- * aggregation, suspicions) so each write bumps the feed. Returns the wrapped storage to use
- * everywhere and the feed. Memory: one entry per key ever written (two numbers).
- */
-export function watchChanges(storage: Storage): { storage: Storage; feed: ChangeFeed } {
+/** What a feed passes to another thread's copy (the read worker): the changes since a cursor, and the cursor they reach. */
+export interface FeedDelta {
+  cursor: number;
+  global: boolean;
+  probes: boolean;
+  /** Keys changed, each with its latest event time. */
+  keys: [string, number][];
+}
+
+/** The bookkeeping behind a feed: versions of global, probe and per-key changes. */
+function feedLog() {
   let version = 0;
   let globalAt = 0;
   let probesAt = 0;
   const keys = new Map<string, { at: number; latestTs: number }>();
-  const bumpGlobal = () => (globalAt = ++version);
+  return {
+    next: () => ++version,
+    global: (at: number) => void (globalAt = at),
+    probes: (at: number) => void (probesAt = at),
+    key(at: number, name: string, ts: number) {
+      const known = keys.get(name);
+      keys.set(name, { at, latestTs: Math.max(known?.latestTs ?? 0, ts) });
+      return known !== undefined;
+    },
+    feed: {
+      cursor: () => version,
+      since(cursor: number): Changes {
+        const changed = new Set<string>();
+        for (const [name, k] of keys) if (k.at > cursor) changed.add(name);
+        return { global: globalAt > cursor, probes: probesAt > cursor, keys: changed, latestTs: (name) => keys.get(name)?.latestTs ?? 0 };
+      },
+    } satisfies ChangeFeed,
+  };
+}
+
+/** The changes of `feed` since `cursor`, to send to a copy (a cursor of 0 sends every key). */
+export function deltaSince(feed: ChangeFeed, cursor: number): FeedDelta {
+  const to = feed.cursor();
+  const c = feed.since(cursor);
+  return { cursor: to, global: c.global, probes: c.probes, keys: [...c.keys].map((name) => [name, c.latestTs(name)]) };
+}
+
+/** A copy of another thread's feed, advanced by the deltas it is sent (in order). */
+export function feedMirror(): { feed: ChangeFeed; apply(delta: FeedDelta): void } {
+  const log = feedLog();
+  return {
+    feed: log.feed,
+    apply(delta) {
+      const at = log.next();
+      if (delta.global) log.global(at);
+      if (delta.probes) log.probes(at);
+      for (const [name, ts] of delta.keys) log.key(at, name, ts);
+    },
+  };
+}
+
+/**
+ * Wraps the storage's write paths that feed the verdict analysis (ingest, pruning, hourly
+ * aggregation, suspicions) so each write bumps the feed, and returns the storage with the feed. Memory: one entry per key ever written (two numbers).
+ */
+export function watchChanges(storage: Storage): { storage: Storage; feed: ChangeFeed } {
+  const log = feedLog();
+  const bumpGlobal = () => log.global(log.next());
 
   const record = (batches: readonly TelemetryBatch[]) => {
-    const at = ++version;
+    const at = log.next();
     for (const b of batches) {
       for (const e of b.events) {
         if (e.type === 'tasks') {
-          globalAt = at;
+          log.global(at);
           continue;
         }
-        if (e.type === 'probe') probesAt = at;
-        const name = changeKeyOf(e.key);
-        const ts = e.type === 'window' ? e.end : e.ts;
-        const known = keys.get(name);
+        if (e.type === 'probe') log.probes(at);
         // A key this process has not seen may be new to the database: its join groups, siblings and near matches change.
-        if (!known) globalAt = at;
-        keys.set(name, { at, latestTs: Math.max(known?.latestTs ?? 0, ts) });
+        if (!log.key(at, changeKeyOf(e.key), e.type === 'window' ? e.end : e.ts)) log.global(at);
       }
     }
   };
@@ -67,8 +115,8 @@ export function watchChanges(storage: Storage): { storage: Storage; feed: Change
       }
     };
   const { telemetry, retention, rollups, suspicions } = storage;
-  const wrapped: Storage = {
-    ...storage,
+  // In place: the storage keeps its identity (an engine's internals are looked up by it).
+  Object.assign(storage, {
     telemetry: {
       ...telemetry,
       insertBatch: after(telemetry.insertBatch, (batch) => record([batch])),
@@ -77,16 +125,6 @@ export function watchChanges(storage: Storage): { storage: Storage; feed: Change
     retention: { ...retention, prune: after(retention.prune, bumpGlobal) },
     rollups: { ...rollups, buildHour: after(rollups.buildHour, bumpGlobal), warmHours: after(rollups.warmHours, bumpGlobal) },
     suspicions: { ...suspicions, open: after(suspicions.open, bumpGlobal), take: after(suspicions.take, bumpGlobal) },
-  };
-  return {
-    storage: wrapped,
-    feed: {
-      cursor: () => version,
-      since(cursor) {
-        const changed = new Set<string>();
-        for (const [name, k] of keys) if (k.at > cursor) changed.add(name);
-        return { global: globalAt > cursor, probes: probesAt > cursor, keys: changed, latestTs: (name) => keys.get(name)?.latestTs ?? 0 };
-      },
-    },
-  };
+  } satisfies Partial<Storage>);
+  return { storage, feed: log.feed };
 }

@@ -193,3 +193,31 @@ export async function seedDay(app: FastifyInstance, sink: SeedSink, shape: DaySh
   }
   return { directMs: tDirect - t0, storeMs: performance.now() - tDirect, events };
 }
+
+/**
+ * Traffic of `[from, to)` through the store, as a running fleet sends it between two alert
+ * passes: every `every`-th key's instances send their 10-second windows (1: every key), and
+ * with `probes` each location probes every key at the minutes inside the span.
+ */
+export async function liveTraffic(app: FastifyInstance, shape: DayShape, from: number, to: number, every: number, probes: boolean): Promise<void> {
+  const keys = dayKeys(shape.keys);
+  for (let s = 0; s < shape.services; s++) {
+    for (let i = 0; i < shape.instances; i++) {
+      const batch: TelemetryEvent[] = [];
+      for (let k = s; k < shape.keys; k += shape.services) {
+        if (k % every !== 0) continue;
+        for (let w = from - (from % 10_000); w + 10_000 <= to; w += 10_000) batch.push(window(keys[k]!, k, w));
+      }
+      if (batch.length) await app.storage.telemetry.insertBatch({ batch_id: `live-${from}-${s}-${i}`, source: { service: `svc-${s}`, instance: `pod-${i}`, sdk: 'bench' }, events: batch }, to);
+    }
+  }
+  const minute = Math.ceil(from / MIN) * MIN;
+  if (!probes || minute >= to) return;
+  for (const loc of shape.locations) {
+    const events: TelemetryEvent[] = keys.map((key, k) => {
+      const ok = probeOk(k);
+      return { type: 'probe', ts: minute + 5_000, key, location: loc, outcome: ok ? 'ok' : 'error', ...(ok ? {} : { error_class: 'server' as const, status: 503 }), latency_ms: { connect: 20, ttfb: 300, total: ok ? 400 : 3000 } };
+    });
+    await app.storage.telemetry.insertBatch({ batch_id: `live-probe-${minute}-${loc}`, source: { service: `prober-${loc}`, instance: loc, sdk: 'bench' }, events }, to);
+  }
+}

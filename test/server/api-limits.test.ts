@@ -118,6 +118,25 @@ describe('whole-fleet reads', () => {
     expect(verdicts.map((v: { key: BreakerKey }) => v.key)).toEqual(here.verdicts.map((v) => v.key));
     expect(keys).toHaveLength(6);
   });
+
+  it('follow the main thread\'s later writes in the worker\'s kept analyses (a key turning bad is seen by the next question)', async () => {
+    const { t, get } = await appWithKeys(6);
+    const verdictOf = async (model: string) => (await get('/api/verdicts')).json().verdicts.find((v: { key: BreakerKey }) => v.key.model === model)?.verdict;
+    const before = await verdictOf('m-002');
+    // The same key, failing with auth errors in a newer window: only this key is dirty for the worker.
+    const failing = windowEvent({ key: keyN(2), calls: 200, ok: 20, slow: 0, errors: { auth: 180 }, latency_ms: { bounds: [100, 500, 1000], counts: [100, 60, 30, 10] }, ttft_ms: undefined }, 1_000);
+    const res = await t.app.inject({
+      method: 'POST', url: '/v1/telemetry',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${t.tokens.ingest}` },
+      payload: JSON.stringify(batch([failing])),
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    const range = t.app.resolveWindow({ window: '15m' }, '15m');
+    const here = (await t.app.verdicts.verdicts(range)).find((v) => v.key.model === 'm-002')!.verdict;
+    expect(here).not.toBe(before);
+    expect(await verdictOf('m-002')).toBe(here);
+    expect(t.app.verdicts.cacheStats()).not.toBeNull();
+  });
 });
 
 describe('API answers', () => {
