@@ -75,6 +75,10 @@ export function createAnalysisCache(deps: AnalyseDeps, feed: ChangeFeed, options
   async function full(name: string, range: TimeRange, all: boolean): Promise<KeyAnalysis[]> {
     const cursor = feed.cursor();
     const pass = await analysePass(deps, range, { all });
+    // Only keys joined under an alias are ever merged again: the rest of the raw probe rows can go.
+    const joined = new Set<number>();
+    for (const group of joinGroups(await deps.storage.telemetry.keys(), t.provider_aliases).values()) if (group.length > 1) for (const id of group) joined.add(id);
+    pass.probes.keepOnly(joined);
     stats.full++;
     keep(name, fromPass(pass, range, cursor));
     return pass.list;

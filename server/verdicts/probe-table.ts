@@ -1,7 +1,6 @@
 import { addInto, newProbeSums, type ProbeSums } from './counters.ts';
-import type { ProbeMinute } from '../storage/storage.ts';
-import { probeFigures } from './figures.ts';
-import type { AnalyseDeps } from './analyse.ts';
+import type { ProbeMinute, RollupsPart } from '../storage/storage.ts';
+import { probeFigures, type VerdictThresholds } from './figures.ts';
 import type { ProbeFigures } from './types.ts';
 import { floorMinute, type TimeRange } from './window.ts';
 
@@ -9,7 +8,7 @@ import { floorMinute, type TimeRange } from './window.ts';
 export type ProbeTable = Awaited<ReturnType<typeof probeTable>>;
 
 /** Probe figures of every key over the window, and of several keys merged (an alias join). */
-export async function probeTable(deps: AnalyseDeps, range: TimeRange) {
+export async function probeTable(deps: { storage: { rollups: RollupsPart }; thresholds: VerdictThresholds }, range: TimeRange) {
   const { thresholds: t } = deps;
   const reader = deps.storage.rollups;
   const first = floorMinute(range.from);
@@ -46,6 +45,11 @@ export async function probeTable(deps: AnalyseDeps, range: TimeRange) {
         out[location] = probeFigures(bySum.get(location) ?? newProbeSums(), list, t);
       }
       return out;
+    },
+    /** Forgets the raw sums and recent probes of keys `merged` will not be asked about (kept tables hold only alias groups'). */
+    keepOnly(ids: ReadonlySet<number>): void {
+      for (const id of [...sums.keys()]) if (!ids.has(id)) sums.delete(id);
+      for (const id of [...recent.keys()]) if (!ids.has(id)) recent.delete(id);
     },
   };
 }

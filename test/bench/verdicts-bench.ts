@@ -23,7 +23,9 @@ import { loadConfig } from '../../server/config/load.ts';
 import { sqlOf } from '../support/sql.ts';
 import { startPostgresCluster, type PostgresCluster } from '../support/postgres-cluster.ts';
 import { benchEngines, loadLine, type BenchEngine } from './bench-engines.ts';
-import { postgresSink, sqliteSink } from './seed-sink.ts';
+import { postgresSink, sqliteSink, type SeedSink } from './seed-sink.ts';
+import type { FastifyInstance } from 'fastify';
+import { openDatabase } from '../../server/storage/sqlite/database.ts';
 import { BENCH_DAY, seedDay, type DayShape } from './verdicts-seed.ts';
 import { comparePasses, keptBytes, PASS_LABELS, type Column } from './verdicts-passes.ts';
 
@@ -39,11 +41,15 @@ const arg = (name: string, fallback: string) => {
 type Row = [string, Column];
 
 /** Seeds the day on `engine` (PostgreSQL: a new database in `cluster`), then compares full and incremental reads. */
-async function benchEngine(engine: BenchEngine, shape: DayShape, cluster?: PostgresCluster): Promise<Row[]> {
-  const now = Date.now() - (Date.now() % MIN);
+async function benchEngine(engine: BenchEngine, asked: DayShape, cluster?: PostgresCluster): Promise<Row[]> {
+  // BENCH_DB: a database an earlier run kept (BENCH_KEEP_DB), read from where its traffic ended.
+  const reuse = engine === 'sqlite' ? process.env.BENCH_DB : undefined;
+  const prior = reuse ? endOf(reuse) : null;
+  const shape = prior ? { ...asked, keys: prior.keys } : asked;
+  const now = prior?.end ?? Date.now() - (Date.now() % MIN);
   const clock = manualClock(now);
   const dir = mkdtempSync(join(tmpdir(), 'bbx-verdicts-bench-'));
-  const url = engine === 'postgres' ? await cluster!.createDatabase(`verdicts_${process.pid}_${shape.keys}`) : join(dir, 'bench.db');
+  const url = engine === 'postgres' ? await cluster!.createDatabase(`verdicts_${process.pid}_${shape.keys}`) : reuse ?? join(dir, 'bench.db');
   const name = `${engine === 'sqlite' ? 'SQLite' : 'PostgreSQL'} ${shape.keys.toLocaleString('en-US')}`;
   console.log(`\n--- ${name} keys x ${shape.instances}, ${shape.hours} h ---`);
   const config = loadConfig({ env: { BREAKERBOX_DB: url, BREAKERBOX_ALERT_INTERVAL_S: '0', BREAKERBOX_LOG_LEVEL: 'silent' } });
@@ -51,18 +57,9 @@ async function benchEngine(engine: BenchEngine, shape: DayShape, cluster?: Postg
   await app.ready();
   const token = (await app.storage.tokens.create('bench', ['admin'])).secret;
   const db = engine === 'sqlite' ? sqliteSink(sqlOf(app)) : postgresSink(url);
-  const seeded = await seedDay(app, db, shape, now, (line) => console.log(line));
-  const tWarm = performance.now();
-  const built = await app.storage.rollups.warmHours(8 * 24 * HOUR, Date.now());
-  const warmMs = performance.now() - tWarm;
-  const counts = new Map<string, number>();
-  for (const t of ['key_minutes', 'key_minute_sources', 'probe_minutes', 'window_events', 'probe_events', 'transition_events']) counts.set(t, await db.count(t));
-  const rowsOf = (t: string) => counts.get(t)!.toLocaleString('en-US');
-  console.log(`seeded in ${((seeded.directMs + seeded.storeMs) / 1000).toFixed(1)} s: rollups direct ${(seeded.directMs / 1000).toFixed(1)} s, ` +
-    `${seeded.events.toLocaleString('en-US')} events of the last ${shape.recentHours} h through the store ${(seeded.storeMs / 1000).toFixed(1)} s`);
-  console.log(`rows: key_minutes ${rowsOf('key_minutes')}, key_minute_sources ${rowsOf('key_minute_sources')}, probe_minutes ${rowsOf('probe_minutes')}, ` +
-    `window_events ${rowsOf('window_events')}, probe_events ${rowsOf('probe_events')}, transition_events ${rowsOf('transition_events')}`);
-  console.log(`hourly aggregates: ${built.built} hours (of the 8 days the job covers) built after seeding in ${(warmMs / 1000).toFixed(1)} s, those the collector's background job had not built yet`);
+  if (prior) console.log(`reusing ${reuse}: ${prior.keys} keys, traffic up to ${new Date(prior.end).toISOString()}`);
+  else await seed(app, db, shape, now);
+
 
   const full = await buildApp({ config: { ...config, verdicts: { ...config.verdicts, incremental: false } }, logger: false, clock });
   await full.ready();
@@ -84,9 +81,39 @@ async function benchEngine(engine: BenchEngine, shape: DayShape, cluster?: Postg
   await db.close();
   await full.close();
   await app.close();
-  if (process.env.BENCH_KEEP_DB && engine === 'sqlite') console.log(`database kept at ${join(dir, 'bench.db')}`);
+  if (reuse) console.log(`database ${reuse} kept (its traffic now runs to ${new Date(clock.now()).toISOString()})`);
+  else if (process.env.BENCH_KEEP_DB && engine === 'sqlite') console.log(`database kept at ${join(dir, 'bench.db')}`);
   else rmSync(dir, { recursive: true, force: true });
   return rows;
+}
+
+/** Seeds the day and prints what was stored. */
+async function seed(app: FastifyInstance, db: SeedSink, shape: DayShape, now: number) {
+  const seeded = await seedDay(app, db, shape, now, (line) => console.log(line));
+  const tWarm = performance.now();
+  const built = await app.storage.rollups.warmHours(8 * 24 * HOUR, now);
+  const warmMs = performance.now() - tWarm;
+  const counts = new Map<string, number>();
+  for (const t of ['key_minutes', 'key_minute_sources', 'probe_minutes', 'window_events', 'probe_events', 'transition_events']) counts.set(t, await db.count(t));
+  const rowsOf = (t: string) => counts.get(t)!.toLocaleString('en-US');
+  console.log(`seeded in ${((seeded.directMs + seeded.storeMs) / 1000).toFixed(1)} s: rollups direct ${(seeded.directMs / 1000).toFixed(1)} s, ` +
+    `${seeded.events.toLocaleString('en-US')} events of the last ${shape.recentHours} h through the store ${(seeded.storeMs / 1000).toFixed(1)} s`);
+  console.log(`rows: key_minutes ${rowsOf('key_minutes')}, key_minute_sources ${rowsOf('key_minute_sources')}, probe_minutes ${rowsOf('probe_minutes')}, ` +
+    `window_events ${rowsOf('window_events')}, probe_events ${rowsOf('probe_events')}, transition_events ${rowsOf('transition_events')}`);
+  console.log(`hourly aggregates: ${built.built} hours (of the 8 days the job covers) built after seeding in ${(warmMs / 1000).toFixed(1)} s, those the collector's background job had not built yet`);
+
+}
+
+/** Keys and the end of the traffic of a kept SQLite database. */
+function endOf(path: string): { keys: number; end: number } {
+  const db = openDatabase(path, { readonly: true });
+  try {
+    const keys = db.prepare('SELECT COUNT(*) FROM keys').pluck().get() as number;
+    const end = db.prepare('SELECT MAX(minute) FROM key_minutes').pluck().get() as number;
+    return { keys, end: end + MIN };
+  } finally {
+    db.close();
+  }
 }
 
 const engines = benchEngines(process.argv.slice(2), 'the incremental analysis runs on SQLite; --engine postgres (or both) adds PostgreSQL, whose passes are all full');
