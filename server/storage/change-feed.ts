@@ -105,13 +105,15 @@ export function watchChanges(storage: Storage): { storage: Storage; feed: Change
       }
     }
   };
-  // The write happened (or may have, if it failed part way): bump after, either way.
-  const after = <A extends unknown[], R>(fn: (...a: A) => Promise<R>, mark: (...a: A) => void) =>
+  // The write happened (or may have, if it failed part way): bump after, either way;
+  // `changed` (given the result, absent when it failed) can say a job wrote nothing.
+  const after = <A extends unknown[], R>(fn: (...a: A) => Promise<R>, mark: (...a: A) => void, changed: (r: R | undefined) => boolean = () => true) =>
     async (...a: A): Promise<R> => {
+      let result: R | undefined;
       try {
-        return await fn(...a);
+        return (result = await fn(...a));
       } finally {
-        mark(...a);
+        if (changed(result)) mark(...a);
       }
     };
   const { telemetry, retention, rollups, suspicions } = storage;
@@ -122,8 +124,9 @@ export function watchChanges(storage: Storage): { storage: Storage; feed: Change
       insertBatch: after(telemetry.insertBatch, (batch) => record([batch])),
       insertBatches: after(telemetry.insertBatches, (batches) => record(batches)),
     },
-    retention: { ...retention, prune: after(retention.prune, bumpGlobal) },
-    rollups: { ...rollups, buildHour: after(rollups.buildHour, bumpGlobal), warmHours: after(rollups.warmHours, bumpGlobal) },
+    // The background jobs run every minute; most runs change nothing.
+    retention: { ...retention, prune: after(retention.prune, bumpGlobal, (r) => !r || Object.values(r.deleted).some((n) => n > 0)) },
+    rollups: { ...rollups, buildHour: after(rollups.buildHour, bumpGlobal), warmHours: after(rollups.warmHours, bumpGlobal, (r) => !r || r.built > 0) },
     suspicions: { ...suspicions, open: after(suspicions.open, bumpGlobal), take: after(suspicions.take, bumpGlobal) },
   } satisfies Partial<Storage>);
   return { storage, feed: log.feed };

@@ -62,7 +62,7 @@ export function createVerdictEngine(
     ...(pending ? { pending } : {}),
   };
 
-  const cache = feed ? createAnalysisCache(deps, feed, { maxWindows: 8, maxDirtyShare: 0.1 }) : null;
+  const cache = feed ? createAnalysisCache(deps, feed, { maxWindows: 8, maxDirtyShare: 0.25 }) : null;
   // Every key over a window: through the kept analyses when there are; one key is always read directly.
   const fleet = (range: TimeRange, options: { keyId?: number; all?: boolean } = {}) =>
     cache && options.keyId === undefined ? cache.analyse(range, { all: options.all === true }) : analyse(deps, range, options);

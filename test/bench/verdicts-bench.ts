@@ -55,7 +55,7 @@ async function benchEngine(engine: BenchEngine, asked: DayShape, cluster?: Postg
   const config = loadConfig({ env: { BREAKERBOX_DB: url, BREAKERBOX_ALERT_INTERVAL_S: '0', BREAKERBOX_LOG_LEVEL: 'silent' } });
   const app = await buildApp({ config, logger: false, clock });
   await app.ready();
-  const token = (await app.storage.tokens.create('bench', ['admin'])).secret;
+  const token = (await app.storage.tokens.create(`bench-${process.pid}-${shape.keys}`, ['admin'])).secret;
   const db = engine === 'sqlite' ? sqliteSink(sqlOf(app)) : postgresSink(url);
   if (prior) console.log(`reusing ${reuse}: ${prior.keys} keys, traffic up to ${new Date(prior.end).toISOString()}`);
   else await seed(app, db, shape, now);
@@ -68,13 +68,14 @@ async function benchEngine(engine: BenchEngine, asked: DayShape, cluster?: Postg
   console.log(`verdicts over 15 m: ${[...tally].map(([k, n]) => `${k} ${n}`).join(', ')}`);
   const kept = await keptBytes(app, now);
   if (kept !== null) console.log(`kept analyses (15 m and 24 h, verdicts and all keys): ${(kept / 1e6).toFixed(1)} MB, ${(kept / shape.keys / 1000).toFixed(0)} kB per key = ${(kept / shape.keys / 1000).toFixed(0)} MB per 1,000 keys`);
-  const rounds = Number(arg('rounds', shape.keys >= 2000 ? '6' : '12'));
+  const rounds = Number(arg('rounds', shape.keys >= 2000 ? '3' : '6'));
   const rows: Row[] = [];
   for (const fleet of ['live', 'quiet'] as const) {
     const [f, inc] = await comparePasses({ full, incremental: app }, token, clock, shape, fleet, rounds);
     const stats = app.verdicts.cacheStats();
     console.log(`${fleet}: ${rounds} rounds; incremental passes so far: ${stats ? `${stats.full} full, ${stats.partial} partial (last ${stats.lastDirty} keys judged again), ${stats.reused} judging none` : 'off (full every time)'}`);
     rows.push([`${name} ${fleet} full`, f], [`${name} ${fleet} incremental`, inc]);
+    for (const [label, c] of rows.slice(-2)) console.log(`  ${label}: p95 ${PASS_LABELS.map((l, i) => `${l} ${c.p95[i]!.toFixed(1)}`).join(', ')} ms; CPU per alert pass ${c.cpuPerPassMs.toFixed(0)} ms`);
   }
   const firing = (await app.inject({ url: '/api/alerts?state=firing', headers: { authorization: `Bearer ${token}` } })).json().alerts.length;
   console.log(`alerts firing after the passes: ${firing}`);
