@@ -132,7 +132,8 @@ export function createAnalysisCache(deps: AnalyseDeps, feed: ChangeFeed, options
         inFlight.set(flight, p);
         void p.finally(() => inFlight.delete(flight)).catch(() => undefined);
       }
-      return p;
+      // Each caller its own array (they sort in place); the analyses are shared and never changed after their pass.
+      return p.then((list) => [...list]);
     },
     stats: () => ({ ...stats, kept: [...kept.values()].reduce((n, k) => n + k.byId.size, 0) }),
   };
