@@ -112,9 +112,11 @@ export class KeyPolicy {
     const probe = (flags & FLAG_PROBE) !== 0;
     const cold = (flags & FLAG_COLD) !== 0;
     this.breaker.record(now, cls, slow, probe, cold);
-    if (this.stats.attempt(latency, cls, slow, retry, cold, probe, facts, (flags & FLAG_EXERCISE) !== 0)) this.ctx.onFailureOnset?.(this.stats);
+    const onset = this.stats.attempt(latency, cls, slow, retry, cold, probe, facts, (flags & FLAG_EXERCISE) !== 0);
     if (facts?.costUsd) this.ctx.costBudget.record(facts.costUsd, now);
     if ((cls !== null || slow) && this.stats.wantsSample(cls ?? 'slow', now)) this.keepSample(now, start, cls, attempt, err, facts, opts);
+    // After the sample: the onset's window goes out with the attempt that made it.
+    if (onset) this.ctx.onFailureOnset?.(this.stats);
   }
 
   private keepSample(end: number, start: number, cls: ErrorClass | null, attempt: number, err: unknown, facts: CallFacts | undefined, opts: CallOptions<never> | CallOptions<unknown> | undefined): void {
