@@ -19,7 +19,7 @@ export interface LifecycleRule {
 export function lifecycleStep(now: number, c: Condition, existing: StoredAlert | undefined, rule: LifecycleRule, analysis: KeyAnalysis | undefined): AlertChange | null {
   const summary = c.key ? `${c.text} — ${c.verdict?.phrase ?? verdictPhrase(analysis)}` : c.text;
   const fields = {
-    summary, value: c.value, severity: rule.severity,
+    summary, value: c.value, severity: c.severity ?? rule.severity,
     verdict: c.verdict?.verdict ?? analysis?.decision.verdict ?? null, hint: c.verdict ? c.verdict.hint : (analysis?.decision.hint ?? null), updated_at: now,
   };
   if (!existing) {
