@@ -151,7 +151,7 @@ export function createAlertEngine(o: AlertEngineOptions): AlertEngine {
           return m;
         },
         verdictAnalyses: () => ctx.analysesOver(o.config.verdict_window_s),
-        keysInUse: (from) => keysInUse(o.storage, o.calendar, from, now),
+        keysInUse: (from) => keysInUse(o.storage, o.calendar, from, now, { datedOnly: true }),
       };
       // Stage 1: every enabled rule's conditions.
       const conditions = await runRules(ctx, rulesCfg);

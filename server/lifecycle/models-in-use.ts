@@ -19,14 +19,20 @@ export interface KeyInUse {
 
 /**
  * Every key with calls in `[from, to)`, per key, from the rollups (hourly aggregates where
- * built, so a 7-day span reads a few hundred rows per key, not every window).
+ * built, so a 7-day span reads a few hundred rows per key, not every window). With
+ * `datedOnly`, only keys whose model has a calendar entry — and when no known key has one
+ * (the common case: the alert rule and /metrics ask at every pass), the rollups are not read.
  */
-export async function keysInUse(storage: Pick<Storage, 'telemetry' | 'rollups'>, calendar: RetirementCalendar, from: number, to: number): Promise<KeyInUse[]> {
-  const [sums, keys, names] = await Promise.all([storage.rollups.keyServiceSums(floorMinute(from), to), storage.telemetry.keys(), storage.telemetry.services()]);
+export async function keysInUse(storage: Pick<Storage, 'telemetry' | 'rollups'>, calendar: RetirementCalendar, from: number, to: number, options: { datedOnly?: boolean } = {}): Promise<KeyInUse[]> {
+  const keys = await storage.telemetry.keys();
+  const dated = new Set<number>();
+  for (const [id, info] of keys) if (calendar.of(info.key.provider, info.key.model)) dated.add(id);
+  if (options.datedOnly && dated.size === 0) return [];
+  const [sums, names] = await Promise.all([storage.rollups.keyServiceSums(floorMinute(from), to), storage.telemetry.services()]);
   const out: KeyInUse[] = [];
   for (const [keyId, perService] of sums) {
     const info = keys.get(keyId);
-    if (!info) continue;
+    if (!info || (options.datedOnly && !dated.has(keyId))) continue;
     let calls = 0;
     let cost = 0;
     const services: string[] = [];

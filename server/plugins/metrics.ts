@@ -64,11 +64,10 @@ export const metricsPlugin = fp(
       return out;
     };
     const retirements = async () => {
-      // No calendar entry, nothing to export: the week of rollups is not even read.
-      if (app.retirements.entries.length === 0) return [];
+      // Only keys with a calendar entry; with none among the known keys the week of rollups is not read.
       const now = app.clock.now();
       const out = new Map<string, { provider: string; model: string; seconds: number }>();
-      for (const k of await keysInUse(app.storage, app.retirements, now - app.config.alerts.rules.model_retiring.traffic_days * DAY, now)) {
+      for (const k of await keysInUse(app.storage, app.retirements, now - app.config.alerts.rules.model_retiring.traffic_days * DAY, now, { datedOnly: true })) {
         if (!k.retirement) continue;
         out.set(`${k.key.provider}\n${k.key.model}`, { provider: k.key.provider, model: k.key.model, seconds: Math.round((k.retirement.shutdownAt - now) / 1000) });
       }

@@ -12,7 +12,7 @@ export interface RuleContext {
   analysesOver(seconds: number): Promise<Map<number, KeyAnalysis>>;
   /** The analyses over the verdict window (`alerts.verdict_window_s`). */
   verdictAnalyses(): Promise<Map<number, KeyAnalysis>>;
-  /** Keys called over `[from, now)` with their retirement calendar entries (docs/lifecycle.md). */
+  /** Keys called over `[from, now)` whose model has a retirement calendar entry, with it (docs/lifecycle.md). */
   keysInUse(from: number): Promise<KeyInUse[]>;
 }
 
