@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import OpenAI from 'openai';
+import Anthropic from '@anthropic-ai/sdk';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../server/app.ts';
@@ -90,5 +91,23 @@ describe('a model retired at a configured time', () => {
     expect(alerts).toHaveLength(1);
     expect(alerts[0]).toMatchObject({ severity: 'critical', hint: 'model_retired' });
     expect(alerts[0].summary).toContain('is still called: 40 calls since by ticket-drafts; successor: gpt-4.1');
+  });
+
+  it('answers a retired Anthropic model with not_found_error through the official @anthropic-ai/sdk client', async () => {
+    const model = 'claude-3-haiku-20240307';
+    let now = 0;
+    const own = await startFakeProvider({ retirements: { [model]: 1000 }, now: () => now });
+    try {
+      const client = new Anthropic({ baseURL: own.anthropicBaseUrl, apiKey: own.apiKey, maxRetries: 0 });
+      const ask = () => client.messages.create({ model, max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] });
+      expect((await ask()).stop_reason).toBe('end_turn');
+      now = 1000;
+      const e = await ask().then(() => null, (err: unknown) => err);
+      expect(e).toBeInstanceOf(Anthropic.NotFoundError);
+      expect((e as InstanceType<typeof Anthropic.NotFoundError>).status).toBe(404);
+      expect((e as { error: { type: string; error: { type: string } } }).error).toMatchObject({ type: 'error', error: { type: 'not_found_error' } });
+    } finally {
+      await own.close();
+    }
   });
 });
