@@ -13,12 +13,14 @@ const KeyDetail = lazy(() => import('./views/key-detail.tsx'));
 const Cost = lazy(() => import('./views/cost.tsx'));
 const Alerts = lazy(() => import('./views/alerts.tsx'));
 const Probes = lazy(() => import('./views/probes.tsx'));
+const Lifecycle = lazy(() => import('./views/lifecycle.tsx'));
 
 const NAV = [
   { path: '/', label: 'Board' },
   { path: '/alerts', label: 'Alerts' },
   { path: '/cost', label: 'Cost' },
   { path: '/probes', label: 'Probes' },
+  { path: '/lifecycle', label: 'Lifecycle' },
 ] as const;
 
 type SessionState = { status: 'checking' } | { status: 'unreachable'; message: string } | { status: 'signed-out'; notice?: string } | { status: 'signed-in'; session: SessionInfo };
@@ -111,6 +113,8 @@ function View({ path, canAdmin }: { path: string; canAdmin: boolean }) {
       return <Cost />;
     case '/probes':
       return <Probes />;
+    case '/lifecycle':
+      return <Lifecycle />;
     default:
       return (
         <section>

@@ -135,6 +135,14 @@ const AlertsSection = Type.Object(
           'critical',
           60,
         ),
+        model_retiring: rule(
+          {
+            traffic_days: Type.Integer({ minimum: 1, maximum: 90, default: 7, description: 'a key called within this many days is in use' }),
+            warning_days: Type.Integer({ minimum: 1, maximum: 365, default: 30, description: 'a model in use that retires within this many days fires as a warning' }),
+            critical_days: Type.Integer({ minimum: 0, maximum: 365, default: 7, description: 'within this many days (and once retired while still called) it is critical' }),
+          },
+          'warning',
+        ),
         prober_silent: rule(
           {
             intervals: Type.Number({ exclusiveMinimum: 1, default: 5, description: "a location silent this many of its own probe intervals fires (its interval: how often it probed a key)" }),
@@ -215,6 +223,33 @@ const MemorySection = Type.Object(
       default: 50,
       description: "V8 grows a heap to (1 + this/100) x what survived the last full GC before collecting again (0 = V8's own factor, up to 4x)",
     }),
+  },
+  { default: {}, additionalProperties: false },
+);
+
+/** A shutdown date: a day (retired from 00:00 UTC) or an instant in UTC. */
+const ShutdownDate = Type.String({
+  pattern: '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,3})?)?Z)?$',
+  description: 'the day the model stops answering (YYYY-MM-DD, retired from 00:00 UTC), or an instant (YYYY-MM-DDTHH:MM:SSZ)',
+});
+
+/** One model retirement (docs/lifecycle.md, "The calendar"): the shape of an operator entry and of a shipped one. */
+export const RetirementEntrySchema = Type.Object(
+  {
+    provider: Type.String({ minLength: 1, maxLength: 100, description: 'the breaker key\'s provider, exactly (e.g. openai)' }),
+    model: Type.String({ minLength: 1, maxLength: 300, description: 'the model id, exactly, or a pattern where * stands for any characters (e.g. gpt-5-2025-*)' }),
+    shutdown: ShutdownDate,
+    successor: Type.Optional(Type.String({ minLength: 1, maxLength: 300, description: 'the replacement the provider recommends' })),
+    link: Type.Optional(Type.String({ pattern: '^https?://', maxLength: 2000, description: 'where the retirement is announced' })),
+  },
+  { additionalProperties: false },
+);
+
+/** Model lifecycle (docs/lifecycle.md): the retirement calendar behind the model_retiring rule, the model_retired hint and GET /api/lifecycle. */
+const LifecycleSection = Type.Object(
+  {
+    shipped_calendar: Type.Boolean({ default: true, description: 'also read the calendar shipped with the collector (sourced entries only; an operator entry for the same provider and model wins)' }),
+    retirements: Type.Array(RetirementEntrySchema, { default: [], maxItems: 2000, description: 'operator retirement entries: provider, model (or pattern with *), shutdown, successor, link' }),
   },
   { default: {}, additionalProperties: false },
 );
@@ -303,6 +338,7 @@ export const ConfigSchema = Type.Object(
     suspicion: SuspicionSection,
     alerts: AlertsSection,
     fleet: FleetSection,
+    lifecycle: LifecycleSection,
     notifiers: Type.Array(NotifierSchema, { default: [], maxItems: 50, description: 'where alerts are sent (docs/alerts.md)' }),
     metrics: Type.Object(
       {

@@ -48,7 +48,7 @@ export const alertsPlugin = fp(
       mayDeliver: () => storage.lease.isHeld(),
     });
     engine = createAlertEngine({
-      storage, verdicts: app.verdicts, config: cfg, silences, dispatcher, log: app.log, clock: app.clock, verdictThresholds: app.config.verdicts,
+      storage, calendar: app.retirements, verdicts: app.verdicts, config: cfg, silences, dispatcher, log: app.log, clock: app.clock, verdictThresholds: app.config.verdicts,
       onVerdicts: app.hasDecorator('fleet') ? (now, analyses) => app.fleet.fromVerdicts(now, analyses) : undefined,
     });
     // Deliveries left pending are failed by the collector that leads, when it starts leading:

@@ -37,7 +37,7 @@ export const verdictsPlugin = fp(
     // Probe on suspicion: verdicts wait for the probes asked for (docs/alerts.md).
     const pendingMaxMs = s.enabled ? s.pending_max_s * 1000 : null;
     const pending = pendingMaxMs === null ? undefined : pendingProbesSource(app.storage.suspicions, pendingMaxMs);
-    const engine = createVerdictEngine(app.storage, app.config.verdicts, pending);
+    const engine = createVerdictEngine(app.storage, app.config.verdicts, pending, app.retirements);
     const maxSpanMs = app.config.retention.rollup_days * DAY;
     app.decorate('verdicts', engine);
     const here = inThreadReads(engine);
@@ -47,6 +47,7 @@ export const verdictsPlugin = fp(
           path: app.config.db,
           thresholds: app.config.verdicts,
           pendingMaxMs,
+          lifecycle: app.config.lifecycle,
           fallback: here,
           onError: (err) => app.log.warn({ err }, 'the read worker failed; /api/verdicts and /api/keys are computed on the main thread'),
         })

@@ -8,6 +8,7 @@ import { systemClock } from '../clock.ts';
 import { createSqliteStorage } from '../storage/sqlite/sqlite-storage.ts';
 import { pendingProbesSource } from '../verdicts/pending-probes.ts';
 import { createVerdictEngine } from '../verdicts/verdict-engine.ts';
+import { loadCalendar } from '../lifecycle/calendar.ts';
 import type { ReadRequest, ReadReply, ReadWorkerData } from './read-worker.ts';
 
 const data = workerData as ReadWorkerData;
@@ -20,7 +21,7 @@ const storage = createSqliteStorage({
   retention: { rawDays: 1, rollupDays: 1, batchIdHours: 24, alertHistoryDays: 1, silenceDays: 1 },
 });
 const pending = data.pendingMaxMs === null ? undefined : pendingProbesSource(storage.suspicions, data.pendingMaxMs);
-const engine = createVerdictEngine(storage, data.thresholds, pending);
+const engine = createVerdictEngine(storage, data.thresholds, pending, loadCalendar(data.lifecycle));
 
 parentPort!.on('message', (message: ReadRequest | 'stop') => {
   if (message === 'stop') {

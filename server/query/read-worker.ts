@@ -6,6 +6,7 @@ import type { KeyListEntry, VerdictEngine } from '../verdicts/verdict-engine.ts'
 import type { VerdictEntry } from '../verdicts/types.ts';
 import type { VerdictThresholds } from '../verdicts/figures.ts';
 import type { TimeRange } from '../verdicts/window.ts';
+import type { Config } from '../config/schema.ts';
 
 /** What the worker thread is started with. */
 export interface ReadWorkerData {
@@ -13,6 +14,8 @@ export interface ReadWorkerData {
   thresholds: VerdictThresholds;
   /** `suspicion.pending_max_s` in ms, or null with probe on suspicion off: the worker's verdicts wait for asked probes as the main thread's do. */
   pendingMaxMs: number | null;
+  /** The `lifecycle` section: the worker builds the same retirement calendar (the model_retired hint). */
+  lifecycle: Config['lifecycle'];
 }
 
 /** A question to the worker. */
@@ -67,7 +70,7 @@ export function startReadWorker(options: ReadWorkerData & { fallback: FleetReads
   const spawn = (): Worker => {
     const ext = extname(fileURLToPath(import.meta.url));
     const file = new URL(`./read-worker-main${ext}`, import.meta.url);
-    const workerData = { path: options.path, thresholds: options.thresholds, pendingMaxMs: options.pendingMaxMs } satisfies ReadWorkerData;
+    const workerData = { path: options.path, thresholds: options.thresholds, pendingMaxMs: options.pendingMaxMs, lifecycle: options.lifecycle } satisfies ReadWorkerData;
     // As TypeScript (tests, benchmarks) the thread first registers the same loader tsx gives the main thread.
     const w = ext === '.ts'
       ? new Worker(

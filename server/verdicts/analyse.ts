@@ -9,6 +9,8 @@ import type { KeyInfo, ProbeActivity, ProbeMinute, SourceInfo, Storage } from '.
 import { clientFigures, probeFigures, share, type VerdictThresholds } from './figures.ts';
 import { isOpenState, type InstanceState, type OpenShareReader, type OpenTime } from './open-share.ts';
 import { decide, type Decision } from './rules.ts';
+import { retiredHint } from './retired-hint.ts';
+import type { RetirementCalendar } from '../lifecycle/calendar.ts';
 import { fleetParts, serviceHealth, type ServiceHealth } from './fleet-parts.ts';
 import { siblingProbes } from './sibling-probes.ts';
 import { silentLocations } from './silent-locations.ts';
@@ -55,6 +57,8 @@ export interface AnalyseDeps {
   thresholds: VerdictThresholds;
   /** Probe on suspicion: verdicts wait for requested probes (absent: they never wait). */
   pending?: PendingProbesSource;
+  /** The retirement calendar (the model_retired hint); absent: no key is judged retired. */
+  calendar?: RetirementCalendar;
 }
 
 /** "open on 2 of 5" and its counts, from each counted instance's state. */
@@ -187,11 +191,12 @@ export async function analyse(deps: AnalyseDeps, range: TimeRange, options: { ke
     const decided = await decideWithFleet(clients, usable, () => fleetParts(deps, id, range, services, instances, openPerSource), t, siblings);
     const named: Decision = await nameMissing(decided, probes, async () => silentLocations(await probeActivity(), id));
 
+    const judged = retiredHint(named, clients, info.key, deps.calendar, to, t);
     const decision = suspicion && fresh
-      ? holdForProbes(named, suspicion, fresh, Object.keys(usable), to, deps.pending!.pendingMaxMs, t)
-      : deps.pending && clients.degraded ? await holdOpen(deps.pending, id, named, states, Object.keys(usable), to, t) : named;
+      ? holdForProbes(judged, suspicion, fresh, Object.keys(usable), to, deps.pending!.pendingMaxMs, t)
+      : deps.pending && clients.degraded ? await holdOpen(deps.pending, id, judged, states, Object.keys(usable), to, t) : judged;
     // Each service on its own calls; while the key's verdict is held for probes, theirs is too.
-    const held = decision !== named && decision.verdict === 'insufficient_data' ? decision : undefined;
+    const held = decision !== judged && decision.verdict === 'insufficient_data' ? decision : undefined;
     const perService =
       services.size > 1
         ? serviceHealth(await names(), services, range, instances, openPerSource, usable, t, siblings, held)

@@ -12,6 +12,7 @@ import { VERDICTS, type VerdictEntry } from './types.ts';
 import type { TimeRange } from './window.ts';
 
 import type { KeyListEntry } from '../schemas/keys.ts';
+import type { RetirementCalendar } from '../lifecycle/calendar.ts';
 export type { KeyListEntry } from '../schemas/keys.ts';
 
 /** The derived numbers and verdicts: logic over what the storage returns. */
@@ -40,9 +41,10 @@ export function toVerdictEntry(a: KeyAnalysis): VerdictEntry {
   };
 }
 
-/** Creates the engine; `thresholds` is the resolved `verdicts` config section, `pending` the probe-on-suspicion source (absent: verdicts never wait). */
-export function createVerdictEngine(storage: Pick<Storage, 'telemetry' | 'rollups' | 'events'> & Partial<Pick<Storage, 'samples'>>, thresholds: VerdictThresholds, pending?: PendingProbesSource): VerdictEngine {
+/** Creates the engine; `thresholds` is the resolved `verdicts` config section, `pending` the probe-on-suspicion source (absent: verdicts never wait), `calendar` the retirement calendar (absent: no model_retired hint). */
+export function createVerdictEngine(storage: Pick<Storage, 'telemetry' | 'rollups' | 'events'> & Partial<Pick<Storage, 'samples'>>, thresholds: VerdictThresholds, pending?: PendingProbesSource, calendar?: RetirementCalendar): VerdictEngine {
   const deps = {
+    ...(calendar ? { calendar } : {}),
     storage,
     openShare: createOpenShareReader(storage.events, { idleAfterMs: thresholds.open_idle_after_s * 1000 }),
     thresholds,

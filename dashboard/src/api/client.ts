@@ -27,6 +27,7 @@ export interface ApiRoutes {
   'GET /api/key/samples': RouteTypes<typeof S.SamplesRoute>;
   'GET /api/cost': RouteTypes<typeof S.CostRoute>;
   'GET /api/probes': RouteTypes<typeof S.ProbesRoute>;
+  'GET /api/lifecycle': RouteTypes<typeof S.LifecycleRoute>;
   'GET /api/alerts': RouteTypes<typeof S.AlertsRoute>;
   'GET /api/silences': RouteTypes<typeof S.SilencesRoute>;
   'POST /api/silences': RouteTypes<typeof S.CreateSilenceRoute>;

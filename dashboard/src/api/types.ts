@@ -44,6 +44,9 @@ export type KeyDetailReply = S.KeyDetail;
 /** The answer of `GET /api/cost`, and one operation of it. */
 export type CostReply = S.CostView;
 export type CostOperation = S.OperationCost;
+/** The answer of `GET /api/lifecycle`, and one model of it. */
+export type LifecycleReply = S.LifecycleView;
+export type LifecycleModel = S.ModelInUse;
 /** One page of `GET /api/probes`. */
 export type ProbesReply = S.ProbesPage;
 /** A matcher as the silence form sends it (`POST /api/silences`). */
