@@ -134,6 +134,7 @@ export function createBreakerboxFetch(bb: FetchHost, options: BreakerboxFetchOpt
         malformed: options.malformedChunks ?? 'skip',
         hold: input.hold,
         expectUsage: dialect.usageBeforeEnd(body),
+        validate: options.validate,
         onDone: input.done,
       },
       signal,
