@@ -92,6 +92,7 @@ export const checkBreakerboxOptions: Check = obj({
     maxEventBytes: num({ min: 256, int: true }),
     resubscribeDelayMs: ms,
   }), 'true, false or an object of fleet options'),
+  drills: obj({ enabled: bool }),
   clock,
   random: fn,
 });
