@@ -36,7 +36,7 @@ describe('drill faults through the official clients', () => {
     const err = await errorOf(r.openai.chat.completions.create(ask('gpt-4o')));
     expect(err).toBeInstanceOf(OpenAI.RateLimitError);
     expect(err).toMatchObject({ status: 429, code: 'rate_limit_exceeded', type: 'requests' });
-    expect((err as OpenAI.APIError).headers?.get('retry-after')).toBe('1');
+    expect((err as InstanceType<typeof OpenAI.APIError>).headers?.get('retry-after')).toBe('1');
     const aerr = await errorOf(r.anthropic.messages.create({ model: 'claude-sonnet-4-5', max_tokens: 64, messages: [{ role: 'user', content: 'hi' }] }));
     expect(aerr).toBeInstanceOf(Anthropic.RateLimitError);
     expect((aerr as InstanceType<typeof Anthropic.APIError>).error).toMatchObject({ type: 'error', error: { type: 'rate_limit_error' } });

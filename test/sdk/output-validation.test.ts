@@ -58,7 +58,7 @@ describe('the JSON Schema checker', () => {
 describe('operation validation', () => {
   it('fails an answer that breaks the JSON Schema over to the L2 level, and counts it as invalid_output on the primary', async () => {
     const { bb } = instance();
-    const op = bb.operation({
+    const op = bb.operation<undefined, unknown>({
       name: 'triage',
       validate: Ticket,
       levels: [
