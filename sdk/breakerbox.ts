@@ -22,6 +22,7 @@ import { KeyStats } from './telemetry/key-stats.ts';
 import { sampleLimitsOf, type SampleOptions } from './telemetry/key-samples.ts';
 import { ExternalKey } from './adapters/external-key.ts';
 import { TaskStats, type TaskOutcome } from './telemetry/task-stats.ts';
+import { drainEvents } from './telemetry/drain-events.ts';
 import { TelemetryReporter, type ReporterOptions, type ReporterStats } from './telemetry/reporter.ts';
 import { reviewFallbacks, type ReviewedRoute } from './config-review.ts';
 import { createBreakerboxFetch, type BreakerboxFetchOptions } from './fetch/create-fetch.ts';
@@ -257,20 +258,9 @@ export class Breakerbox implements FetchHost, AdapterHost {
 
   /** Drains every key's window and every operation's tasks since the last collection. */
   collect(now = this.ctx.clock.now()): TelemetryEvent[] {
-    const out: TelemetryEvent[] = [];
-    for (const p of this.registry.values()) {
-      const w = p.stats.drain(now);
-      if (w) out.push(w);
-    }
-    for (const s of this.externals) {
-      const w = s.drain(now);
-      if (w) out.push(w);
-    }
-    for (const t of this.taskStats.values()) {
-      const e = t.drain(now);
-      if (e) out.push(e);
-    }
-    return out;
+    const out = drainEvents(Array.from(this.registry.values(), (p) => p.stats), now);
+    drainEvents(this.externals, now, out);
+    return drainEvents(this.taskStats.values(), now, out);
   }
 
   /** Reporter health (undefined without a collector). */

@@ -6,7 +6,7 @@
  * answer, the one request the call would have made anyway, with one field renamed.
  */
 import type { DrillKind } from '@breakerbox/protocol';
-import type { Clock } from '../clock.ts';
+import { sleep, type Clock } from '../clock.ts';
 import type { FetchLike } from '../fetch/http-attempt.ts';
 import { authRevokedAnswer, rateLimitAnswer, renameOneField, truncatedAnswer } from './drill-answers.ts';
 
@@ -32,22 +32,6 @@ export function connectionRefused(url: URL): TypeError {
   return new TypeError('fetch failed', { cause });
 }
 
-/** Waits `ms` on `clock` (a background timer), or rejects with the signal's reason. */
-function hold(clock: Clock, ms: number, signal: AbortSignal | null | undefined): Promise<void> {
-  if (signal?.aborted) return Promise.reject(signal.reason as Error);
-  return new Promise((resolve, reject) => {
-    const onAbort = () => {
-      clock.clearTimeout(t);
-      reject(signal!.reason as Error);
-    };
-    const t = clock.setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms, true);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-}
-
 /** A fetch that injects `d.kind` for one attempt, sending through `underlying` only where the module comment says. */
 export function drillFetch(d: DrilledAttempt, underlying: FetchLike): FetchLike {
   return async (input, init) => {
@@ -63,7 +47,8 @@ export function drillFetch(d: DrilledAttempt, underlying: FetchLike): FetchLike 
       case 'truncated':
         return truncatedAnswer(d.family, d.drillId, d.request, d.stream) ?? underlying(input, init);
       case 'slow_first_byte':
-        await hold(d.clock, d.slowMs, signal);
+        // A background timer: a held attempt never keeps the host alive.
+        await sleep(d.clock, d.slowMs, signal, true);
         return underlying(input, init);
       case 'field_renamed': {
         const res = await underlying(input, init);

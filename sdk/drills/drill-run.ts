@@ -9,6 +9,7 @@ import { keyId } from '@breakerbox/protocol';
 import { KeyStats } from '../telemetry/key-stats.ts';
 import { TaskStats } from '../telemetry/task-stats.ts';
 import type { DrillTraffic } from './drill-traffic.ts';
+import { drainEvents } from '../telemetry/drain-events.ts';
 
 /** A running drill. */
 export class DrillRun implements DrillTraffic {
@@ -83,15 +84,6 @@ export class DrillRun implements DrillTraffic {
 
   /** The drill traffic's windows and tasks since the last collection. */
   collect(now: number): TelemetryEvent[] {
-    const out: TelemetryEvent[] = [];
-    for (const s of this.windows.values()) {
-      const w = s.drain(now);
-      if (w) out.push(w);
-    }
-    for (const t of this.taskStats.values()) {
-      const e = t.drain(now);
-      if (e) out.push(e);
-    }
-    return out;
+    return drainEvents(this.taskStats.values(), now, drainEvents(this.windows.values(), now));
   }
 }
