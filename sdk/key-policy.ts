@@ -225,7 +225,7 @@ export class KeyPolicy {
             value = await this.deferred(fn, signal, attempt, flags, start, deadline, opts);
           } else if (this.settings.hedge.enabled && this.hedgeAllowed(start)) {
             selfSettled = true;
-            value = await this.hedged(fn, signal, attempt, flags, start);
+            value = await this.hedged(fn, signal, attempt, flags, start, opts);
           } else {
             const p = fn(signal, attempt, undefined);
             value = deadline ? await deadline.race(p) : await p;
@@ -312,32 +312,32 @@ export class KeyPolicy {
     }
   }
 
-  private async hedged<T>(fn: AttemptFn<T>, signal: AbortSignal | undefined, attempt: number, flags: number, start: number): Promise<T> {
+  private async hedged<T>(fn: AttemptFn<T>, signal: AbortSignal | undefined, attempt: number, flags: number, start: number, opts: CallOptions<T> | undefined): Promise<T> {
     const clock = this.ctx.clock;
     return runHedged<T>(
       async (s) => {
         try {
           const v = await fn(s, attempt, undefined);
-          this.settle(flags, clock.now(), start, null, attempt > 1, undefined, attempt);
+          this.settle(flags, clock.now(), start, null, attempt > 1, undefined, attempt, undefined, opts);
           return v;
         } catch (err) {
           if (s.aborted && !signal?.aborted) this.cancel(flags);
-          else this.settle(flags, clock.now(), start, classifyThrown(err), attempt > 1, undefined, attempt, err);
+          else this.settle(flags, clock.now(), start, classifyThrown(err), attempt > 1, undefined, attempt, err, opts);
           throw markSettled(err);
         }
       },
       async (s) => {
         const t = clock.now();
         if (!this.ctx.retryBudget.tryWithdraw(t)) throw new Error('hedge budget');
-        const f2 = this.admit(t);
+        const f2 = this.admit(t, opts?.drill ? opts.drill.keyStats(this.key) : this.stats);
         if (f2 === NEED_QUEUE) throw new Error('hedge: bulkhead full');
         try {
           const v = await fn(s, attempt + 1, undefined);
-          this.settle(f2, clock.now(), t, null, true, undefined, attempt + 1);
+          this.settle(f2, clock.now(), t, null, true, undefined, attempt + 1, undefined, opts);
           return v;
         } catch (err) {
           if (s.aborted && !signal?.aborted) this.cancel(f2);
-          else this.settle(f2, clock.now(), t, classifyThrown(err), true, undefined, attempt + 1, err);
+          else this.settle(f2, clock.now(), t, classifyThrown(err), true, undefined, attempt + 1, err, opts);
           throw markSettled(err);
         }
       },

@@ -161,7 +161,7 @@ export async function runChain<I, T>(host: ChainHost, spec: OperationSpec<I, T>,
       lastCls = finishCls;
     }
     (opts.drill ? opts.drill.tasks(spec.name) : host.tasks(spec.name)).record({ ok, level: ok ? level : undefined, degraded, attempts: attempts.length, costUsd: cost(), fallbackInvoked, fallbackFailed, primaryKey: spec.levels.find((l) => l.key)?.key });
-    if (host.calls.size) emitChainCall(host, spec.name, t0, attempts, ok, level ?? 0, lastKey, ok ? undefined : lastCls, lastErr, facts, rescues);
+    if (host.calls.size) emitChainCall(host, spec.name, t0, attempts, ok, level ?? 0, lastKey, ok ? undefined : lastCls, lastErr, facts, rescues, opts.drill?.id);
   };
 
   for (let i = 0; i < levels.length; i++) {
@@ -271,6 +271,7 @@ function emitChainCall(
   err: unknown,
   facts: CallFacts | undefined,
   rescues: number,
+  drillId: string | undefined,
 ): void {
   const ev: CallEvent = {
     requestId: newCallId(),
@@ -286,6 +287,7 @@ function emitChainCall(
   };
   if (key?.region) ev.region = key.region;
   if (rescues > 0) ev.rescues = rescues;
+  if (drillId !== undefined) ev.drillId = drillId;
   if (!ok && cls) ev.errorClass = cls;
   if (!ok && err instanceof BreakerboxError) ev.errorCode = err.code;
   if (facts) {

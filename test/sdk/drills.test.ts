@@ -45,10 +45,15 @@ describe('drill faults through the official clients', () => {
 
   it('primary_down: a refused connection fails over to the fallback, which the provider alone sees', async () => {
     const r = await started({ fallbacks: { 'gpt-4o': [{ model: 'gpt-4o-mini' }] } });
-    await r.drill({ kinds: ['primary_down'] });
+    const calls: Array<{ drillId?: string; attempts: number; level: number }> = [];
+    r.bb.onCall((e) => calls.push(e));
+    await r.drill({ id: 'down-1', kinds: ['primary_down'] });
     const { data, response } = await r.openai.chat.completions.create(ask('gpt-4o')).withResponse();
     expect(data.choices[0]!.message.content).toBeTruthy();
     expect(response.headers.get('x-breakerbox-level')).toBe('2');
+    // The host's own call log can tell drill traffic apart.
+    await until(() => calls.length === 1);
+    expect(calls[0]).toMatchObject({ drillId: 'down-1', attempts: 2, level: 2 });
     expect(r.fake.attempts.map((a) => a.model)).toEqual(['gpt-4o-mini']);
     // Without a fallback the client sees the connection error undici would have thrown.
     const err = await errorOf(r.openai.chat.completions.create(ask('gpt-4.1')));
