@@ -112,9 +112,10 @@ export class KeyPolicy {
     const probe = (flags & FLAG_PROBE) !== 0;
     const cold = (flags & FLAG_COLD) !== 0;
     this.breaker.record(now, cls, slow, probe, cold);
-    // Drill traffic is counted apart, so the collector can keep it out of real verdicts.
+    // Drill traffic is counted apart, so the collector can keep it out of real verdicts;
+    // its failure onset is not reported early (it must not prompt a real probe or decision).
     const stats = opts?.drill ? opts.drill.keyStats(this.key) : this.stats;
-    stats.attempt(latency, cls, slow, retry, cold, probe, facts, (flags & FLAG_EXERCISE) !== 0);
+    if (stats.attempt(latency, cls, slow, retry, cold, probe, facts, (flags & FLAG_EXERCISE) !== 0) && stats === this.stats) this.ctx.onFailureOnset?.(stats);
     if (facts?.costUsd) this.ctx.costBudget.record(facts.costUsd, now);
     if ((cls !== null || slow) && stats.wantsSample(cls ?? 'slow', now)) this.keepSample(stats, now, start, cls, attempt, err, facts, opts);
   }
