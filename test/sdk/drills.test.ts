@@ -11,7 +11,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import OpenAI from 'openai';
 import Anthropic from '@anthropic-ai/sdk';
-import type { TransitionEvent, WindowEvent } from '@breakerbox/protocol';
+import { Value } from '@sinclair/typebox/value';
+import { BatchEnvelopeSchema, type TransitionEvent, type WindowEvent } from '@breakerbox/protocol';
 import { drillCollector, drillRig, until, type DrillRig } from './drill-rig.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -115,6 +116,12 @@ describe('drill faults through the official clients', () => {
     const bare = await started();
     await bare.drill({ kinds: ['field_renamed'] });
     expect(Object.keys(args(await bare.openai.chat.completions.create(forced('gpt-4o')))).sort()).toEqual(['limit', 'query_renamed']);
+    const resp = await bare.openai.responses.create({ model: 'gpt-4.1', input: 'find it', tools: [{ type: 'function', name: 'search_docs', parameters: TOOL.function.parameters, strict: true }], tool_choice: 'required' });
+    const call = resp.output.find((o) => o.type === 'function_call') as { arguments: string } | undefined;
+    expect(Object.keys(JSON.parse(call!.arguments)).sort()).toEqual(['limit', 'query_renamed']);
+    const msg = await bare.anthropic.messages.create({ model: 'claude-sonnet-4-5', max_tokens: 64, messages: [{ role: 'user', content: 'find it' }], tools: [{ name: 'search_docs', input_schema: { type: 'object', properties: TOOL.function.parameters.properties } }], tool_choice: { type: 'any' } });
+    const use = msg.content.find((b) => b.type === 'tool_use') as { input: Record<string, unknown> } | undefined;
+    expect(Object.keys(use!.input).sort()).toEqual(['limit', 'query_renamed']);
   });
 
   it('auth_revoked: a 401 in the provider body shape, one attempt, no retry', async () => {
@@ -205,6 +212,8 @@ describe('drill telemetry', () => {
     for (let i = 0; i < 4; i++) await r.openai.chat.completions.create(ask('gpt-4o'));
     await r.openai.chat.completions.create(ask('gpt-4.1', { messages: [{ role: 'user', content: 'again' }] })); // real traffic during the drill, another chain
     await r.bb.flush(2_000);
+    // Every batch, drill ones included, is a valid protocol v1 envelope.
+    for (const b of r.collector.batches) expect(Value.Check(BatchEnvelopeSchema, b), JSON.stringify(b).slice(0, 200)).toBe(true);
     const drillBatches = r.collector.batches.filter((b) => b.drill_id !== undefined);
     expect(drillBatches.length).toBeGreaterThan(0);
     expect(new Set(drillBatches.map((b) => b.drill_id))).toEqual(new Set(['drill-42']));
