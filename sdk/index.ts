@@ -47,6 +47,12 @@ export { DEFAULT_BREAKER_OPTIONS, type BreakerOptions } from './policies/breaker
 export type { BreakerState, BreakerTransition, FleetEffect } from './policies/breaker.ts';
 export type { FleetOptions, FleetStats } from './fleet/fleet-subscription.ts';
 export type { FleetDecisionOutcome, FleetIgnoreReason } from './fleet/apply-decision.ts';
+export type { DrillOptions, DrillOutcome, DrillIgnoreReason, DrillState } from './drills/drill-controller.ts';
+export type { DrillCommand, DrillKind } from '@breakerbox/protocol';
+export { DRILL_KINDS } from '@breakerbox/protocol';
+export type { OutputValidator, OutputCheckFn } from './validation/output-validator.ts';
+export type { JsonSchema } from './validation/json-schema.ts';
+export type { StandardSchemaV1 } from './validation/standard-schema.ts';
 export { Bulkhead, DEFAULT_BULKHEAD_OPTIONS } from './policies/bulkhead.ts';
 export type { BulkheadOptions } from './policies/bulkhead.ts';
 export { DEFAULT_RETRY_OPTIONS, backoffDelay, decideRetry } from './policies/retry.ts';

@@ -22,6 +22,11 @@ import { ProviderHttpError, sendAttempt, type FetchLike } from './http-attempt.t
 import { sdkErrorAnswer } from './refusal-answer.ts';
 import { rescuedResponse } from './rescued-response.ts';
 import { estimateTokens } from '../pricing.ts';
+import type { DrillTraffic } from '../drills/drill-traffic.ts';
+import { drillFetch } from '../drills/drill-fetch.ts';
+
+/** Seconds a drilled 429 asks the caller to wait. */
+const DRILL_RETRY_AFTER_S = 1;
 
 export type { BreakerboxFetchOptions, FetchRoute } from './fetch-options.ts';
 
@@ -33,11 +38,15 @@ interface RequestInput {
   endpointAt: number;
   stream: boolean;
   hold: boolean;
+  /** Set when the call is drill traffic (docs/drills.md). */
+  drill: DrillTraffic | undefined;
   done: (ok: boolean, facts: CallFacts, cls: ErrorClass | undefined, cancelled: boolean) => void;
 }
 
 interface ResolvedRoute {
   key: BreakerKey;
+  /** The chain's first route. */
+  primary: boolean;
   level: FailoverLevel;
   route: FetchRoute;
   exerciseShare?: number;
@@ -69,7 +78,7 @@ export function createBreakerboxFetch(bb: FetchHost, options: BreakerboxFetchOpt
     const id = `${url.origin}\u0001${family}\u0001${model}`;
     let entry = operations.get(id);
     if (entry) return entry;
-    const primary: ResolvedRoute = { key: withRegion({ provider, endpoint: family, model }, options.region), level: 0, route: {} };
+    const primary: ResolvedRoute = { key: withRegion({ provider, endpoint: family, model }, options.region), primary: true, level: 0, route: {} };
     const routes = [primary];
     for (const r of options.fallbacks?.[model] ?? []) {
       const target = r.baseURL ? new URL(r.baseURL) : url;
@@ -77,7 +86,7 @@ export function createBreakerboxFetch(bb: FetchHost, options: BreakerboxFetchOpt
         { provider: r.provider ?? (r.baseURL ? providerOf(target) : provider), endpoint: family, model: r.model ?? model },
         r.region ?? (r.baseURL ? undefined : options.region),
       );
-      routes.push({ key, level: r.level ?? (r.model && r.model !== model ? 2 : 1), route: r, exerciseShare: r.exerciseShare ?? options.exerciseShare });
+      routes.push({ key, primary: false, level: r.level ?? (r.model && r.model !== model ? 2 : 1), route: r, exerciseShare: r.exerciseShare ?? options.exerciseShare });
     }
     if (routes.length > 1) {
       bb.declareFallbacks(
@@ -117,9 +126,19 @@ export function createBreakerboxFetch(bb: FetchHost, options: BreakerboxFetchOpt
     }
     const body = r.route.model ? { ...input.body, model: r.route.model } : input.body;
     const dialect = dialectOf(r.key.endpoint);
+    const kind = input.drill?.faultFor(r.key, r.primary);
     return sendAttempt(
       {
-        fetch: underlying,
+        fetch: kind === undefined ? underlying : drillFetch({
+          kind,
+          drillId: input.drill!.id,
+          family: r.key.endpoint,
+          request: body,
+          stream: input.stream,
+          slowMs: slowFirstByteMs(timeouts, policy.settings.breaker.latencyCeilingMs, input.stream),
+          retryAfterS: DRILL_RETRY_AFTER_S,
+          clock: bb.clock,
+        }, underlying),
         url,
         method: input.method,
         headers,
@@ -134,6 +153,7 @@ export function createBreakerboxFetch(bb: FetchHost, options: BreakerboxFetchOpt
         malformed: options.malformedChunks ?? 'skip',
         hold: input.hold,
         expectUsage: dialect.usageBeforeEnd(body),
+        validate: options.validate,
         onDone: input.done,
       },
       signal,
@@ -150,6 +170,7 @@ export function createBreakerboxFetch(bb: FetchHost, options: BreakerboxFetchOpt
     const { op, routes } = operationFor(req.url, ep.family, model, credential);
     const stream = req.body.stream === true;
     const t0 = bb.clock.now();
+    const drill = bb.drillTraffic?.(routes[0]!.key);
 
     // The stream may end before `run` resolves; whichever comes second completes the task.
     // A rescued stream is completed by its rescuer instead, once the caller's stream ends.
@@ -167,6 +188,7 @@ export function createBreakerboxFetch(bb: FetchHost, options: BreakerboxFetchOpt
       endpointAt: ep.at,
       stream,
       hold: stream && midStream === 'buffer',
+      drill,
       done: onDone,
     });
     const ri = inputFor(req.body, (ok, facts, cls, cancelled) => {
@@ -182,6 +204,7 @@ export function createBreakerboxFetch(bb: FetchHost, options: BreakerboxFetchOpt
       deferSettle: true,
       idempotencyKey: req.headers.get('idempotency-key') ?? undefined,
       estimatedCostUsd: estimate,
+      ...(drill ? { drill } : {}),
     };
     try {
       result = await op.run(ri, runOpts);
@@ -269,6 +292,12 @@ function definedOnly<T extends object>(o: T | undefined): Partial<T> {
   const out: Partial<T> = {};
   if (o) for (const [k, v] of Object.entries(o)) if (v !== undefined) (out as Record<string, unknown>)[k] = v;
   return out;
+}
+
+/** A first byte past the key's limit: its first-byte (or, streamed, first-token) timeout, else the latency ceiling that makes it slow; half as long again. */
+function slowFirstByteMs(t: { firstByteMs?: number; firstTokenMs?: number }, latencyCeilingMs: number, stream: boolean): number {
+  const limit = Math.min(t.firstByteMs ?? Infinity, stream ? (t.firstTokenMs ?? Infinity) : Infinity, latencyCeilingMs);
+  return Math.ceil(limit * 1.5);
 }
 
 function numberOr(v: unknown, d: number): number {

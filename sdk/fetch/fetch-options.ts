@@ -6,6 +6,7 @@ import type { ErrorClass } from '@breakerbox/protocol';
 import type { FailoverLevel } from '../policies/fallback.ts';
 import type { TimeoutOptions } from '../settings.ts';
 import type { FetchLike } from './http-attempt.ts';
+import type { OutputValidator } from '../validation/output-validator.ts';
 
 /** A fallback route for a model. Unset fields are the primary's. */
 export interface FetchRoute {
@@ -33,7 +34,7 @@ export interface BreakerboxFetchOptions {
   region?: string;
   /** Fallback routes, by the primary's model id. */
   fallbacks?: Record<string, FetchRoute[]>;
-  /** Client-fault classes that also move on to the next route (default `['context_length']`; `[]` for none). */
+  /** Client-fault classes that also move on to the next route (default `['context_length', 'invalid_output']`; `[]` for none). */
   fallbackOn?: ErrorClass[];
   /** Never substitute another route (durable writes). */
   failClosed?: boolean;
@@ -69,4 +70,15 @@ export interface BreakerboxFetchOptions {
   maxRescues?: number;
   /** Share (0–1) of normal traffic sent through each fallback route first (default 0: off). */
   exerciseShare?: number;
+  /**
+   * Validate every non-streamed chat, Responses and messages answer's structured output (a
+   * tool call's arguments, else the text parsed as JSON; see the SDK README, *Validating
+   * answers*): a JSON Schema, a validator function, a Standard Schema (zod, valibot,
+   * arktype), or `'request'` for the JSON Schema the request itself declared
+   * (`response_format`, `text.format`, `output_config.format`, the called tool's). An answer
+   * that fails is an `invalid_output` failure: failed over to the next route, never handed
+   * to the client as a success (with `failClosed`, the client gets a 502
+   * `BB_ERR_SDK_INVALID_OUTPUT`). Streamed answers are not validated.
+   */
+  validate?: OutputValidator | 'request';
 }

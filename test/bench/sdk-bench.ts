@@ -9,6 +9,7 @@ import CircuitBreaker from 'opossum';
 import { bulkhead, circuitBreaker, ConsecutiveBreaker, handleAll, wrap } from 'cockatiel';
 import { readFileSync } from 'node:fs';
 import { createBreakerbox } from '../../sdk/index.ts';
+import { drillsAndValidation } from './sdk-drills.ts';
 
 /** The installed version of a peer, printed with its figures (read from disk: the package's exports hide its package.json). */
 function installed(name: string): string {
@@ -46,50 +47,56 @@ function gc(): void {
   }
 }
 
-const bb = createBreakerbox();
-const policy = bb.policy({ provider: 'openai', endpoint: 'chat', model: 'gpt-4o' });
-const ours = () => policy.execute(target);
-
-const opossum = new CircuitBreaker(target, { timeout: 3_000, capacity: 100, errorThresholdPercentage: 50, resetTimeout: 30_000 });
-const viaOpossum = () => opossum.fire();
-
-const cockatiel = wrap(bulkhead(100), circuitBreaker(handleAll, { halfOpenAfter: 30_000, breaker: new ConsecutiveBreaker(5) }));
-const viaCockatiel = () => cockatiel.execute(target);
-
-// Interleave the contenders so that drift of the machine (2 shared cores) hits all alike.
-const totals = { bare: [] as number[], breakerbox: [] as number[], opossum: [] as number[], cockatiel: [] as number[] };
-for (let pass = 0; pass < 3; pass++) {
-  totals.bare.push(await measure('bare', target));
-  totals.breakerbox.push(await measure('breakerbox', ours));
-  totals.opossum.push(await measure('opossum', viaOpossum));
-  totals.cockatiel.push(await measure('cockatiel', viaCockatiel));
-}
+// `npm run bench -- sdk --drills`: only the drills/validation figures (a short run).
+const drillsOnly = process.argv.includes('--drills');
 const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-const bare = med(totals.bare);
-const over = {
-  breakerbox: med(totals.breakerbox) - bare,
-  opossum: med(totals.opossum) - bare,
-  cockatiel: med(totals.cockatiel) - bare,
-};
+if (!drillsOnly) {
+  const bb = createBreakerbox();
+  const policy = bb.policy({ provider: 'openai', endpoint: 'chat', model: 'gpt-4o' });
+  const ours = () => policy.execute(target);
 
-console.log(`node ${process.version}, ${N} sequential calls x ${ROUNDS} rounds x 3 passes (medians)`);
-console.log(`bare await:                          ${bare.toFixed(0)} ns/call`);
-console.log(`breakerbox (breaker+bulkhead+retry budget+window aggregation): ${over.breakerbox.toFixed(0)} ns overhead/call`);
-console.log(`opossum ${installed('opossum')} (breaker+timeout+semaphore): ${over.opossum.toFixed(0)} ns overhead/call`);
-console.log(`cockatiel ${installed('cockatiel')} (bulkhead+breaker): ${over.cockatiel.toFixed(0)} ns overhead/call`);
-console.log(`ratio opossum / breakerbox:   ${(over.opossum / over.breakerbox).toFixed(2)}x  (target >= 3x)`);
-console.log(`ratio cockatiel / breakerbox: ${(over.cockatiel / over.breakerbox).toFixed(2)}x  (target > 1x)`);
-opossum.shutdown();
+  const opossum = new CircuitBreaker(target, { timeout: 3_000, capacity: 100, errorThresholdPercentage: 50, resetTimeout: 30_000 });
+  const viaOpossum = () => opossum.fire();
 
-// Heap per 10,000 keys: each key with its breaker, bulkhead, rolling window and telemetry window.
-gc();
-const before = process.memoryUsage().heapUsed;
-const heapBox = createBreakerbox();
-for (let i = 0; i < 10_000; i++) {
-  const p = heapBox.policy({ provider: 'together', endpoint: 'chat', model: `org/model-${i}:v1@2025`, region: 'us-east' });
-  await p.execute(target);
+  const cockatiel = wrap(bulkhead(100), circuitBreaker(handleAll, { halfOpenAfter: 30_000, breaker: new ConsecutiveBreaker(5) }));
+  const viaCockatiel = () => cockatiel.execute(target);
+
+  // Interleave the contenders so that drift of the machine (2 shared cores) hits all alike.
+  const totals = { bare: [] as number[], breakerbox: [] as number[], opossum: [] as number[], cockatiel: [] as number[] };
+  for (let pass = 0; pass < 3; pass++) {
+    totals.bare.push(await measure('bare', target));
+    totals.breakerbox.push(await measure('breakerbox', ours));
+    totals.opossum.push(await measure('opossum', viaOpossum));
+    totals.cockatiel.push(await measure('cockatiel', viaCockatiel));
+  }
+    const bare = med(totals.bare);
+  const over = {
+    breakerbox: med(totals.breakerbox) - bare,
+    opossum: med(totals.opossum) - bare,
+    cockatiel: med(totals.cockatiel) - bare,
+  };
+
+  console.log(`node ${process.version}, ${N} sequential calls x ${ROUNDS} rounds x 3 passes (medians)`);
+  console.log(`bare await:                          ${bare.toFixed(0)} ns/call`);
+  console.log(`breakerbox (breaker+bulkhead+retry budget+window aggregation): ${over.breakerbox.toFixed(0)} ns overhead/call`);
+  console.log(`opossum ${installed('opossum')} (breaker+timeout+semaphore): ${over.opossum.toFixed(0)} ns overhead/call`);
+  console.log(`cockatiel ${installed('cockatiel')} (bulkhead+breaker): ${over.cockatiel.toFixed(0)} ns overhead/call`);
+  console.log(`ratio opossum / breakerbox:   ${(over.opossum / over.breakerbox).toFixed(2)}x  (target >= 3x)`);
+  console.log(`ratio cockatiel / breakerbox: ${(over.cockatiel / over.breakerbox).toFixed(2)}x  (target > 1x)`);
+  opossum.shutdown();
+
+  // Heap per 10,000 keys: each key with its breaker, bulkhead, rolling window and telemetry window.
+  gc();
+  const before = process.memoryUsage().heapUsed;
+  const heapBox = createBreakerbox();
+  for (let i = 0; i < 10_000; i++) {
+    const p = heapBox.policy({ provider: 'together', endpoint: 'chat', model: `org/model-${i}:v1@2025`, region: 'us-east' });
+    await p.execute(target);
+  }
+  gc();
+  const after = process.memoryUsage().heapUsed;
+  console.log(`heap for 10,000 keys: ${((after - before) / 1024 / 1024).toFixed(2)} MiB (${((after - before) / 10_000).toFixed(0)} bytes/key)`);
+  console.log(`keys held: ${heapBox.keys().length}`);
 }
-gc();
-const after = process.memoryUsage().heapUsed;
-console.log(`heap for 10,000 keys: ${((after - before) / 1024 / 1024).toFixed(2)} MiB (${((after - before) / 10_000).toFixed(0)} bytes/key)`);
-console.log(`keys held: ${heapBox.keys().length}`);
+
+await drillsAndValidation({ loop, med });
