@@ -14,6 +14,7 @@ import { verdictsPlugin } from './plugins/verdicts.ts';
 import { suspicionPlugin } from './plugins/suspicion.ts';
 import { alertsPlugin } from './plugins/alerts.ts';
 import { fleetPlugin } from './plugins/fleet.ts';
+import { drillsPlugin } from './plugins/drills.ts';
 import { collectorMetricsPlugin, metricsPlugin } from './plugins/metrics.ts';
 import { healthPlugin } from './plugins/health.ts';
 import { sessionPlugin } from './plugins/session.ts';
@@ -94,6 +95,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(samplesPlugin);
   await app.register(ticketPlugin);
   await app.register(fleetPlugin);
+  await app.register(drillsPlugin);
   await app.register(alertsPlugin);
   await app.register(metricsPlugin);
   await app.register(sessionPlugin);
