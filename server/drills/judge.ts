@@ -86,7 +86,7 @@ function checksOf(kind: DrillKind, step: DrillStep, t: StepTraffic, config: Pick
         checks: [
           atMost('auth_attempts_per_call', ratio(e('auth'), t.calls), T.maxAuthAttemptsPerCall, 'attempts per call on the revoked key (no retry loop)'),
           noneOf('auth_retried_samples', t.authRetriedSamples, 'sampled second attempts after a 401/403'),
-          { name: 'would_alert', value: alert.would_fire ? 1 : 0, expected: '= 1', passed: alert.would_fire, text: alert.text },
+          { name: 'would_alert', value: alert.would_fire ? 1 : 0, expected: '= 1', passed: alert.would_fire ? true : alert.enough ? false : null, text: alert.text },
         ],
       };
     }

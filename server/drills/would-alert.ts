@@ -39,13 +39,16 @@ export function wouldAlert(windows: readonly WindowEvent[], spanMs: number, inst
   const met = c.degraded && HURT.includes(d.verdict) && c.calls >= rule.min_calls;
   const held = spanMs >= rule.for_s * 1000;
   const fires = rule.enabled && met && held;
+  const enough = c.calls >= rule.min_calls && held;
   const label = `${d.verdict}${d.hint ? ` / ${d.hint}` : ''}`;
   const text = !rule.enabled
     ? 'would not page: alerts.rules.clients_degraded is disabled'
     : fires
       ? `clients_degraded (${rule.severity}) would have paged: ${label}, ${c.calls} calls, ${Math.round((c.error_share ?? 0) * 100)}% failed`
-      : !met
-        ? `clients_degraded would not page: ${label} on ${c.calls} calls (it pages on a decided verdict that hurts, over ${rule.min_calls} calls)`
-        : `clients_degraded's condition held (${label}) but the drill ran ${Math.round(spanMs / 1000)} s, less than its for_s (${rule.for_s} s)`;
-  return { rule: 'clients_degraded', severity: rule.severity, would_fire: fires, verdict: d.verdict, hint: d.hint, calls: c.calls, text };
+      : !held
+        ? `clients_degraded cannot be told: the drill ran ${Math.round(spanMs / 1000)} s, less than the rule's for_s (${rule.for_s} s)`
+        : c.calls < rule.min_calls
+          ? `clients_degraded cannot be told: ${c.calls} calls on the revoked key, the rule needs ${rule.min_calls}`
+          : `clients_degraded would not page: ${label} on ${c.calls} calls (it pages on a decided verdict that hurts)`;
+  return { rule: 'clients_degraded', severity: rule.severity, would_fire: fires, enough, verdict: d.verdict, hint: d.hint, calls: c.calls, text };
 }

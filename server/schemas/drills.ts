@@ -41,6 +41,7 @@ export const DrillAlert = Type.Object({
   rule: Type.String(),
   severity: Type.String(),
   would_fire: Type.Boolean(),
+  enough: Type.Boolean({ description: "the drill had the calls (min_calls) and the duration (for_s) the rule needs; without them it cannot tell" }),
   verdict: Type.String(),
   hint: Nullable('string'),
   calls: Type.Number(),

@@ -3,7 +3,7 @@
  * per step, ten-second windows of the drilled primary and its fallback, the operation's tasks,
  * the primary's transitions — posted to the real `/v1/telemetry` with the run's `drill_id`.
  */
-import type { BreakerKey, CallSample, DrillKind, TasksEvent, TelemetryEvent, TransitionEvent } from '@breakerbox/protocol';
+import type { BreakerKey, CallSample, DrillKind, TasksEvent, TelemetryEvent, TransitionEvent, WindowEvent } from '@breakerbox/protocol';
 import { windows, type TestCollector, type Traffic } from '../verdicts/support.ts';
 
 export const PRIMARY: BreakerKey = { provider: 'openai', endpoint: 'chat', model: 'gpt-4o-mini' };
@@ -20,14 +20,18 @@ export interface StepBehaviour {
   samples?: CallSample[];
 }
 
-const WINDOW = 10_000;
-
-/** The events of one step `[from, from + stepMs)`. */
+/**
+ * The events of one step `[from, from + stepMs)`: ten-second windows (the SDK's), or one
+ * window over the whole step when it is shorter (a one-second drill in a CLI test).
+ */
 export function stepEvents(from: number, stepMs: number, b: StepBehaviour): TelemetryEvent[] {
   const to = from + stepMs;
+  const WINDOW = Math.min(10_000, stepMs);
+  const cut = (list: WindowEvent[]) => (WINDOW === 10_000 ? list : list.slice(0, 1).map((w) => ({ ...w, start: from, end: to })));
   const out: TelemetryEvent[] = [];
-  if (b.primary) out.push(...windows(PRIMARY, from, to, b.primary).map((w) => (b.samples ? { ...w, samples: b.samples.map((s) => ({ ...s, ts: w.end - 1 })) } : w)));
-  if (b.fallback) out.push(...windows(FALLBACK, from, to, b.fallback));
+  const over = (key: BreakerKey, t: Traffic) => cut(windows(key, from, WINDOW === 10_000 ? to : from + 10_000, t));
+  if (b.primary) out.push(...over(PRIMARY, b.primary).map((w) => (b.samples ? { ...w, samples: b.samples.map((s) => ({ ...s, ts: w.end - 1 })) } : w)));
+  if (b.fallback) out.push(...over(FALLBACK, b.fallback));
   if (b.tasks) {
     for (let start = from; start + WINDOW <= to; start += WINDOW) {
       out.push({
@@ -36,7 +40,7 @@ export function stepEvents(from: number, stepMs: number, b: StepBehaviour): Tele
       });
     }
   }
-  if (b.opens) out.push({ type: 'transition', ts: from + b.opens.afterS * 1000, key: PRIMARY, from: 'closed', to: 'open', reason: b.opens.reason });
+  if (b.opens) out.push({ type: 'transition', ts: from + Math.min(b.opens.afterS * 1000, stepMs - 1), key: PRIMARY, from: 'closed', to: 'open', reason: b.opens.reason });
   return out;
 }
 
