@@ -9,43 +9,28 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SseReader, type DrillCommand } from '@breakerbox/protocol';
 import { artifact, launchBrowser, signIn } from './browser-harness.ts';
 import { startCollector, type TestCollector } from './server-harness.ts';
-import { CORRECT, MISCONFIGURED, stepEvents, type StepBehaviour } from '../drills/support.ts';
+import { CORRECT, MISCONFIGURED, drillFeed, stepEvents, type StepBehaviour } from '../drills/support.ts';
 
 let browser: Browser;
 let collector: TestCollector;
 let page: Page;
 let seq = 0;
 
-/** Plays the SDK instance: answers each drill command with `behaviour`'s drill telemetry. */
+/** Plays the SDK instance: answers each drill command on its feed with `behaviour`'s drill telemetry. */
 async function instance(getBehaviour: () => Record<string, StepBehaviour>) {
-  const ac = new AbortController();
-  const res = await fetch(`${collector.url}/v1/fleet?service=drafts`, { headers: { authorization: `Bearer ${collector.tokens.ingest}` }, signal: ac.signal });
-  expect(res.status).toBe(200);
-  const got: DrillCommand[] = [];
-  void (async () => {
-    const reader = new SseReader();
-    try {
-      for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-        for (const e of reader.push(chunk)) {
-          if (e.event !== 'drill') continue;
-          const d = JSON.parse(e.data) as DrillCommand;
-          got.push(d);
-          if (d.step_ms === 0) continue;
-          // Traffic in each drill's first 2 ms: inside its span even when the run is stopped a moment later.
-          const events = d.kinds.flatMap((k, i) => stepEvents(d.issued_at + i * d.step_ms, 2, getBehaviour()[k]!));
-          await fetch(`${collector.url}/v1/telemetry`, {
-            method: 'POST',
-            headers: { 'content-type': 'application/json', authorization: `Bearer ${collector.tokens.ingest}` },
-            body: JSON.stringify({ batch_id: `drill-ui-${seq++}`, source: { service: 'drafts', instance: 'pod-1' }, drill_id: d.id, events }),
-          });
-        }
-      }
-    } catch { /* aborted */ }
-  })();
-  return { got, close: () => ac.abort() };
+  const feed = await drillFeed(collector.url, collector.tokens.ingest, 'drafts', (d) => {
+    if (d.step_ms === 0) return;
+    // Traffic in each drill's first 2 ms: inside its span even when the run is stopped a moment later.
+    const events = d.kinds.flatMap((k, i) => stepEvents(d.issued_at + i * d.step_ms, 2, getBehaviour()[k]!));
+    void fetch(`${collector.url}/v1/telemetry`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${collector.tokens.ingest}` },
+      body: JSON.stringify({ batch_id: `drill-ui-${seq++}`, source: { service: 'drafts', instance: 'pod-1' }, drill_id: d.id, events }),
+    });
+  });
+  return { got: feed.drills, close: feed.close };
 }
 
 beforeAll(async () => {
@@ -104,7 +89,8 @@ describe('drills page in a real browser', () => {
     expect(await running.getByTestId('drill-regression').textContent()).toMatch(/primary_down\s*pass → fail/);
     await page.screenshot({ path: artifact('dashboard-drills.png'), fullPage: true });
     sdk.close();
-  });
+    // Two runs judged end to end on real clocks: generous for a loaded machine, never a measured duration.
+  }, 180_000);
 
   it('shows no Drills link or form to a read-only session', async () => {
     const reader = await (await browser.newContext()).newPage();

@@ -5,38 +5,19 @@
  * — with drill telemetry answered by a hand-built responder playing the SDK instance.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SseReader, type DrillCommand } from '@breakerbox/protocol';
+import type { DrillCommand } from '@breakerbox/protocol';
 import { collector, type TestCollector } from '../verdicts/support.ts';
 import { drillCommand } from '../../server/drills/drill-cli.ts';
-import { CORRECT, MISCONFIGURED, sendDrill, stepEvents, type StepBehaviour } from './support.ts';
+import { CORRECT, MISCONFIGURED, drillFeed, sendDrill, stepEvents, type StepBehaviour } from './support.ts';
 
 let c: TestCollector;
 let base: string;
 
-/** One feed over real HTTP, with the drill commands it received. */
+/** One feed over real HTTP, once its snapshot is sent. */
 async function subscribe(service: string | null, onDrill?: (d: DrillCommand) => void) {
-  const ac = new AbortController();
-  const res = await fetch(`${base}/v1/fleet${service ? `?service=${encodeURIComponent(service)}` : ''}`, { headers: { authorization: `Bearer ${c.token}` }, signal: ac.signal });
-  expect(res.status).toBe(200);
-  const drills: DrillCommand[] = [];
-  let ready = false;
-  void (async () => {
-    const reader = new SseReader();
-    try {
-      for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-        for (const e of reader.push(chunk)) {
-          if (e.event === 'ready') ready = true;
-          if (e.event === 'drill') {
-            const d = JSON.parse(e.data) as DrillCommand;
-            drills.push(d);
-            onDrill?.(d);
-          }
-        }
-      }
-    } catch { /* aborted */ }
-  })();
-  await expect.poll(() => ready).toBe(true);
-  return { drills, close: () => ac.abort() };
+  const feed = await drillFeed(base, c.token, service, onDrill);
+  await expect.poll(feed.isReady).toBe(true);
+  return feed;
 }
 
 /** Plays an SDK instance with drills enabled: on each command, sends `behaviour`'s telemetry for each of its steps. */
@@ -136,5 +117,6 @@ describe('breakerbox drill run', () => {
     expect(report).toMatch(/REGRESSION primary_down: pass -> fail/);
     feed2.close();
     console.log(`\n${report}\n`);
-  });
+    // Two drill runs on real clocks: generous for a loaded machine, never a measured duration.
+  }, 120_000);
 });

@@ -3,7 +3,7 @@
  * per step, ten-second windows of the drilled primary and its fallback, the operation's tasks,
  * the primary's transitions — posted to the real `/v1/telemetry` with the run's `drill_id`.
  */
-import type { BreakerKey, CallSample, DrillKind, TasksEvent, TelemetryEvent, TransitionEvent, WindowEvent } from '@breakerbox/protocol';
+import { SseReader, type BreakerKey, type CallSample, type DrillCommand, type DrillKind, type TasksEvent, type TelemetryEvent, type TransitionEvent, type WindowEvent } from '@breakerbox/protocol';
 import { windows, type TestCollector, type Traffic } from '../verdicts/support.ts';
 
 export const PRIMARY: BreakerKey = { provider: 'openai', endpoint: 'chat', model: 'gpt-4o-mini' };
@@ -115,3 +115,30 @@ export const MISCONFIGURED: Record<DrillKind, StepBehaviour> = {
     samples: [{ ts: 0, outcome: 'error', error_class: 'auth', status: 401, attempt: 2, duration_ms: 40 }],
   },
 };
+
+/**
+ * A raw SSE reader on `GET /v1/fleet?service=` (what an SDK instance with drills enabled
+ * subscribes to): the drill commands received so far, in order; `onDrill` sees each as it comes.
+ */
+export async function drillFeed(base: string, token: string, service: string | null, onDrill?: (d: DrillCommand) => void) {
+  const ac = new AbortController();
+  const res = await fetch(`${base}/v1/fleet${service ? `?service=${encodeURIComponent(service)}` : ''}`, { headers: { authorization: `Bearer ${token}` }, signal: ac.signal });
+  if (res.status !== 200) throw new Error(`the feed answered ${res.status}`);
+  const drills: DrillCommand[] = [];
+  let ready = false;
+  void (async () => {
+    const reader = new SseReader();
+    try {
+      for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+        for (const e of reader.push(chunk)) {
+          if (e.event === 'ready') ready = true;
+          if (e.event !== 'drill') continue;
+          const d = JSON.parse(e.data) as DrillCommand;
+          drills.push(d);
+          onDrill?.(d);
+        }
+      }
+    } catch { /* aborted */ }
+  })();
+  return { drills, isReady: () => ready, close: () => ac.abort() };
+}
