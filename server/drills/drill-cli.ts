@@ -131,6 +131,7 @@ export async function drillCommand(args: string[], env: Record<string, string | 
   let run = (started.json as DrillRunReply).run;
   io.out(`drill ${run.id} started on ${run.service}: ${run.kinds.join(', ')}, ${run.step_ms / 1000} s each; sent to ${started.json.sent_to} feed(s) of this collector`);
   if (values['no-wait']) return 0;
+  const began = Date.now();
   const pollMs = values['poll-ms'] ? num('poll-ms', values['poll-ms']) : 2000;
   while (run.status !== 'done') {
     await io.sleep(pollMs);
@@ -139,5 +140,6 @@ export async function drillCommand(args: string[], env: Record<string, string | 
     run = (r.json as DrillRunReply).run;
   }
   io.out(reportText(run));
+  io.out(`the drill took ${Math.round((Date.now() - began) / 1000)} s (${run.kinds.length} x ${run.step_ms / 1000} s, then the collector's grace for late telemetry)`);
   return run.report!.outcome === 'pass' ? 0 : 1;
 }
