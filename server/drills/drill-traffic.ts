@@ -78,7 +78,8 @@ export function trafficBySteps(steps: readonly DrillStep[], keys: ReadonlySet<st
       const i = stepOf(timeOf(e));
       if (i < 0) continue;
       const t = out[i]!;
-      if (e.type === 'tasks') {
+      // A chain that starts at an undrilled key is not the drill's (a sender too old to name the key counts).
+      if (e.type === 'tasks' && (!e.key || keys.has(keyId(e.key)))) {
         addTasks(t, e);
         t.instances.add(instance);
       } else if (e.type === 'window' && keys.has(keyId(e.key))) {

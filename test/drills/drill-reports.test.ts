@@ -9,7 +9,7 @@ import { DRILL_KINDS, type DrillKind } from '@breakerbox/protocol';
 import { collector, type TestCollector } from '../verdicts/support.ts';
 import { manualClock } from '../../server/clock.ts';
 import type { DrillReport, DrillResult, DrillRunView } from '../../server/schemas/drills.ts';
-import { CORRECT, MISCONFIGURED, sendDrill, stepEvents, type StepBehaviour } from './support.ts';
+import { CORRECT, FALLBACK, MISCONFIGURED, PRIMARY, sendDrill, stepEvents, type StepBehaviour } from './support.ts';
 
 const STEP_S = 60;
 let c: TestCollector;
@@ -123,5 +123,18 @@ describe('drill reports', () => {
     expect(list.runs).toHaveLength(5);
     expect(list.runs[0].report.outcome).toBe('pass');
     expect(list.runs[4].id).toBe(first.id);
+  });
+
+  it('judges only the chains that start at the drilled keys when the run names them', async () => {
+    const res = await post('/api/drills', { service: 'drafts', kinds: ['primary_down'], keys: [PRIMARY], step_s: STEP_S });
+    const run = res.json().run as DrillRunView;
+    clock.advance(STEP_S * 1000);
+    const other = stepEvents(run.issued_at, STEP_S * 1000, MISCONFIGURED.primary_down).map((e) => (e.type === 'tasks' ? { ...e, operation: 'summarise', key: FALLBACK } : e)).filter((e) => e.type === 'tasks');
+    expect((await sendDrill(c, run.id, [...stepEvents(run.issued_at, STEP_S * 1000, CORRECT.primary_down), ...other])).statusCode).toBe(200);
+    clock.advance(c.app.config.drills.grace_s * 1000);
+    await c.app.drills.judgeDue();
+    const report = (await c.get(`/api/drills/${run.id}`)).run.report as DrillReport;
+    // The other chain's 60 failed calls are not this drill's: it passes on the drilled chain's 60 calls.
+    expect(report.drills[0]).toMatchObject({ kind: 'primary_down', outcome: 'pass', calls: 60 });
   });
 });
