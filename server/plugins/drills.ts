@@ -84,6 +84,9 @@ export const drillsPlugin = fp(
       if (stepS < 1) throw new BreakerboxError('BB_ERR_QUERY_INVALID', 'a drill runs at least 1 s', { path: '/minutes' });
       if (stepS > cfg.max_step_s) throw new BreakerboxError('BB_ERR_QUERY_INVALID', `one drill runs at most drills.max_step_s (${cfg.max_step_s} s)`, { path: body.step_s !== undefined ? '/step_s' : '/minutes' });
       const now = app.clock.now();
+      // One run per service at a time: an instance runs one command's steps, and two runs' telemetry could not be told apart.
+      const [latest] = await app.storage.drills.listRuns(body.service, 1);
+      if (latest && latest.endsAt > now) throw new BreakerboxError('BB_ERR_DRILL_RUNNING', `drill ${latest.id} of ${body.service} runs until ${new Date(latest.endsAt).toISOString()}`);
       const by = request.principal?.name ?? null;
       const run = await service.start({ service: body.service, ...(body.kinds ? { kinds: body.kinds } : {}), ...(body.keys ? { keys: body.keys } : {}), stepMs: stepS * 1000, by }, now);
       request.log.info({ audit: 'drill_start', drill: run.id, service: run.service, kinds: run.kinds, step_ms: run.stepMs, by }, 'drill started');

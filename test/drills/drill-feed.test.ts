@@ -64,6 +64,11 @@ describe('drill commands on the fleet feed', () => {
     expect(other.drills[0]!.service).toBe('billing');
     expect(unnamed.drills).toEqual([]);
 
+    // One run per service at a time.
+    const again = await post('/api/drills', { service: 'drafts', step_s: 60 });
+    expect(again.statusCode).toBe(409);
+    expect(again.json().error.code).toBe('BB_ERR_DRILL_RUNNING');
+
     const stopped = await post(`/api/drills/${run.id}/stop`);
     expect(stopped.statusCode).toBe(200);
     await expect.poll(() => drafts.drills.length).toBe(2);
