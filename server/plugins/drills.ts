@@ -43,6 +43,11 @@ export const drillsPlugin = fp(
       });
       return polling;
     };
+    /** A poll that reads after a write: one already running may have read before it. */
+    const pollAfterWrite = async (now: number) => {
+      await polling?.catch(() => undefined);
+      return poll(now);
+    };
     const judgeDue = async (now = app.clock.now()) => {
       const done = await service.judgeDue(now);
       for (const d of done) app.log.info({ drill: d.id, outcome: d.report.outcome }, 'drill run judged');
@@ -90,7 +95,7 @@ export const drillsPlugin = fp(
       const by = request.principal?.name ?? null;
       const run = await service.start({ service: body.service, ...(body.kinds ? { kinds: body.kinds } : {}), ...(body.keys ? { keys: body.keys } : {}), stepMs: stepS * 1000, by }, now);
       request.log.info({ audit: 'drill_start', drill: run.id, service: run.service, kinds: run.kinds, step_ms: run.stepMs, by }, 'drill started');
-      const sent = await poll(now);
+      const sent = await pollAfterWrite(now);
       return reply.code(201).send({ run: runView(run, now), sent_to: sent });
     });
 
@@ -102,7 +107,7 @@ export const drillsPlugin = fp(
       if (run === null) throw new BreakerboxError('BB_ERR_QUERY_NOT_FOUND', 'no drill run with this id');
       if (run === false) throw new BreakerboxError('BB_ERR_DRILL_ENDED');
       request.log.info({ audit: 'drill_stop', drill: run.id, by }, 'drill stopped');
-      return { run: runView(run, now), sent_to: await poll(now) };
+      return { run: runView(run, now), sent_to: await pollAfterWrite(now) };
     });
 
     typed.get('/api/drills', { onRequest: admin, schema: DrillListRoute }, async (request) => {
