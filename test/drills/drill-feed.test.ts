@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DrillCommand } from '@breakerbox/protocol';
 import { collector, type TestCollector } from '../verdicts/support.ts';
-import { drillCommand } from '../../server/drills/drill-cli.ts';
+import { drillCommand, parseDrills } from '../../server/drills/drill-cli.ts';
 import { CORRECT, MISCONFIGURED, drillFeed, sendDrill, stepEvents, type StepBehaviour } from './support.ts';
 
 let c: TestCollector;
@@ -96,6 +96,12 @@ describe('breakerbox drill run', () => {
     const lines: string[] = [];
     return { lines, io: { out: (l: string) => lines.push(l), err: (l: string) => lines.push(l), sleep: (ms: number) => new Promise<void>((r) => setTimeout(r, ms)) } };
   };
+  it('reads the short drill names a pipeline types, and refuses an unknown one by name', () => {
+    expect(parseDrills('429,ttft,down,length,rename,auth')).toEqual(['rate_limit', 'slow_first_byte', 'primary_down', 'truncated', 'field_renamed', 'auth_revoked']);
+    expect(parseDrills('primary_down')).toEqual(['primary_down']);
+    expect(() => parseDrills('429,latency')).toThrow(/unknown drill "latency"/);
+  });
+
   const args = ['run', '--url', '', '--service', 'drafts', '--drills', '429,down', '--step-s', '1', '--poll-ms', '100'];
 
   it('exits 0 with the report when every drill passed, and 1 with the reasons when one failed', async () => {
