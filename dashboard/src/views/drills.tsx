@@ -86,7 +86,7 @@ function RunItem({ run, onChanged }: { run: DrillRunView; onChanged(): void }) {
 /** The Drills page (admin): start a drill on a staging service, the runs and their reports. */
 export default function Drills({ canAdmin }: { canAdmin: boolean }) {
   const load = useCallback((signal: AbortSignal) => api('GET /api/drills', { query: { limit: 20 }, signal }), []);
-  const polled = usePoll(load, [], 5000);
+  const polled = usePoll(load, []);
   const [notice, setNotice] = useState<string | null>(null);
   if (!canAdmin) {
     return (
