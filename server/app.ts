@@ -15,6 +15,7 @@ import { suspicionPlugin } from './plugins/suspicion.ts';
 import { alertsPlugin } from './plugins/alerts.ts';
 import { lifecyclePlugin } from './plugins/lifecycle.ts';
 import { fleetPlugin } from './plugins/fleet.ts';
+import { drillsPlugin } from './plugins/drills.ts';
 import { collectorMetricsPlugin, metricsPlugin } from './plugins/metrics.ts';
 import { healthPlugin } from './plugins/health.ts';
 import { sessionPlugin } from './plugins/session.ts';
@@ -100,6 +101,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(ticketPlugin);
   await app.register(lifecyclePlugin);
   await app.register(fleetPlugin);
+  await app.register(drillsPlugin);
   await app.register(alertsPlugin);
   await app.register(metricsPlugin);
   await app.register(sessionPlugin);

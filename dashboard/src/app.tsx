@@ -14,6 +14,7 @@ const Cost = lazy(() => import('./views/cost.tsx'));
 const Alerts = lazy(() => import('./views/alerts.tsx'));
 const Probes = lazy(() => import('./views/probes.tsx'));
 const Lifecycle = lazy(() => import('./views/lifecycle.tsx'));
+const Drills = lazy(() => import('./views/drills.tsx'));
 
 const NAV = [
   { path: '/', label: 'Board' },
@@ -22,6 +23,8 @@ const NAV = [
   { path: '/probes', label: 'Probes' },
   { path: '/lifecycle', label: 'Lifecycle' },
 ] as const;
+/** Shown to admins only: a drill makes a service's calls fail on purpose. */
+const DRILLS_NAV = { path: '/drills', label: 'Drills' } as const;
 
 type SessionState = { status: 'checking' } | { status: 'unreachable'; message: string } | { status: 'signed-out'; notice?: string } | { status: 'signed-in'; session: SessionInfo };
 
@@ -78,7 +81,7 @@ export function App() {
         </Link>
         <nav aria-label="Views">
           <ul>
-            {NAV.map((item) => (
+            {[...NAV, ...(state.session.rights.includes('admin') ? [DRILLS_NAV] : [])].map((item) => (
               <li key={item.path}>
                 <Link href={viewHref(item.path, url.range)} aria-current={current === item.path ? 'page' : undefined}>{item.label}</Link>
               </li>
@@ -115,6 +118,8 @@ function View({ path, canAdmin }: { path: string; canAdmin: boolean }) {
       return <Probes />;
     case '/lifecycle':
       return <Lifecycle />;
+    case '/drills':
+      return <Drills canAdmin={canAdmin} />;
     default:
       return (
         <section>

@@ -270,6 +270,17 @@ const FleetSection = Type.Object(
   { default: {}, additionalProperties: false },
 );
 
+/** Failure drills (docs/drills.md): commands sent over the fleet feed, their telemetry kept apart, and the reports. */
+const DrillsSection = Type.Object(
+  {
+    enabled: Type.Boolean({ default: true, description: 'accept POST /api/drills and drill batches (off: starting a drill answers 404 and a batch with drill_id is refused); the SDK side is off unless an instance enables it' }),
+    grace_s: Type.Integer({ minimum: 0, maximum: 3600, default: 30, description: 'a run is judged this long after it ends, so the telemetry its instances flush late is in the report' }),
+    check_interval_ms: Type.Integer({ minimum: 100, maximum: 600_000, default: 1000, description: 'how often the leader looks for ended runs to judge' }),
+    max_step_s: Type.Integer({ minimum: 1, maximum: 3600, default: 3600, description: 'longest one drill of a run may last' }),
+  },
+  { default: {}, additionalProperties: false },
+);
+
 /**
  * Everything the collector can be configured with, as read from the optional config file
  * (YAML or JSON, snake_case keys), then environment, then flags. Defaults live here and
@@ -339,6 +350,7 @@ export const ConfigSchema = Type.Object(
     alerts: AlertsSection,
     fleet: FleetSection,
     lifecycle: LifecycleSection,
+    drills: DrillsSection,
     notifiers: Type.Array(NotifierSchema, { default: [], maxItems: 50, description: 'where alerts are sent (docs/alerts.md)' }),
     metrics: Type.Object(
       {

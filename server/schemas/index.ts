@@ -16,3 +16,4 @@ export * from './metrics.ts';
 export * from './samples.ts';
 export * from './fleet.ts';
 export * from './lifecycle.ts';
+export * from './drills.ts';

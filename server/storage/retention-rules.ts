@@ -58,6 +58,9 @@ export function pruneRules(policy: RetentionPolicy): PruneRule[] {
     whole('incident_notifications', `last_event = 'resolved' AND last_attempt_at < ?`, history),
     whole('alerts', `state = 'resolved' AND resolved_at < ?`, history),
     whole('notification_deliveries', 'created_at < ?', history),
+    // Drill traffic is judged when its run ends; the reports are kept as long as the rollups.
+    whole('drill_batches', 'received_at < ?', raw),
+    whole('drill_runs', 'issued_at < ?', rollup),
     whole('silences', 'ends_at < ?', (now) => now - policy.silenceDays * DAY),
     // A session expires at its expires_at: nothing to keep after that.
     whole('sessions', 'expires_at <= ?', (now) => now),

@@ -39,6 +39,10 @@ export interface ApiRoutes {
   'GET /api/fleet': RouteTypes<typeof S.FleetListRoute>;
   'POST /api/fleet/drain': RouteTypes<typeof S.DrainRoute>;
   'POST /api/fleet/release': RouteTypes<typeof S.ReleaseRoute>;
+  'GET /api/drills': RouteTypes<typeof S.DrillListRoute>;
+  'GET /api/drills/:id': RouteTypes<typeof S.DrillRunRoute>;
+  'POST /api/drills': RouteTypes<typeof S.StartDrillRoute>;
+  'POST /api/drills/:id/stop': RouteTypes<typeof S.StopDrillRoute>;
 }
 /** A route of the map: `"METHOD /path"`. */
 export type Endpoint = keyof ApiRoutes;

@@ -56,3 +56,10 @@ export type SilenceInput = Static<typeof S.SilenceBody>;
 /** `GET /api/fleet`, and one fleet decision as the API shows it. */
 export type FleetListReply = Static<typeof S.FleetListReply>;
 export type FleetDecisionView = Static<typeof S.FleetDecisionView>;
+/** A failure drill run, its report and one drill of it (docs/drills.md). */
+export type DrillRunView = S.DrillRunView;
+export type DrillReport = S.DrillReport;
+export type DrillResult = S.DrillResult;
+export type DrillKindName = S.DrillKindName;
+/** The body of `POST /api/drills`. */
+export type StartDrillBody = S.StartDrillBody;

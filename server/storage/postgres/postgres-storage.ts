@@ -22,6 +22,7 @@ import { createPostgresSuspicions } from './suspicions.ts';
 import { createPostgresTelemetry } from './telemetry.ts';
 import { createPostgresTokens } from './tokens.ts';
 import { createPostgresFleet } from './fleet.ts';
+import { createPostgresDrills } from './drills.ts';
 
 /** The storage interface on PostgreSQL, with its pool (tests) and its leader lease. */
 export type PostgresStorage = Storage & {
@@ -91,6 +92,7 @@ export async function createPostgresStorage(options: PostgresStorageOptions): Pr
     tokens: createPostgresTokens(pool, { now: () => clock.now() }),
     sessions: createPostgresSessions(pool),
     fleet: createPostgresFleet(pool),
+    drills: createPostgresDrills(pool),
     metrics: createPostgresMetricsReads(pool),
     retention: createPostgresPruner(pool, options.retention),
     health: createPostgresHealth(pool, { retryAfterS: options.retryAfterS, onFault: options.onFault }),

@@ -20,6 +20,7 @@ import { createSessionStore } from './session-store.ts';
 import { createSuspicionStore } from './suspicion-store.ts';
 import { createTokenStore } from './token-store.ts';
 import { createFleetStore } from './fleet-store.ts';
+import { createDrillStore } from './drill-store.ts';
 import { createMetricsReads } from './metrics-reads.ts';
 import { createPruner } from './retention.ts';
 import { asyncPart } from './sync-part.ts';
@@ -119,6 +120,7 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
     sessions: asyncPart(createSessionStore(db)),
     tokens: asyncPart(createTokenStore(db)),
     fleet: asyncPart(createFleetStore(db)),
+    drills: asyncPart(createDrillStore(db)),
     metrics: asyncPart(createMetricsReads(db, path)),
     retention: createPruner(db, options.retention),
     lease: alwaysHeldLease(),
