@@ -31,6 +31,8 @@ import type { FetchHost } from './fetch/fetch-host.ts';
 import type { AdapterHost } from './adapters/adapter-host.ts';
 import { FleetSubscription, type FleetOptions, type FleetStats } from './fleet/fleet-subscription.ts';
 import type { FleetDecisionOutcome } from './fleet/apply-decision.ts';
+import { ShadowRunner } from './shadow/shadow-runner.ts';
+import type { ShadowLimits } from './shadow/shadow-options.ts';
 
 /** Options of `createBreakerbox`; everything is optional. */
 export interface BreakerboxOptions {
@@ -56,6 +58,8 @@ export interface BreakerboxOptions {
    * breakers have tripped (docs/fleet.md, "Status").
    */
   fleet?: boolean | FleetOptions;
+  /** Limits of shadow traffic (the fetch wrapper's `shadow` option): mirrors in flight and their deadline. */
+  shadowLimits?: ShadowLimits;
   clock?: Clock;
   random?: () => number;
 }
@@ -83,6 +87,8 @@ export class Breakerbox implements FetchHost, AdapterHost {
   private readonly calls = new Emitter<CallEvent>();
   private readonly chainHost: ChainHost;
   private readonly fleet: FleetSubscription | undefined;
+  /** Shadow traffic: mirrors of a share of requests to candidate models, and their aggregates. */
+  readonly shadows: ShadowRunner;
 
   /** Subscribes to every logical call's summary (see `CallEvent`). */
   readonly onCall: EventSubscriber<CallEvent> = this.calls.on;
@@ -122,6 +128,10 @@ export class Breakerbox implements FetchHost, AdapterHost {
       },
       calls: this.calls,
     };
+    this.shadows = new ShadowRunner(
+      { clock, random: this.ctx.random, latencyBounds: this.ctx.latencyBounds, policy: (key) => this.policy(key) },
+      options.shadowLimits,
+    );
     // Fail at construction, not on the first call, if the defaults are invalid.
     resolveSettings(options.defaults);
     if (options.telemetry && options.fleet !== undefined && options.fleet !== false) {
@@ -242,6 +252,7 @@ export class Breakerbox implements FetchHost, AdapterHost {
       const e = t.drain(now);
       if (e) out.push(e);
     }
+    out.push(...this.shadows.collect(now));
     return out;
   }
 
@@ -273,6 +284,7 @@ export class Breakerbox implements FetchHost, AdapterHost {
   /** Ends the fleet feed, flushes and stops the reporter's timers. */
   close(timeoutMs?: number): Promise<void> {
     this.fleet?.close();
+    this.shadows.close();
     return this.reporter ? this.reporter.close(timeoutMs) : Promise.resolve();
   }
 

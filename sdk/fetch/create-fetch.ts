@@ -17,11 +17,12 @@ import type { FailoverLevel, Operation, OperationResult } from '../policies/fall
 import type { CallFacts } from '../key-policy.ts';
 import { BreakerboxError, SDK_ERROR_CODES } from '../errors/catalog.ts';
 import { checkFetchOptions } from '../options/validate-options.ts';
-import { dialectOf, endpointOf, providerOf, retarget, usesApiKeyHeader } from './route.ts';
+import { dialectOf, endpointOf, providerOf, retarget, withApiKey } from './route.ts';
 import { ProviderHttpError, sendAttempt, type FetchLike } from './http-attempt.ts';
 import { sdkErrorAnswer } from './refusal-answer.ts';
 import { rescuedResponse } from './rescued-response.ts';
 import { estimateTokens } from '../pricing.ts';
+import { shadowRouteFor, startMirror, type PrimaryWatch, type ShadowRoute } from './shadow-mirror.ts';
 
 export type { BreakerboxFetchOptions, FetchRoute } from './fetch-options.ts';
 
@@ -56,7 +57,7 @@ export function createBreakerboxFetch(bb: FetchHost, options: BreakerboxFetchOpt
           return (input, init) => undiciFetch(input as never, { ...(init as object), dispatcher } as never) as unknown as Promise<Response>;
         })()
       : (input, init) => globalThis.fetch(input, init));
-  const operations = new Map<string, { op: Operation<RequestInput, Response>; routes: ResolvedRoute[] }>();
+  const operations = new Map<string, { op: Operation<RequestInput, Response>; routes: ResolvedRoute[]; shadow: ShadowRoute | undefined }>();
 
   if (options.baseURL && options.fallbacks) {
     const base = new URL(options.baseURL);
@@ -101,7 +102,7 @@ export function createBreakerboxFetch(bb: FetchHost, options: BreakerboxFetchOpt
         run: (input, signal, _attempt, control) => attemptRoute(r, input, signal, control),
       })),
     });
-    entry = { op, routes };
+    entry = { op, routes, shadow: shadowRouteFor(bb, options, url, family, model, provider) };
     operations.set(id, entry);
     return entry;
   }
@@ -110,11 +111,7 @@ export function createBreakerboxFetch(bb: FetchHost, options: BreakerboxFetchOpt
     const policy = bb.policy(r.key);
     const timeouts = { ...policy.settings.timeouts, ...definedOnly(options.timeouts) };
     const url = r.route.baseURL ? retarget(input.url, r.route.baseURL, input.endpointAt) : input.url;
-    const headers = new Headers(input.headers);
-    if (r.route.apiKey) {
-      if (headers.has('x-api-key') || (!headers.has('authorization') && usesApiKeyHeader(r.key.endpoint))) headers.set('x-api-key', r.route.apiKey);
-      if (headers.has('authorization') || !usesApiKeyHeader(r.key.endpoint)) headers.set('authorization', `Bearer ${r.route.apiKey}`);
-    }
+    const headers = r.route.apiKey ? withApiKey(input.headers, r.route.apiKey, r.key.endpoint) : new Headers(input.headers);
     const body = r.route.model ? { ...input.body, model: r.route.model } : input.body;
     const dialect = dialectOf(r.key.endpoint);
     return sendAttempt(
@@ -147,17 +144,37 @@ export function createBreakerboxFetch(bb: FetchHost, options: BreakerboxFetchOpt
     if (!req || !ep) return underlying(input, init);
     const model = req.body.model as string;
     const credential = credentialOf(req.headers);
-    const { op, routes } = operationFor(req.url, ep.family, model, credential);
+    const { op, routes, shadow } = operationFor(req.url, ep.family, model, credential);
     const stream = req.body.stream === true;
     const t0 = bb.clock.now();
+    const watch: PrimaryWatch | undefined = shadow
+      ? startMirror(bb, options, underlying, routes[0]!.key, shadow, {
+          url: req.url, method: req.method, headers: req.headers, body: req.body, endpointAt: ep.at, family: ep.family, stream, startedAt: t0,
+        })
+      : undefined;
 
     // The stream may end before `run` resolves; whichever comes second completes the task.
     // A rescued stream is completed by its rescuer instead, once the caller's stream ends.
     let result: OperationResult<Response> | undefined;
     let ended: [boolean, CallFacts, ErrorClass | undefined] | undefined;
     let rescued = false;
+    // The shadow's primary side, told once the answer and its end are both known.
+    let told = !watch;
+    const tellPrimary = (json?: Response) => {
+      if (told || !result || !ended) return;
+      told = true;
+      // A cancelled answer (ok false, no class) is not compared.
+      if (!ended[0] && ended[2] === undefined) return;
+      const served = result.index === 0;
+      const firstClass = served ? undefined : result.attempts.find((a) => a.level === 0 && !a.ok)?.errorClass;
+      // Served by an exercised fallback without the primary failing: nothing of the primary to compare.
+      if (!served && firstClass === undefined) return;
+      if (served && json) watch!.answered(json, ended[0], ended[1], ended[2]);
+      else watch!.ended(ended[0], ended[1], ended[2], served, firstClass);
+    };
     const finish = () => {
       if (!rescued && result?.complete && ended) result.complete(ended[0], ended[1], ended[2]);
+      if (stream) tellPrimary();
     };
     const inputFor = (body: Record<string, unknown>, onDone: RequestInput['done']): RequestInput => ({
       url: req.url,
@@ -181,11 +198,13 @@ export function createBreakerboxFetch(bb: FetchHost, options: BreakerboxFetchOpt
       deadlineMs: options.timeouts?.totalMs,
       deferSettle: true,
       idempotencyKey: req.headers.get('idempotency-key') ?? undefined,
+      ...(options.idempotent === false ? { idempotent: false } : {}),
       estimatedCostUsd: estimate,
     };
     try {
       result = await op.run(ri, runOpts);
     } catch (err) {
+      if (!req.signal?.aborted) watch?.failed(err);
       const answer = providerAnswerOf(err);
       // Hand the provider's own answer back, so the official client raises its typed error.
       if (answer) return new Response(answer.body, { status: answer.status, statusText: answer.statusText, headers: answer.headers });
@@ -216,6 +235,7 @@ export function createBreakerboxFetch(bb: FetchHost, options: BreakerboxFetchOpt
       });
     } else {
       finish();
+      if (!told) tellPrimary(stream ? undefined : res.clone());
     }
     res.headers.set('x-breakerbox-level', String(result.level));
     res.headers.set('x-breakerbox-model', result.key?.model ?? model);

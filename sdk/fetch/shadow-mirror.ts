@@ -1,0 +1,145 @@
+/**
+ * Shadow traffic in the fetch wrapper (issue 28): which candidate a primary model's
+ * requests are mirrored to (`shadow` option), and, per request, the mirror started beside
+ * the caller's call and told the primary's answer once it is known. The runner
+ * (`shadow/shadow-runner.ts`) decides, bounds and pairs; this file only speaks HTTP.
+ */
+import type { BreakerKey } from '@breakerbox/protocol';
+import { classifyThrown } from '@breakerbox/protocol';
+import type { CallFacts } from '../call-types.ts';
+import type { ErrorClass } from '@breakerbox/protocol';
+import type { FetchHost } from './fetch-host.ts';
+import type { BreakerboxFetchOptions } from './fetch-options.ts';
+import type { FetchLike } from './http-attempt.ts';
+import type { ShadowTarget } from '../shadow/shadow-options.ts';
+import { addBodyProperties, refusalFinish, requestAsksJson, type AnswerProperties, type AnswerValidator } from '../shadow/answer-properties.ts';
+import { dialectOf, providerOf, retarget, withApiKey } from './route.ts';
+import { sendCandidate } from './shadow-send.ts';
+
+/** A primary model's candidate: its key and where to send. */
+export interface ShadowRoute {
+  key: BreakerKey;
+  target: ShadowTarget;
+}
+
+/** The candidate of `model` at `url` (undefined when none is configured, or its endpoint is another family). */
+export function shadowRouteFor(bb: FetchHost, options: BreakerboxFetchOptions, url: URL, family: string, model: string, primaryProvider: string): ShadowRoute | undefined {
+  const target = options.shadow?.[model];
+  if (!target) return undefined;
+  if (target.endpoint !== undefined && target.endpoint !== family) {
+    bb.warn(`shadow of ${model}: endpoint ${target.endpoint} is not the primary's (${family}); request bodies are not translated, so it is not mirrored`, 'BB_WARN_SDK_SHADOW_ENDPOINT');
+    return undefined;
+  }
+  const provider = target.provider ?? (target.baseURL ? providerOf(new URL(target.baseURL)) : primaryProvider);
+  const region = target.region ?? (target.baseURL ? undefined : options.region);
+  return { key: { provider, endpoint: family, model: target.model, ...(region ? { region } : {}) }, target };
+}
+
+/** The request being mirrored, as the wrapper read it. */
+export interface MirroredRequest {
+  url: URL;
+  method: string;
+  headers: Headers;
+  body: Record<string, unknown>;
+  endpointAt: number;
+  family: string;
+  stream: boolean;
+  startedAt: number;
+}
+
+/** Where the wrapper tells the primary's outcome. */
+export interface PrimaryWatch {
+  /** The call failed (`err` as the chain threw it). */
+  failed(err: unknown): void;
+  /** The primary's answer ended; `served` false when a fallback served it instead (the primary then failed). */
+  ended(ok: boolean, facts: CallFacts, cls: ErrorClass | undefined, served: boolean, firstClass: ErrorClass | undefined): void;
+  /** A non-streamed answer's body, for its refusal, JSON validity and validation (read off the caller's path). */
+  answered(res: Response, ok: boolean, facts: CallFacts, cls: ErrorClass | undefined): void;
+}
+
+/**
+ * Starts the mirror of `req` to `route` when the runner picks it; undefined otherwise. The
+ * returned watch never throws.
+ */
+export function startMirror(
+  bb: FetchHost,
+  options: BreakerboxFetchOptions,
+  underlying: FetchLike,
+  primaryKey: BreakerKey,
+  route: ShadowRoute,
+  req: MirroredRequest,
+  validate?: AnswerValidator,
+): PrimaryWatch | undefined {
+  const { target } = route;
+  const asksJson = requestAsksJson(req.body);
+  const mirror = bb.shadows.begin(
+    {
+      key: primaryKey,
+      candidate: route.key,
+      share: target.share,
+      failClosed: options.failClosed === true,
+      // An idempotency key makes a retry safe, never a second, different request: side effects stay unmirrored.
+      idempotent: options.idempotent !== false,
+      asksJson,
+    },
+    (signal) => {
+      const headers = target.apiKey ? withApiKey(req.headers, target.apiKey, req.family) : new Headers(req.headers);
+      // The caller's idempotency key would let the provider answer the mirror from the primary's request.
+      headers.delete('idempotency-key');
+      return sendCandidate(
+        {
+          fetch: underlying,
+          url: target.baseURL ? retarget(req.url, target.baseURL, req.endpointAt) : req.url,
+          method: req.method,
+          headers,
+          body: { ...req.body, model: target.model },
+          stream: req.stream,
+          family: req.family,
+          dialect: dialectOf(req.family),
+          clock: bb.clock,
+          cost: (i, o) => bb.prices.cost(target.model, i, o),
+          ...(validate ? { validate } : {}),
+        },
+        signal,
+      );
+    },
+  );
+  if (!mirror) return undefined;
+  const model = primaryKey.model;
+  const props = (ok: boolean, facts: CallFacts, cls: ErrorClass | undefined): AnswerProperties => {
+    const p: AnswerProperties = {
+      ok,
+      refusal: refusalFinish(facts.finishReason) || cls === 'policy',
+      latencyMs: bb.clock.now() - req.startedAt,
+      outputTokens: facts.outputTokens ?? 0,
+      costUsd: bb.prices.cost(model, facts.inputTokens ?? 0, facts.outputTokens ?? 0),
+    };
+    if (!ok) p.errorClass = cls ?? 'unclassified';
+    if (facts.ttftMs !== undefined) p.ttftMs = facts.ttftMs;
+    return p;
+  };
+  const failedWith = (cls: ErrorClass) => mirror.primaryDone({ ok: false, errorClass: cls, refusal: cls === 'policy', latencyMs: bb.clock.now() - req.startedAt, outputTokens: 0, costUsd: 0 });
+  return {
+    failed(err) {
+      try {
+        failedWith(classifyThrown(err));
+      } catch {
+        // a mirror never fails the caller
+      }
+    },
+    ended(ok, facts, cls, served, firstClass) {
+      if (!served) failedWith(firstClass ?? 'unclassified');
+      else mirror.primaryDone(props(ok, facts, cls));
+    },
+    answered(res, ok, facts, cls) {
+      const p = props(ok, facts, cls);
+      res.text().then(
+        (text) => {
+          addBodyProperties(p, req.family, text, validate);
+          mirror.primaryDone(p);
+        },
+        () => mirror.primaryDone(p),
+      );
+    },
+  };
+}
