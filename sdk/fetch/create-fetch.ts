@@ -216,6 +216,8 @@ export function createBreakerboxFetch(bb: FetchHost, options: BreakerboxFetchOpt
       throw err;
     }
     let res = result.value;
+    // A short stream can end before `run` resolves: its end was told to no one yet.
+    if (stream) tellPrimary();
     if (stream && midStream === 'rescue' && res.body && (res.headers.get('content-type') ?? '').includes('text/event-stream')) {
       rescued = true;
       res = rescuedResponse(res as Response & { body: ReadableStream<Uint8Array> }, result, {

@@ -15,3 +15,4 @@ export * from './ingest.ts';
 export * from './metrics.ts';
 export * from './samples.ts';
 export * from './fleet.ts';
+export * from './shadow.ts';
