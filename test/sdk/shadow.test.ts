@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ask, readStream, rig, streamed, type Rig } from './scenario-helpers.ts';
 import type { ShadowEvent } from '../../protocol/types.ts';
 import { SUCCESSOR, scriptSuccessor } from '../support/fake-provider-successor.ts';
+import type { Fault } from '../support/fake-provider.ts';
 import { createBreakerbox } from '../../sdk/index.ts';
 import { ShadowRunner } from '../../sdk/shadow/shadow-runner.ts';
 import { bodyProperties } from '../../sdk/shadow/answer-properties.ts';
@@ -78,10 +79,10 @@ describe('shadow traffic', () => {
   });
 
   it.each([
-    ['fails', { kind: 'status', status: 500 } as const, { server: 1 }],
-    ['answers garbage', { kind: 'malformed_chunk' } as const, { stream_broken: 1 }],
-    ['is truncated', { kind: 'finish_length' } as const, { truncated: 1 }],
-  ])('hands the caller its answer when the candidate %s, and records how the candidate did', async (_name, fault, errors) => {
+    ['fails', { kind: 'status', status: 500 } satisfies Fault, { server: 1 }],
+    ['answers garbage', { kind: 'malformed_chunk', afterTokens: 2 } satisfies Fault, { stream_broken: 1 }],
+    ['is truncated', { kind: 'finish_length' } satisfies Fault, { truncated: 1 }],
+  ])('hands the caller its answer when the candidate %s, and records how the candidate did', async (_name, fault: Fault, errors) => {
     r = await rig(mirrorAll);
     r.fake.script(CANDIDATE, fault, { persistent: true });
     const res = await r.client.chat.completions.create(ask(PRIMARY));
