@@ -34,7 +34,7 @@ interface RequestInput {
   endpointAt: number;
   stream: boolean;
   hold: boolean;
-  done: (ok: boolean, facts: CallFacts, cls: ErrorClass | undefined, cancelled: boolean) => void;
+  done: (ok: boolean, facts: CallFacts, cls: ErrorClass | undefined, cancelled: boolean, answer?: unknown) => void;
 }
 
 interface ResolvedRoute {
@@ -160,7 +160,7 @@ export function createBreakerboxFetch(bb: FetchHost, options: BreakerboxFetchOpt
     let rescued = false;
     // The shadow's primary side, told once the answer and its end are both known.
     let told = !watch;
-    const tellPrimary = (json?: Response) => {
+    const tellPrimary = () => {
       if (told || !result || !ended) return;
       told = true;
       // A cancelled answer (ok false, no class) is not compared.
@@ -169,12 +169,12 @@ export function createBreakerboxFetch(bb: FetchHost, options: BreakerboxFetchOpt
       const firstClass = served ? undefined : result.attempts.find((a) => a.level === 0 && !a.ok)?.errorClass;
       // Served by an exercised fallback without the primary failing: nothing of the primary to compare.
       if (!served && firstClass === undefined) return;
-      if (served && json) watch!.answered(json, ended[0], ended[1], ended[2]);
-      else watch!.ended(ended[0], ended[1], ended[2], served, firstClass);
+      if (served) watch!.ended(ended[0], ended[1], ended[2], answer);
+      else watch!.failedOver(firstClass!);
     };
     const finish = () => {
       if (!rescued && result?.complete && ended) result.complete(ended[0], ended[1], ended[2]);
-      if (stream) tellPrimary();
+      tellPrimary();
     };
     const inputFor = (body: Record<string, unknown>, onDone: RequestInput['done']): RequestInput => ({
       url: req.url,
@@ -186,8 +186,10 @@ export function createBreakerboxFetch(bb: FetchHost, options: BreakerboxFetchOpt
       hold: stream && midStream === 'buffer',
       done: onDone,
     });
-    const ri = inputFor(req.body, (ok, facts, cls, cancelled) => {
+    let answer: unknown;
+    const ri = inputFor(req.body, (ok, facts, cls, cancelled, decoded) => {
       ended = [ok && !cancelled, facts, cancelled ? undefined : cls];
+      answer = decoded;
       finish();
     });
     const estimate = bb.costBudget.active
@@ -216,8 +218,8 @@ export function createBreakerboxFetch(bb: FetchHost, options: BreakerboxFetchOpt
       throw err;
     }
     let res = result.value;
-    // A short stream can end before `run` resolves: its end was told to no one yet.
-    if (stream) tellPrimary();
+    // A JSON answer, or a short stream, ended before `run` resolved: told to no one yet.
+    tellPrimary();
     if (stream && midStream === 'rescue' && res.body && (res.headers.get('content-type') ?? '').includes('text/event-stream')) {
       rescued = true;
       res = rescuedResponse(res as Response & { body: ReadableStream<Uint8Array> }, result, {
@@ -237,7 +239,6 @@ export function createBreakerboxFetch(bb: FetchHost, options: BreakerboxFetchOpt
       });
     } else {
       finish();
-      if (!told) tellPrimary(stream ? undefined : res.clone());
     }
     res.headers.set('x-breakerbox-level', String(result.level));
     res.headers.set('x-breakerbox-model', result.key?.model ?? model);

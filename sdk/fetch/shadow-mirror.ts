@@ -51,10 +51,10 @@ export interface MirroredRequest {
 export interface PrimaryWatch {
   /** The call failed (`err` as the chain threw it). */
   failed(err: unknown): void;
-  /** The primary's answer ended; `served` false when a fallback served it instead (the primary then failed). */
-  ended(ok: boolean, facts: CallFacts, cls: ErrorClass | undefined, served: boolean, firstClass: ErrorClass | undefined): void;
-  /** A non-streamed answer's body, for its refusal, JSON validity and validation (read off the caller's path). */
-  answered(res: Response, ok: boolean, facts: CallFacts, cls: ErrorClass | undefined): void;
+  /** A fallback served: the primary failed with `cls` first. */
+  failedOver(cls: ErrorClass): void;
+  /** The primary's answer ended; `answer` is a non-streamed answer's decoded body (its refusal, JSON validity, validation). */
+  ended(ok: boolean, facts: CallFacts, cls: ErrorClass | undefined, answer: unknown): void;
 }
 
 /**
@@ -127,19 +127,13 @@ export function startMirror(
         // a mirror never fails the caller
       }
     },
-    ended(ok, facts, cls, served, firstClass) {
-      if (!served) failedWith(firstClass ?? 'unclassified');
-      else mirror.primaryDone(props(ok, facts, cls));
+    failedOver(cls) {
+      failedWith(cls);
     },
-    answered(res, ok, facts, cls) {
+    ended(ok, facts, cls, answer) {
       const p = props(ok, facts, cls);
-      res.text().then(
-        (text) => {
-          addBodyProperties(p, req.family, text, validate);
-          mirror.primaryDone(p);
-        },
-        () => mirror.primaryDone(p),
-      );
+      if (answer !== undefined) addBodyProperties(p, req.family, answer, validate);
+      mirror.primaryDone(p);
     },
   };
 }

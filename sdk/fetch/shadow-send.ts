@@ -31,6 +31,7 @@ export interface CandidateRequest {
 export async function sendCandidate(c: CandidateRequest, signal: AbortSignal): Promise<AnswerProperties> {
   const started = c.clock.now();
   let ended: { ok: boolean; facts: CallFacts; cls: ErrorClass | undefined } | undefined;
+  let answer: unknown;
   const res = await sendAttempt(
     {
       fetch: c.fetch,
@@ -49,14 +50,14 @@ export async function sendCandidate(c: CandidateRequest, signal: AbortSignal): P
       malformed: 'skip',
       hold: false,
       expectUsage: c.dialect.usageBeforeEnd(c.body),
-      onDone: (ok, facts, cls) => {
+      onDone: (ok, facts, cls, _cancelled, decoded) => {
         ended = { ok, facts, cls };
+        answer = decoded;
       },
     },
     signal,
     undefined,
   );
-  let text: string | undefined;
   if (c.stream && res.body && !ended) {
     // The guard reports the stream's end (onDone) before its reader sees the end or the error.
     const reader = res.body.getReader();
@@ -65,8 +66,6 @@ export async function sendCandidate(c: CandidateRequest, signal: AbortSignal): P
     } catch {
       // a broken stream: its class is in what onDone reported
     }
-  } else {
-    text = await res.text();
   }
   const e = ended ?? { ok: false, facts: {}, cls: 'stream_broken' as ErrorClass };
   const props: AnswerProperties = {
@@ -78,6 +77,6 @@ export async function sendCandidate(c: CandidateRequest, signal: AbortSignal): P
   };
   if (!e.ok) props.errorClass = e.cls ?? 'unclassified';
   if (e.facts.ttftMs !== undefined) props.ttftMs = e.facts.ttftMs;
-  if (text !== undefined) addBodyProperties(props, c.family, text, c.validate);
+  if (answer !== undefined) addBodyProperties(props, c.family, answer, c.validate);
   return props;
 }

@@ -100,16 +100,10 @@ export function bodyProperties(family: string, body: unknown, validate: AnswerVa
 }
 
 /**
- * Folds what an answer's body says into `p`: its refusal, and for a successful answer its
- * JSON validity and the validator's verdict. A body that is not JSON adds nothing but a failed validation.
+ * Folds what an answer's decoded body says into `p`: its refusal, and for a successful
+ * answer its JSON validity and the validator's verdict.
  */
-export function addBodyProperties(p: AnswerProperties, family: string, text: string, validate: AnswerValidator | undefined): void {
-  let decoded: unknown;
-  try {
-    decoded = JSON.parse(text);
-  } catch {
-    decoded = undefined;
-  }
+export function addBodyProperties(p: AnswerProperties, family: string, decoded: unknown, validate: AnswerValidator | undefined): void {
   const b = bodyProperties(family, decoded, p.ok ? validate : undefined);
   p.refusal ||= b.refusal;
   if (p.ok && b.json !== undefined) p.json = b.json;
