@@ -120,17 +120,13 @@ function fetchVariant(share: number | undefined) {
 }
 const variants = { off: fetchVariant(undefined), share0: fetchVariant(0), share005: fetchVariant(0.05) };
 const fetchTotals = { off: [] as number[], share0: [] as number[], share005: [] as number[] };
-async function measureFetch(call: () => Promise<unknown>): Promise<number> {
-  await loop(call, FETCH_N / 4);
-  const runs: number[] = [];
-  for (let r = 0; r < 3; r++) runs.push(await loop(call, FETCH_N));
-  return med(runs);
-}
-for (let pass = 0; pass < 3; pass++) {
-  for (const name of ['off', 'share0', 'share005'] as const) fetchTotals[name].push(await measureFetch(variants[name].call));
+// Variants take turns every round (9 rounds), so drift of the shared machine hits them alike.
+for (const v of Object.values(variants)) await loop(v.call, FETCH_N / 4);
+for (let round = 0; round < 9; round++) {
+  for (const name of ['off', 'share0', 'share005'] as const) fetchTotals[name].push(await loop(variants[name].call, FETCH_N));
 }
 const fOff = med(fetchTotals.off);
-console.log(`fetch wrapper, in-memory provider, ${FETCH_N} sequential calls x 3 rounds x 3 passes (medians):`);
+console.log(`fetch wrapper, in-memory provider, ${FETCH_N} sequential calls x 9 interleaved rounds (medians):`);
 console.log(`  shadow off:        ${(fOff / 1000).toFixed(1)} µs/call`);
 console.log(`  shadow share 0:    ${(med(fetchTotals.share0) / 1000).toFixed(1)} µs/call (${((med(fetchTotals.share0) - fOff) / 1000).toFixed(1)} µs over off)`);
 console.log(`  shadow share 0.05: ${(med(fetchTotals.share005) / 1000).toFixed(1)} µs/call (${((med(fetchTotals.share005) - fOff) / 1000).toFixed(1)} µs over off, mirrors included)`);
