@@ -5,9 +5,9 @@
  */
 import { createHash } from 'node:crypto';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
-import { FleetDecisionSchema, type FleetDecision } from './schemas.ts';
+import { DrillCommandSchema, FleetDecisionSchema, type FleetDecision } from './schemas.ts';
 import { keyId } from './key.ts';
-import type { BreakerKey } from './types.ts';
+import type { BreakerKey, DrillCommand } from './types.ts';
 
 /**
  * A short, URL-safe tag of a key (16 hex of the SHA-256 of its id): the subscription names
@@ -32,4 +32,20 @@ export function parseFleetDecision(data: string): FleetDecision | null {
     return null;
   }
   return checkDecision.Check(value) ? value : null;
+}
+
+const checkDrill = TypeCompiler.Compile(DrillCommandSchema);
+
+/**
+ * Parses one `drill` event's data into a drill command, or null when it is not one: like a
+ * decision, a command that is not exactly valid is ignored whole.
+ */
+export function parseDrillCommand(data: string): DrillCommand | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(data);
+  } catch {
+    return null;
+  }
+  return checkDrill.Check(value) ? value : null;
 }

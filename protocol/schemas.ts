@@ -1,6 +1,6 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import type * as T from './types.ts';
-import { TRANSITION_REASONS } from './types.ts';
+import { DRILL_KINDS, TRANSITION_REASONS } from './types.ts';
 
 /**
  * Protocol v1 as JSON Schema (TypeBox): what the collector validates. The wire types in
@@ -32,7 +32,7 @@ export const BreakerKeySchema = Type.Object({
 const ErrorClassName = Type.Union([
   Type.Literal('rate_limit'), Type.Literal('quota'), Type.Literal('server'), Type.Literal('network'), Type.Literal('timeout'),
   Type.Literal('bad_request'), Type.Literal('auth'), Type.Literal('context_length'), Type.Literal('policy'), Type.Literal('truncated'),
-  Type.Literal('stream_broken'),
+  Type.Literal('stream_broken'), Type.Literal('invalid_output'),
   Type.Literal('unclassified'),
 ]);
 const State = Type.Union([Type.Literal('closed'), Type.Literal('open'), Type.Literal('half_open'), Type.Literal('forced_open')]);
@@ -216,6 +216,7 @@ export const BatchEnvelopeSchema = Type.Object({
   events: Type.Array(Type.Object({ type: Type.String() }), { minItems: 1, maxItems: 5000 }),
   dropped_events: Type.Optional(Count),
   fleet: Type.Optional(Type.Object({ applied: Count, ignored: Count })),
+  drill_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
 });
 
 export const AckSchema = Type.Object({ accepted: Type.Integer(), duplicate: Type.Boolean() });
@@ -241,6 +242,7 @@ export type SchemaTypesAgree = [
   Assert<Same<Omit<Static<typeof BatchEnvelopeSchema>, 'events'>, Omit<T.TelemetryBatch, 'events'>>>,
   Assert<Same<Static<typeof AckSchema>, T.TelemetryAck>>,
   Assert<Equals<Static<typeof ErrorClassName>, T.ErrorClass>>,
+  Assert<Same<Static<typeof DrillCommandSchema>, T.DrillCommand>>,
 ];
 
 // The fleet feed (docs/fleet.md): the wire decision and the subscription query.
@@ -275,14 +277,35 @@ export const FleetDecisionSchema = Type.Object({
 });
 export type FleetDecision = Static<typeof FleetDecisionSchema>;
 
-/** `GET /v1/fleet` query: the keys the instance uses, as tags (comma-separated), or none for every key. */
+/**
+ * `GET /v1/fleet` query: the keys the instance uses, as tags (comma-separated), or none for
+ * every key; and its service, which drill commands (docs/drills.md) are addressed to.
+ */
 export const FleetFeedQuerySchema = Type.Object({
   keys: Type.Optional(Type.String({ maxLength: 17 * 500, pattern: '^[0-9a-f]{16}(,[0-9a-f]{16})*$' })),
+  service: Type.Optional(Name(200)),
 });
 export type FleetFeedQuery = Static<typeof FleetFeedQuerySchema>;
 
 /** Most key tags one subscription may name; an instance with more subscribes to every key and filters itself. */
 export const MAX_FLEET_FEED_KEYS = 500;
 
-/** The SSE event names of the feed: `decision` (data: a FleetDecision) and `ready` (data: `{}` once the snapshot is sent). */
-export const FLEET_EVENTS = { decision: 'decision', ready: 'ready' } as const;
+/**
+ * The SSE event names of the feed: `decision` (data: a FleetDecision), `drill` (data: a
+ * DrillCommand, sent only to feeds that named its service) and `ready` (data: `{}` once the
+ * snapshot is sent).
+ */
+export const FLEET_EVENTS = { decision: 'decision', drill: 'drill', ready: 'ready' } as const;
+
+/** Longest one drill of a command may run, ms (an hour). */
+export const MAX_DRILL_STEP_MS = 3_600_000;
+
+/** A drill command on the wire (see `DrillCommand` in types.ts). */
+export const DrillCommandSchema = Type.Object({
+  id: Type.String({ minLength: 1, maxLength: 64 }),
+  service: Name(200),
+  kinds: Type.Array(Type.Union(DRILL_KINDS.map((k) => Type.Literal(k))), { minItems: 1, maxItems: DRILL_KINDS.length }),
+  keys: Type.Optional(Type.Array(BreakerKeySchema, { minItems: 1, maxItems: 100 })),
+  step_ms: Type.Integer({ minimum: 0, maximum: MAX_DRILL_STEP_MS }),
+  issued_at: Type.Integer({ minimum: 0 }),
+});

@@ -18,6 +18,7 @@ export const ERROR_CLASSES: readonly ErrorClass[] = [
   'policy',
   'truncated',
   'stream_broken',
+  'invalid_output',
   'unclassified',
 ];
 
@@ -45,7 +46,7 @@ export function retryNeedsCare(cls: ErrorClass): boolean {
 /**
  * True when a failure of this class is evidence against the provider (it may trip a
  * breaker). The client-fault classes — quota, bad_request, auth, context_length, policy,
- * truncated — are counted but never held against the provider.
+ * truncated, invalid_output — are counted but never held against the provider.
  */
 export function countsAgainstProvider(cls: ErrorClass): boolean {
   return RETRYABLE.has(cls);

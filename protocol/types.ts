@@ -26,6 +26,12 @@ export type ErrorClass =
   | 'policy'
   | 'truncated'
   | 'stream_broken'
+  /**
+   * An answer the provider delivered in full that failed the operation's declared validation
+   * (a JSON Schema, a validator function or a Standard Schema; docs/drills.md): a failure of
+   * its own, failed over like a client fault, never held against the provider.
+   */
+  | 'invalid_output'
   /** A failure an OTLP sender reported with an error type no rule places (docs/otlp.md): neither ours nor the provider's. */
   | 'unclassified';
 
@@ -245,11 +251,46 @@ export interface ShadowEvent {
 
 export type TelemetryEvent = TransitionEvent | WindowEvent | TasksEvent | ConfigEvent | ProbeEvent | ShadowEvent;
 
+/**
+ * The six failure drills (docs/drills.md) an SDK instance with drills enabled injects at its
+ * fetch layer, before the network: `rate_limit` 429 with `retry-after`; `slow_first_byte` a
+ * first byte later than the key's TTFT limit; `primary_down` connection refused for the
+ * primary; `truncated` an answer ending with `finish_reason: length` / `stop_reason:
+ * max_tokens`; `field_renamed` a structured-output answer with one field renamed;
+ * `auth_revoked` 401/403 for the primary key.
+ */
+export const DRILL_KINDS = ['rate_limit', 'slow_first_byte', 'primary_down', 'truncated', 'field_renamed', 'auth_revoked'] as const;
+export type DrillKind = (typeof DRILL_KINDS)[number];
+
+/**
+ * A drill the collector asks the instances of one service to run (the `data` of an SSE
+ * `drill` event on the fleet feed). An instance applies it only when its own options enable
+ * drills and `service` is its own.
+ */
+export interface DrillCommand {
+  /** Stable per drill run; every batch of the run's traffic carries it as `drill_id`. */
+  id: string;
+  service: string;
+  /** The drills to run, one after another in this order, each for `step_ms`. */
+  kinds: DrillKind[];
+  /** The keys whose calls are drilled (calls whose chain starts at one of them); absent = every chain's primary. */
+  keys?: BreakerKey[];
+  /** How long each drill of `kinds` runs, ms, measured from receipt (relative: clock skew cannot stretch it). 0 = stop now. */
+  step_ms: number;
+  /** When the collector issued it, ms since the epoch (display only). */
+  issued_at: number;
+}
+
 /** The body of `POST /v1/telemetry`. */
 export interface TelemetryBatch {
   batch_id: string;
   source: { service: string; instance: string; sdk?: string };
   events: TelemetryEvent[];
+  /**
+   * Present when every event of the batch is drill traffic of that run (docs/drills.md): the
+   * collector keeps such batches out of real verdicts, incidents, `/metrics` and cost.
+   */
+  drill_id?: string;
   /** Events the sender dropped (buffer full while the collector was unreachable) since its last accepted batch. */
   dropped_events?: number;
   /** Fleet decisions (docs/fleet.md) this instance applied and ignored since its last accepted batch; absent when none. */

@@ -113,6 +113,11 @@ export class Breakerbox implements FetchHost, AdapterHost {
       calls: this.calls,
       latencyBounds: options.latencyBoundsMs ?? DEFAULT_LATENCY_BOUNDS_MS,
       sampleLimits: sampleLimitsOf(options.telemetry),
+      // A key starting to fail is reported at once: the collector's probes and fleet decision need not wait out the interval.
+      onFailureOnset: (stats) => {
+        const w = this.reporter ? stats.drain(clock.now()) : undefined;
+        if (w) this.reporter!.push(w, true);
+      },
     };
     this.chainHost = {
       clock,

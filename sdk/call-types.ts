@@ -9,7 +9,7 @@ import type { CallEvent } from './call-event.ts';
 import type { RetryBudget } from './policies/retry-budget.ts';
 import type { CostBudget } from './policies/cost-budget.ts';
 import type { PriceTable } from './pricing.ts';
-import type { AttemptFacts } from './telemetry/key-stats.ts';
+import type { AttemptFacts, KeyStats } from './telemetry/key-stats.ts';
 import type { SampleLimits } from './telemetry/key-samples.ts';
 
 /** What every key of one SDK instance shares. */
@@ -23,6 +23,8 @@ export interface SdkContext {
   latencyBounds: readonly number[];
   /** Evidence samples kept per key per window (count 0: none; no collector, no samples). */
   sampleLimits: SampleLimits;
+  /** A key's window reached its failure onset (`KeyStats.attempt`): report it now. Absent without a collector. */
+  onFailureOnset?: (stats: KeyStats) => void;
 }
 
 /** Facts about a successful answer, for telemetry and `onCall`. */

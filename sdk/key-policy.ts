@@ -112,7 +112,7 @@ export class KeyPolicy {
     const probe = (flags & FLAG_PROBE) !== 0;
     const cold = (flags & FLAG_COLD) !== 0;
     this.breaker.record(now, cls, slow, probe, cold);
-    this.stats.attempt(latency, cls, slow, retry, cold, probe, facts, (flags & FLAG_EXERCISE) !== 0);
+    if (this.stats.attempt(latency, cls, slow, retry, cold, probe, facts, (flags & FLAG_EXERCISE) !== 0)) this.ctx.onFailureOnset?.(this.stats);
     if (facts?.costUsd) this.ctx.costBudget.record(facts.costUsd, now);
     if ((cls !== null || slow) && this.stats.wantsSample(cls ?? 'slow', now)) this.keepSample(now, start, cls, attempt, err, facts, opts);
   }

@@ -24,17 +24,17 @@ export type BreakerState =
   | { readonly name: 'half_open'; readonly since: number; readonly attempt: number }
   /**
    * Forced open: by `forceOpen` (`until: null`, until `forceClose`), or by a fleet decision
-   * (docs/fleet.md) until `until` — past it the breaker goes half-open unless renewed. A fleet
-   * outage keeps the breaker's own cooldown schedule: from `trialAt` the first caller takes
-   * its own half-open trial, so a fleet decision never delays finding a recovered provider.
-   * `trialAt` is null for the application's `forceOpen` and for an on-call drain.
+   * (docs/fleet.md) until `until` — past it the breaker goes half-open unless renewed. No
+   * trial of its own meanwhile: under a fleet outage the collector's probes are the fleet's
+   * half-open trial (a `recovered` decision sends it half-open at once), and the time-to-live
+   * bounds the hold if the collector falls silent.
    */
-  | { readonly name: 'forced_open'; readonly since: number; readonly until: number | null; readonly trialAt: number | null; readonly attempt: number };
+  | { readonly name: 'forced_open'; readonly since: number; readonly until: number | null; readonly attempt: number };
 
 /** What a fleet decision did to a breaker (`applied`/`renewed`), or why it did nothing. */
 export type FleetEffect = 'applied' | 'renewed' | 'manual_override' | 'not_open' | 'overruled';
 
-/** A fleet decision holding the breaker open (in `forced_open`, or through its own half-open trial). */
+/** The fleet decision holding the breaker in `forced_open`. */
 interface FleetHold {
   until: number;
   reason: 'fleet_outage' | 'fleet_drain';
@@ -71,7 +71,9 @@ export class Breaker {
   private failureRun = 0;
   /** The fleet decision holding the breaker open, if any. */
   private hold: FleetHold | null = null;
-  /** The fleet outage this breaker's own trials found over: its renewals no longer reopen a closed breaker. */
+  /** The fleet outage whose time-to-live lapsed last (its renewals stopped arriving). */
+  private lapsed: string | undefined;
+  /** The fleet outage this breaker's own trials found over after it lapsed: its renewals no longer reopen a closed breaker. */
   private overruled: string | undefined;
   /** Subscribes to state changes; returns an unsubscribe function. */
   readonly onStateChange: EventSubscriber<BreakerTransition> = this.transitions.on;
@@ -95,7 +97,7 @@ export class Breaker {
   get state(): BreakerState {
     const s = this.current;
     if ((s.name === 'open' || (s.name === 'forced_open' && s.until !== null)) && this.clock.now() >= s.until!) {
-      this.hold = null;
+      this.releaseHold();
       this.toHalfOpen(this.attemptOf(s), 'cooldown_elapsed');
     }
     return this.current;
@@ -120,14 +122,10 @@ export class Breaker {
       this.toHalfOpen(s.attempt, 'cooldown_elapsed');
     } else if (s.name === 'forced_open') {
       if (s.until === null) return REFUSED_OPEN;
-      if (now >= s.until) {
-        // A fleet decision's time-to-live lapses here: never held open past it without renewal.
-        this.hold = null;
-        this.toHalfOpen(s.attempt, 'cooldown_elapsed');
-      } else if (s.trialAt !== null && now >= s.trialAt) {
-        // The breaker's own trial, on its own cooldown schedule; the hold stays for a failed one.
-        this.toHalfOpen(s.attempt, 'cooldown_elapsed');
-      } else return REFUSED_OPEN;
+      if (now < s.until) return REFUSED_OPEN;
+      // A fleet decision's time-to-live lapses here: never held open past it without renewal.
+      this.releaseHold();
+      this.toHalfOpen(s.attempt, 'cooldown_elapsed');
     }
     if (this.probesInFlight >= this.options.halfOpenMaxProbes) return REFUSED_HALF_OPEN_BUSY;
     this.probesInFlight++;
@@ -154,9 +152,9 @@ export class Breaker {
       } else if (cls === null && ++this.probeSuccesses >= this.options.halfOpenSuccesses) {
         this.window.clear();
         this.failureRun = 0;
-        // Its own calls found the provider back before the collector did.
-        if (this.hold?.reason === 'fleet_outage') this.overruled = this.hold.id;
-        this.hold = null;
+        // Its own trials found the provider back after the outage lapsed unrenewed.
+        this.overruled = this.lapsed;
+        this.lapsed = undefined;
         this.setState({ name: 'closed', since: now }, 'probes_succeeded');
       }
       return;
@@ -185,7 +183,7 @@ export class Breaker {
   forceOpen(): void {
     const s = this.current;
     this.hold = null;
-    if (s.name !== 'forced_open' || s.until !== null) this.setState({ name: 'forced_open', since: this.clock.now(), until: null, trialAt: null, attempt: this.attemptOf(s) }, 'manual');
+    if (s.name !== 'forced_open' || s.until !== null) this.setState({ name: 'forced_open', since: this.clock.now(), until: null, attempt: this.attemptOf(s) }, 'manual');
   }
 
   /**
@@ -193,9 +191,8 @@ export class Breaker {
    * `fleet_drain`): `applied` when it opened it, `renewed` when it moved the deadline of an
    * earlier fleet decision (no transition; also during the breaker's own trial), `manual_override`
    * when the application forced it open itself. Past the deadline the breaker goes half-open
-   * on its own. An outage keeps the breaker's own cooldown schedule of half-open trials (a
-   * drain does not: on-call took the key out); when those trials close the breaker, renewals
-   * of that same outage (`id`) are `overruled` until the breaker opens on its own again.
+   * on its own; when its own trials then close it, renewals of that same lapsed outage (`id`)
+   * are `overruled` until the breaker opens on its own again.
    */
   fleetOpen(ttlMs: number, reason: 'fleet_outage' | 'fleet_drain', id?: string): FleetEffect {
     const now = this.clock.now();
@@ -203,22 +200,14 @@ export class Breaker {
     if (s.name === 'forced_open' && s.until === null) return 'manual_override';
     if (reason === 'fleet_outage' && id !== undefined && id === this.overruled && s.name !== 'open') return 'overruled';
     const until = now + ttlMs;
-    if (this.hold && (s.name === 'forced_open' || (s.name === 'half_open' && reason === 'fleet_outage'))) {
+    if (this.hold && s.name === 'forced_open') {
       this.hold = { until, reason, id };
-      if (s.name === 'forced_open') this.current = { ...s, until, trialAt: reason === 'fleet_drain' ? null : s.trialAt };
+      this.current = { ...s, until };
       return 'renewed';
     }
-    let attempt: number;
-    let trialAt: number | null = null;
-    if (s.name === 'open') {
-      attempt = s.attempt;
-      if (reason === 'fleet_outage') trialAt = s.until;
-    } else {
-      attempt = this.nextAttempt(now);
-      if (reason === 'fleet_outage') trialAt = now + this.cooldownOf(attempt);
-    }
+    const attempt = s.name === 'open' ? s.attempt : this.nextAttempt(now);
     this.hold = { until, reason, id };
-    this.setState({ name: 'forced_open', since: now, until, trialAt, attempt }, reason, undefined, ttlMs);
+    this.setState({ name: 'forced_open', since: now, until, attempt }, reason, undefined, ttlMs);
     return 'applied';
   }
 
@@ -230,11 +219,17 @@ export class Breaker {
   fleetHalfOpen(reason: 'fleet_recovered' | 'fleet_release'): FleetEffect {
     const s = this.state;
     if (s.name === 'forced_open' && s.until === null) return 'manual_override';
-    // Over: a trial under way now fails to an ordinary open, not back into the hold.
     this.hold = null;
+    this.lapsed = undefined;
     if (s.name !== 'open' && s.name !== 'forced_open') return 'not_open';
     this.toHalfOpen(this.attemptOf(s), reason);
     return 'applied';
+  }
+
+  /** A fleet hold ends by its time-to-live: an outage's id is kept, so its late renewals can be told apart. */
+  private releaseHold(): void {
+    if (this.hold?.reason === 'fleet_outage') this.lapsed = this.hold.id;
+    this.hold = null;
   }
 
   private attemptOf(s: BreakerState): number {
@@ -247,6 +242,7 @@ export class Breaker {
     this.failureRun = 0;
     this.consecutiveOpens = 0;
     this.hold = null;
+    this.lapsed = undefined;
     this.overruled = undefined;
     if (this.current.name !== 'closed') this.setState({ name: 'closed', since: this.clock.now() }, 'manual');
   }
@@ -284,12 +280,6 @@ export class Breaker {
     const rates = this.rates(now);
     this.window.clear();
     this.failureRun = 0;
-    if (this.hold && now < this.hold.until) {
-      // A failed trial under a fleet outage: open until the outage's TTL, next trial on the usual schedule.
-      this.setState({ name: 'forced_open', since: now, until: this.hold.until, trialAt: now + cooldownMs, attempt }, reason, rates, this.hold.until - now);
-      return;
-    }
-    this.hold = null;
     this.setState({ name: 'open', since: now, until: now + cooldownMs, cooldownMs, attempt }, reason, rates);
   }
 

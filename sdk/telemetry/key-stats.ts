@@ -4,7 +4,14 @@
  */
 import type { BreakerKey, CallSample, ErrorClass, Histogram, WindowEvent } from '@breakerbox/protocol';
 import { KeySamples, type SampleLimits } from './key-samples.ts';
-import { ERROR_CLASSES } from '@breakerbox/protocol';
+import { ERROR_CLASSES, countsAgainstProvider } from '@breakerbox/protocol';
+
+/**
+ * Provider-side failed attempts that make a window's failure onset: the window is reported
+ * at once instead of at the end of its interval (docs/fleet.md, "How early"), so the
+ * collector's probe on suspicion — and a fleet decision — need not wait up to 10 s for it.
+ */
+export const ONSET_FAILURES = 2;
 
 const CLASS_INDEX: Record<ErrorClass, number> = Object.fromEntries(ERROR_CLASSES.map((c, i) => [c, i])) as Record<ErrorClass, number>;
 
@@ -47,6 +54,14 @@ export class KeyStats {
   private exercisedOk = 0;
   private start: number;
   private readonly samples: KeySamples | undefined;
+  /** Provider-side failed attempts in this window. */
+  private providerFailed = 0;
+  /**
+   * Whether this window may still report an onset: its previous window was not failing (or
+   * saw no traffic). During a lasting outage every window fails, so only the first is cut
+   * early: at most one early report per key per interval.
+   */
+  private armed = true;
 
   constructor(
     private readonly key: BreakerKey,
@@ -74,8 +89,12 @@ export class KeyStats {
     return this.calls + this.rejected + this.shortCircuited > 0;
   }
 
-  /** Records one attempt that was sent. */
-  attempt(latencyMs: number, cls: ErrorClass | null, slow: boolean, retry: boolean, cold: boolean, probe: boolean, facts?: AttemptFacts, exercised = false): void {
+  /**
+   * Records one attempt that was sent. Returns true when this attempt makes the window's
+   * failure onset (`ONSET_FAILURES` provider-side failures after a window that was not
+   * failing): the caller should report the window now.
+   */
+  attempt(latencyMs: number, cls: ErrorClass | null, slow: boolean, retry: boolean, cold: boolean, probe: boolean, facts?: AttemptFacts, exercised = false): boolean {
     this.calls++;
     if (exercised) {
       this.exercised++;
@@ -104,6 +123,8 @@ export class KeyStats {
       this.costUsd += facts.costUsd ?? 0;
       if (facts.skippedChunks) this.skippedChunks += facts.skippedChunks;
     }
+    if (cls === null || !countsAgainstProvider(cls)) return false;
+    return ++this.providerFailed === ONSET_FAILURES && this.armed;
   }
 
   /** Records a call refused by the bulkhead. */
@@ -118,6 +139,8 @@ export class KeyStats {
 
   /** Returns the window since the last drain (or undefined if it saw no traffic) and starts a new one at `now`. */
   drain(now: number): WindowEvent | undefined {
+    this.armed = this.providerFailed < ONSET_FAILURES;
+    this.providerFailed = 0;
     if (!this.touched) {
       this.samples?.drain();
       this.start = now;

@@ -52,14 +52,15 @@ const VerdictsSection = Type.Object(
 const SuspicionSection = Type.Object(
   {
     enabled: Type.Boolean({ default: true, description: 'ask the probers for immediate probes of a key whose client side starts to degrade' }),
-    interval_s: Type.Number({ minimum: 0, default: 2, description: 'how often the trigger looks (0 = only on demand)' }),
+    interval_s: Type.Number({ minimum: 0, default: 1, description: 'how often the trigger looks (0 = only on demand)' }),
     window_s: Type.Integer({ minimum: 10, default: 60, description: 'client windows this recent are read for provider-side errors' }),
     min_calls: Type.Integer({ minimum: 1, default: 10, description: 'calls the failing windows must hold' }),
     provider_error_share: Share(0.2, 'provider-side failed calls over calls at or above this: a failing window'),
-    min_failed_windows: Type.Integer({ minimum: 1, default: 2, description: 'consecutive failing windows of one instance (one failed window is a blip)' }),
+    min_failed_windows: Type.Integer({ minimum: 1, default: 2, description: 'consecutive failing windows of one instance (one failed window of one instance is a blip)' }),
+    min_instances: Type.Integer({ minimum: 2, default: 3, description: 'this many instances of a key failing at once (one failing window each, the SDK reports its first at once) trigger without waiting for a second window' }),
     min_open_s: Type.Number({ minimum: 0, default: 5, description: 'a breaker open this long without closing (half-open counts as open) triggers' }),
     burst: Type.Integer({ minimum: 1, maximum: 10, default: 3, description: 'requests per location per suspicion (verdicts.min_probes decide a location)' }),
-    burst_gap_s: Type.Number({ minimum: 0, default: 3, description: 'the n-th request of a burst is due n gaps later' }),
+    burst_gap_s: Type.Number({ minimum: 0, default: 1, description: 'the n-th request of a burst is due n gaps later' }),
     cooldown_s: Type.Integer({ minimum: 10, default: 300, description: 'at most one suspicion (one burst) per key this often' }),
     max_per_location_per_hour: Type.Integer({ minimum: 1, default: 60, description: 'requests queued for one location per hour, across keys' }),
     request_ttl_s: Type.Integer({ minimum: 5, default: 60, description: 'a request no prober collected by then expires' }),
@@ -229,6 +230,7 @@ const FleetSection = Type.Object(
     max_subscribers: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 20_000, description: 'feeds one collector holds at once; past it a new subscription answers 503 and the SDK retries later' }),
     max_buffered_bytes: Type.Integer({ minimum: 1024, maximum: 16 * 1024 * 1024, default: 64 * 1024, description: 'bytes a slow subscriber may have unsent before its feed is closed (memory per subscriber is bounded; it reconnects and gets a fresh snapshot)' }),
     max_drain_s: Type.Integer({ minimum: 60, maximum: 30 * 86_400, default: 86_400, description: 'longest expiry of an operator drain' }),
+    recovery_probe_s: Type.Number({ minimum: 0, maximum: 600, default: 5, description: 'while a fleet outage holds, each location that decided it is asked for a probe of the key this often (doubling every minute of the outage, up to 60 s; within suspicion.max_per_location_per_hour): the probes are the fleet\'s half-open trial. 0 = never (recovery then waits for scheduled probes)' }),
   },
   { default: {}, additionalProperties: false },
 );

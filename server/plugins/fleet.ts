@@ -5,6 +5,7 @@ import { BreakerboxError } from '../errors.ts';
 import { createFeedHub } from '../fleet/feed-hub.ts';
 import { createFeedSource } from '../fleet/feed-source.ts';
 import { createFleetService, type FleetService } from '../fleet/fleet-service.ts';
+import { createRecoveryProbes } from '../fleet/recovery-probes.ts';
 import type { FleetAnalysis } from '../fleet/derive.ts';
 import { DrainRoute, FleetFeedRoute, FleetListRoute, ReleaseRoute } from '../schemas/fleet.ts';
 
@@ -40,6 +41,11 @@ export const fleetPlugin = fp(
     const hub = createFeedHub(cfg.max_buffered_bytes, { sent: (kind, n) => app.collectorMetrics.fleetSent(kind, n) });
     // Renewals every third of the TTL: two may be lost before an instance's TTL lapses.
     const source = createFeedSource(app.storage.fleet, hub, { ttlMs, renewMs: Math.floor(ttlMs / 3) });
+    const recoveryProbes = createRecoveryProbes(app.storage, {
+      baseMs: cfg.recovery_probe_s * 1000,
+      perLocationPerHour: app.config.suspicion.max_per_location_per_hour,
+      requestTtlMs: app.config.suspicion.request_ttl_s * 1000,
+    });
     let polling: Promise<void> | null = null;
     const poll = (now = app.clock.now()) => {
       // A poll still running is not overlapped: the next tick waits for it.
@@ -48,12 +54,17 @@ export const fleetPlugin = fp(
       });
       return polling;
     };
-    /** The timer's tick: on the leader, recoveries first (so they go out in this same poll), then the push. */
+    /**
+     * The timer's tick: on the leader, recoveries first (so they go out in this same poll) and
+     * the recovery probes of the outages still running, then the push.
+     */
     const tick = async () => {
       const now = app.clock.now();
       if (app.storage.lease.isHeld()) {
         const recovered = await service.checkRecoveries(now);
         if (recovered) app.log.info({ recovered }, 'fleet outages recovered: their probes are ok again');
+        const queued = await recoveryProbes.queue(now, await app.storage.fleet.running(now, ['outage']));
+        if (queued) app.log.debug({ queued }, 'fleet outages: recovery probes requested');
       }
       await poll(now);
     };

@@ -12,7 +12,7 @@ import { decide, type Decision } from './rules.ts';
 import { fleetParts, serviceHealth, type ServiceHealth } from './fleet-parts.ts';
 import { siblingProbes } from './sibling-probes.ts';
 import { silentLocations } from './silent-locations.ts';
-import { freshenProbes, holdBeforeAsking, holdForProbes, type PendingProbesSource } from './pending-probes.ts';
+import { failingNow, freshenProbes, holdBeforeAsking, holdForProbes, type PendingProbesSource } from './pending-probes.ts';
 import type { Alternative, ClientFigures, KeyState, PartHealth, ProbeFigures } from './types.ts';
 import type { SiblingProbes } from './sibling-probes.ts';
 import { floorMinute, type TimeRange } from './window.ts';
@@ -170,9 +170,13 @@ export async function analyse(deps: AnalyseDeps, range: TimeRange, options: { ke
     }
     const near = Object.keys(probes).length === 0 ? nearMatches(info.key, keys, probed) : [];
     // A degradation the probers were asked about: its probe side is what they saw since it began.
-    const suspicion = clients.degraded ? suspicions.get(id) : undefined;
-    const fresh = suspicion ? await deps.pending!.probesSince(id, suspicion.startedAt, to) : null;
-    if (fresh) {
+    const asked = suspicions.get(id);
+    const fresh = asked && (clients.degraded || to - asked.triggeredAt <= deps.pending!.pendingMaxMs) ? await deps.pending!.probesSince(id, asked.startedAt, to) : null;
+    // Failing now, confirmed by the probes asked for, though the window still reads healthy.
+    const failingSince = !clients.degraded && failingNow(asked, fresh, usable, to, deps.pending?.pendingMaxMs ?? 0, t) ? asked : undefined;
+    if (failingSince) clients.degraded = true;
+    const suspicion = clients.degraded ? asked : undefined;
+    if (suspicion && fresh) {
       freshenProbes(usable, fresh, t);
       for (const location of Object.keys(usable)) probes[location] = usable[location]!;
     }
@@ -198,7 +202,7 @@ export async function analyse(deps: AnalyseDeps, range: TimeRange, options: { ke
           })));
     const state = keyState(instances, states);
     const joined = joinedIds.map((other) => keys.get(other)!.key);
-    const context = { stateText: state.open + state.half_open > 0 ? state.text : null, joined, near, health, aliases: t.provider_aliases, key: info.key };
+    const context = { stateText: state.open + state.half_open > 0 ? state.text : null, joined, near, health, aliases: t.provider_aliases, key: info.key, failingSince };
     const alternative = alternativeOf(decision, clients, usable, t);
     const said = evidence(decision, clients, probes, t, context, alternative);
     if (citesSamples(decision, clients)) citing.push({ keyId: id, evidence: said });

@@ -14,6 +14,13 @@ export { list, num, pct } from './text.ts';
 /** "12:04:05 UTC": when, in a page or the evidence. */
 export const clockTime = (ms: number): string => `${new Date(ms).toISOString().slice(11, 19)} UTC`;
 
+/** What each suspicion trigger saw (server/suspicion/detect.ts), for the evidence. */
+const SUSPICION_TEXT: Record<string, string> = {
+  breaker_open: 'a breaker open',
+  provider_errors: 'provider-side errors in consecutive windows',
+  instances_failing: 'provider-side errors on several instances at once',
+};
+
 const plural = (n: number, word: string) => `${num(n)} ${word}${n === 1 ? '' : 's'}`;
 
 function classList(errors: Record<ErrorClass, number>, classes: readonly ErrorClass[]): string {
@@ -25,7 +32,7 @@ function classList(errors: Record<ErrorClass, number>, classes: readonly ErrorCl
 }
 
 /** Sentences about the client side, with the figures the verdict used. */
-function clientSentences(c: ClientFigures, t: VerdictThresholds, stateText: string | null): string[] {
+function clientSentences(c: ClientFigures, t: VerdictThresholds, stateText: string | null, failingSince?: EvidenceContext['failingSince']): string[] {
   const out: string[] = [];
   const where = `on ${plural(c.instances, 'instance')}${c.services > 1 ? ` of ${plural(c.services, 'service')}` : ''}`;
   if (c.calls === 0) out.push(`clients: no calls in the window${c.instances ? ` (${plural(c.instances, 'instance')} reporting)` : ''}`);
@@ -64,6 +71,7 @@ function clientSentences(c: ClientFigures, t: VerdictThresholds, stateText: stri
         why.push(`rejection share ${pct(c.rejection_share)} ≥ ${pct(t.degraded_rejection_share)}`);
       }
     }
+    if (failingSince) why.push(`failing since ${clockTime(failingSince.startedAt)} (${SUSPICION_TEXT[failingSince.reason] ?? failingSince.reason}), confirmed by the probes asked for then`);
     out.push(`clients degraded: ${why.join(', ')}`);
   }
   return out;
@@ -216,6 +224,8 @@ export interface EvidenceContext {
   near: BreakerKey[];
   health: Map<string, LocationHealth>;
   aliases: Record<string, string>;
+  /** The suspicion whose probes showed the clients failing now, before the window's figures do (`failingNow`). */
+  failingSince?: { startedAt: number; reason: string } | undefined;
 }
 
 /** Sentences about how the key's two sides were joined, and which locations were set aside. */
@@ -245,7 +255,7 @@ export function evidence(d: Decision, c: ClientFigures, probes: Record<string, P
   const power = d.power && d.hint !== 'probes_inconclusive' && d.hint !== 'traffic_shape' ? `probe power: ${powerText(d)}${d.power.refutes ? '' : ' — too weak to rule the provider out'}` : null;
   return [
     `${d.verdict}: ${verdictText(d)}`,
-    ...clientSentences(c, t, x.stateText),
+    ...clientSentences(c, t, x.stateText, x.failingSince),
     ...(Object.keys(probes).length > 0 && Object.keys(usableOnly(probes)).length === 0 ? ['probes: none usable in the window'] : probeSentences(usableOnly(probes), t)),
     ...joinSentences(probes, x),
     ...[ownClassSentence(d, c), siblingSentence(d)].filter((x): x is string => x !== null),

@@ -40,6 +40,21 @@ export function freshenProbes(probes: Record<string, ProbeFigures>, fresh: Map<s
 }
 
 /**
+ * Clients failing now, before their window shows it: a suspicion triggered at most `maxMs`
+ * ago (the trigger saw provider-side failures on several instances, a failing run, or a
+ * breaker open) whose asked probes fail at some usable location. The window's figures lag —
+ * minutes of healthy traffic before the outage outweigh its first seconds — so the suspicion
+ * is the client evidence and the probes asked for are the confirmation (docs/alerts.md).
+ */
+export function failingNow(s: SuspicionRow | undefined, fresh: Map<string, FreshProbes> | null, usable: Record<string, ProbeFigures>, to: number, maxMs: number, t: VerdictThresholds): boolean {
+  if (!s || !fresh || to - s.triggeredAt > maxMs) return false;
+  return Object.entries(usable).some(([location, f]) => {
+    const n = fresh.get(location);
+    return !f.set_aside && n !== undefined && n.probes >= t.min_probes && n.failed / n.probes > t.probe_failing_share;
+  });
+}
+
+/**
  * Holds a verdict that rests on the probe side while the requested probes are outstanding:
  * `insufficient_data` / `probes_pending` until every asked location answered with
  * `min_probes` probes since the degradation began, or `pending_max_s` passed; after that,

@@ -10,7 +10,8 @@ import { manualClock } from '../../server/clock.ts';
 import { createPostgresStorage } from '../../server/storage/postgres/postgres-storage.ts';
 import { createSqliteStorage } from '../../server/storage/sqlite/sqlite-storage.ts';
 import type { FleetDecisionRecord, Storage } from '../../server/storage/storage.ts';
-import { tempDir } from '../server/helpers.ts';
+import { createRecoveryProbes, recoveryIntervalMs } from '../../server/fleet/recovery-probes.ts';
+import { batch, tempDir, windowEvent } from '../server/helpers.ts';
 import { RETENTION, usePostgresCluster } from '../support/postgres-cluster.ts';
 
 const postgres = usePostgresCluster();
@@ -68,5 +69,30 @@ describe.each(ENGINES)('$name engine: fleet decisions', ({ collectors }) => {
     const audit = await leader!.fleet.forKey(fleetKeyTag(KEY), T, 10);
     expect(audit.map((d) => [d.id, d.endedAt, d.endedBy, d.expiresAt])).toEqual([['d2', T + 40_000, 'oncall', T + 3_600_000], ['d1', null, null, T + 90_000]]);
     expect(await leader!.fleet.forKey(fleetKeyTag({ ...KEY, region: 'eu-west' }), T, 10)).toEqual([]);
+  });
+
+  it('asks each deciding location for a recovery probe every recovery_probe_s, doubling each minute of the outage, within the hourly budget; any collector hands them out', async () => {
+    const [leader, follower] = await collectors(2);
+    await leader!.telemetry.insertBatch(batch([windowEvent({ key: KEY, start: T - 20_000, end: T - 10_000 })]), T);
+    const outage = row();
+    const probes = createRecoveryProbes(leader!, { baseMs: 5_000, perLocationPerHour: 8, requestTtlMs: 600_000 });
+    expect(await probes.queue(T + 4_999, [outage])).toBe(0);
+    expect(await probes.queue(T + 5_000, [outage])).toBe(2);
+    expect(await probes.queue(T + 9_999, [outage])).toBe(0);
+    expect(await probes.queue(T + 10_000, [outage])).toBe(2);
+    // A minute in, the interval is 10 s.
+    expect(await probes.queue(T + 60_000, [outage])).toBe(2);
+    expect(await probes.queue(T + 65_000, [outage])).toBe(0);
+    expect(await probes.queue(T + 70_000, [outage])).toBe(2);
+    const taken = await follower!.suspicions.take('eu-west', T + 70_000, 20);
+    expect(taken.map((r) => [r.key, r.requested_at, r.suspicion_id])).toEqual([[KEY, T + 5_000, 0], [KEY, T + 10_000, 0], [KEY, T + 60_000, 0], [KEY, T + 70_000, 0]]);
+    // The hourly budget of a location (8 here) bounds them: four more each, then none.
+    let later = 0;
+    for (let t = T + 80_000; t < T + 600_000; t += 20_000) later += await probes.queue(t, [outage]);
+    expect(later).toBe(8);
+    // An ended outage asks for nothing; a drain never does.
+    expect(await probes.queue(T + 3_700_000, [])).toBe(0);
+    expect(await probes.queue(T + 3_700_000, [row({ id: 'd3', kind: 'drain', origin: 'operator', locations: [] })])).toBe(0);
+    expect([0, 59_999, 60_000, 120_000, 180_000, 600_000].map((age) => recoveryIntervalMs(5_000, age))).toEqual([5_000, 5_000, 10_000, 20_000, 40_000, 60_000]);
   });
 });

@@ -143,7 +143,7 @@ describe('fleet feed: applying decisions', () => {
     expect(state(PRIMARY)).toBe('half_open');
   });
 
-  it('never delays recovery: under a fleet outage the breaker still takes its own trial on its cooldown, closes on a provider that is back, and the outage\'s renewals are then overruled', async () => {
+  it('sends calls to the fallback for the whole hold (no trial of its own), and once the TTL lapses unrenewed its own trials close a recovered key; late renewals of that outage are then overruled', async () => {
     let c!: FakeCollector;
     c = await fakeCollector(feedWith(() => c, sse(decision())));
     const { bb, clock, state, transitions } = await instance(c.url);
@@ -151,13 +151,17 @@ describe('fleet feed: applying decisions', () => {
     let primaryCalls = 0;
     const op = bb.operation({ name: 'draft', levels: [{ key: PRIMARY, run: async () => (primaryCalls++, 'primary') }, { key: FALLBACK, run: async () => 'fallback' }] });
     expect((await op.run(undefined)).value).toBe('fallback');
-    // The first open's cooldown (5 s) elapses long before the 60 s TTL: the next call is the breaker's own trial.
-    await clock.advance(5_000);
+    // Past every cooldown of its own, still inside the 60 s TTL: the primary is not tried.
+    await clock.advance(30_000);
+    expect((await op.run(undefined)).value).toBe('fallback');
+    expect(primaryCalls).toBe(0);
+    // No renewal came: the TTL lapses and the breaker's own trials find the provider back.
+    await clock.advance(30_000);
     for (let i = 0; i < 3; i++) expect((await op.run(undefined)).value).toBe('primary');
     expect(primaryCalls).toBe(3);
     expect(state(PRIMARY)).toBe('closed');
     expect(transitions.filter((t) => t.key.model === PRIMARY.model).map((t) => `${t.to}:${t.reason}`).slice(-3)).toEqual(['forced_open:fleet_outage', 'half_open:cooldown_elapsed', 'closed:probes_succeeded']);
-    // The collector's probes have not seen it yet and it renews the same outage: the instance's own evidence is newer.
+    // A renewal of the same outage that was held up: the instance's own evidence is newer.
     c.open[0]!.write(sse(decision()));
     await until(() => bb.fleetStats()!.ignored.overruled === 1);
     expect(state(PRIMARY)).toBe('closed');

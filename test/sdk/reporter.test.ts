@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createBreakerbox, TelemetryReporter, type TelemetryEvent } from '../../sdk/index.ts';
+import { createBreakerbox, TelemetryReporter, type TelemetryEvent, type WindowEvent } from '../../sdk/index.ts';
+import { ManualClock } from '../support/manual-clock.ts';
 import { startReceiver } from './telemetry-receiver.ts';
 
 type Receiver = Awaited<ReturnType<typeof startReceiver>>;
@@ -114,7 +115,7 @@ describe('TelemetryReporter', () => {
 });
 
 describe('SDK telemetry end to end (local receiver)', () => {
-  it('sends each breaker’s first state, its config, its transitions at once and its windows per interval', async () => {
+  it('sends each breaker’s first state, its config, its transitions at once, its window at once on a failure onset and otherwise per interval', async () => {
     rx = await startReceiver();
     const bb = createBreakerbox({
       defaults: { breaker: { minCalls: 2 }, retry: { maxAttempts: 1 } },
@@ -126,11 +127,51 @@ describe('SDK telemetry end to end (local receiver)', () => {
     const early = rx.received.flatMap((r) => r.batch.events);
     expect(early.filter((e) => e.type === 'transition').map((e) => (e as { from: unknown }).from + '>' + (e as { to: string }).to)).toEqual(['null>closed', 'closed>open']);
     expect(early.find((e) => e.type === 'config')).toMatchObject({ key: KEY, settings: { min_calls: 2, max_concurrent: 100 } });
-    expect(early.some((e) => e.type === 'window')).toBe(false);
+    // The second provider-side failure is the window's onset: that window went out at once, not at the 60 s interval.
+    expect(early.filter((e) => e.type === 'window')).toEqual([expect.objectContaining({ key: KEY, calls: 2, errors: { server: 2 }, cold_excluded: 1 })]);
     await bb.close();
-    const w = rx.received.flatMap((r) => r.batch.events).find((e) => e.type === 'window');
+    const windows = rx.received.flatMap((r) => r.batch.events).filter((e) => e.type === 'window');
     // 4 calls: the first is a cold start (kept out of the trip statistics), the third trips it, the fourth is refused.
-    expect(w).toMatchObject({ key: KEY, calls: 3, errors: { server: 3 }, short_circuited: 1, cold_excluded: 1 });
+    expect(windows).toHaveLength(2);
+    expect(windows[1]).toMatchObject({ key: KEY, calls: 1, errors: { server: 1 }, short_circuited: 1, cold_excluded: 0 });
     expect(rx.received.every((r) => r.problems.length === 0)).toBe(true);
+  });
+
+  it('reports at most one window early per interval while failures go on, again only after a window that was not failing, and never for client-side errors', async () => {
+    rx = await startReceiver();
+    const clock = new ManualClock(Date.now());
+    const bb = createBreakerbox({
+      clock: { now: () => clock.now(), setTimeout: (fn: () => void, ms: number) => clock.setTimeout(fn, ms), clearTimeout: (h: unknown) => clock.clearTimeout(h as never) },
+      // The breaker never trips here: this is about what is reported, not what is refused.
+      defaults: { breaker: { minCalls: 1_000, consecutiveFailures: 0 }, retry: { maxAttempts: 1 } },
+      telemetry: { url: rx.url, service: 'svc', intervalMs: 10_000, coalesceMs: 1 },
+    });
+    const windowsSent = () => rx!.received.flatMap((r) => r.batch.events).filter((e) => e.type === 'window') as WindowEvent[];
+    const run = (status: number | null, n: number) => Promise.all(Array.from({ length: n }, () => bb.execute(KEY, () => (status === null ? Promise.resolve('ok') : Promise.reject(Object.assign(new Error('x'), { status })))).catch(() => undefined)));
+    const settle = async (count: number) => {
+      await clock.advance(1);
+      const deadline = Date.now() + 5_000;
+      while (windowsSent().length < count && Date.now() < deadline) await sleep(10);
+    };
+    await run(401, 6); // our own fault: no onset
+    await run(null, 4);
+    await settle(0);
+    expect(windowsSent()).toHaveLength(0);
+    await run(503, 10); // onset at the second: one early window, the other 8 wait for the interval
+    await settle(1);
+    expect(windowsSent()).toEqual([expect.objectContaining({ calls: 12, errors: { auth: 6, server: 2 } })]);
+    await clock.advance(10_000); // the interval: the rest of that window
+    await settle(2);
+    await run(503, 10); // still failing: the previous window failed, so no early report
+    await clock.advance(10_000);
+    await settle(3);
+    expect(windowsSent().map((w) => w.calls)).toEqual([12, 8, 10]);
+    await run(null, 5); // a healthy window re-arms
+    await clock.advance(10_000);
+    await settle(4);
+    await run(503, 2);
+    await settle(5);
+    expect(windowsSent().map((w) => [w.calls, w.errors.server ?? 0])).toEqual([[12, 2], [8, 8], [10, 10], [5, 0], [2, 2]]);
+    await bb.close();
   });
 });

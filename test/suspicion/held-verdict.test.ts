@@ -124,6 +124,50 @@ describe('the verdict of a key whose probes were asked for', () => {
   });
 });
 
+describe('a key failing on several instances at once, whose window still reads healthy', () => {
+  /** 15 healthy minutes, then every pod's first failing window, reported at its onset 2 s into the outage; the trigger asks at START. */
+  async function onset() {
+    const clock = manualClock(START);
+    c = await collector({ clock });
+    const from = START - 15 * MIN;
+    for (const pod of PODS) {
+      const first = windows(KEY, START - 10_000, START, { calls: 4, errors: { server: 4 } }).map((w) => ({ ...w, start: START - 2_000 }));
+      await c.send({ service: 'ticket-drafts', instance: pod }, [transition(KEY, from - MIN, null, 'closed', 'created'), ...windows(KEY, from, START - 2_000, { calls: 10 }), ...first]);
+    }
+    for (const location of LOCATIONS) await c.send({ service: 'probe', instance: location }, probes(KEY, location, from, START, 'ok'));
+    expect((await c.app.suspicion.evaluate(START)).opened.map((x) => x.reason)).toEqual(['instances_failing']);
+    return clock;
+  }
+
+  it('is a provider outage once the probes asked for fail, naming when the clients began to fail, though the window is 99 % healthy', async () => {
+    const clock = await onset();
+    clock.advance(1_000);
+    expect((await verdictAt(START + 1_000)).verdict).toBe('healthy');
+    clock.advance(9_000);
+    await answer('error');
+    const decided = await verdictAt(START + 10_000);
+    expect(decided.verdict).toBe('provider_outage');
+    expect(decided.evidence.join('\n')).toContain('clients degraded: failing since 23:59:58 UTC (provider-side errors on several instances at once), confirmed by the probes asked for then');
+  });
+
+  it('stays healthy when the probes asked for pass', async () => {
+    const clock = await onset();
+    clock.advance(10_000);
+    await answer('ok');
+    expect((await verdictAt(START + 10_000)).verdict).toBe('healthy');
+  });
+
+  it('does not lean on a suspicion older than pending_max_s, even with failing probes since', async () => {
+    const clock = await onset();
+    clock.advance(10_000);
+    await answer('error');
+    clock.advance(40_000);
+    // 50 s after the trigger: the window alone decides again (still 96 % healthy calls here).
+    const later = await verdictAt(START + 50_000);
+    expect(later.verdict).not.toBe('provider_outage');
+  });
+});
+
 describe('the first page of such a key (group_wait)', () => {
   const paging = async () => degrading(await pagingConfig());
   const evaluate = async (at: number) => {

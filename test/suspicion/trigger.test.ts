@@ -44,13 +44,13 @@ describe('probe on suspicion: the trigger', () => {
     expect(first.opened).toHaveLength(1);
     expect(first.opened[0]).toMatchObject({ reason: 'breaker_open', startedAt: START - 60_000, triggeredAt: START, locations: ['eu-west', 'us-east'] });
 
-    // The burst: three requests per location, due now, in 3 s and in 6 s; none for ap-south.
+    // The burst: three requests per location, due now, in 1 s and in 2 s; none for ap-south.
     const store = c!.app.suspicion.store;
     expect((await store.take('eu-west', START, 10)).map((r) => r.key)).toEqual([KEY]);
     expect(await store.take('ap-south', START + 60_000, 10)).toEqual([]);
-    expect(await store.nextDue('eu-west', START)).toBe(START + 3_000);
-    expect(await store.take('eu-west', START + 6_000, 10)).toHaveLength(2);
-    expect(await store.take('us-east', START + 6_000, 10)).toHaveLength(3);
+    expect(await store.nextDue('eu-west', START)).toBe(START + 1_000);
+    expect(await store.take('eu-west', START + 2_000, 10)).toHaveLength(2);
+    expect(await store.take('us-east', START + 2_000, 10)).toHaveLength(3);
 
     // Still open 10 s later: no second burst within the cooldown.
     clock.advance(10_000);
@@ -63,13 +63,14 @@ describe('probe on suspicion: the trigger', () => {
     ]);
   });
 
-  it('ignores a breaker that opens and closes within seconds, and a single failed window', async () => {
+  it('ignores a breaker that opens and closes within seconds, and a single failed window of fewer than min_instances instances', async () => {
     await healthy();
-    await sendPods(() => [
+    await sendPods((pod) => [
       transition(KEY, START - 50_000, 'closed', 'open'),
       transition(KEY, START - 48_000, 'open', 'closed', 'probes_succeeded'),
       ...windows(KEY, START - 60_000, START - 10_000, { calls: 10 }),
-      ...windows(KEY, START - 10_000, START, { calls: 10, errors: { server: 10 } }),
+      // Two of the three instances fail one window: under min_instances (3), a blip.
+      ...windows(KEY, START - 10_000, START, pod === 'pod-3' ? { calls: 10 } : { calls: 10, errors: { server: 10 } }),
     ]);
     expect(await c!.app.suspicion.evaluate(START)).toMatchObject({ degrading: 0, opened: [] });
     expect((await c!.get('/api/probes')).locations.every((l: any) => l.on_demand.requested === 0)).toBe(true);
@@ -94,8 +95,28 @@ describe('probe on suspicion: the trigger', () => {
     }
   });
 
-  it('joins a run of failing windows that arrives over several passes, and a healthy window after it ends the run', async () => {
+  it('triggers at once when min_instances instances fail together, each with one window (the SDK reports its failure onset early)', async () => {
     await healthy();
+    // Each instance's first failing window, cut 2 s into the outage: 4 calls, all failed at the provider.
+    const onset = (traffic: Parameters<typeof windows>[3]) => windows(KEY, START - 10_000, START, traffic).map((w) => ({ ...w, start: START - 2_000 }));
+    await sendPods(() => [...windows(KEY, START - 60_000, START - 2_000, { calls: 10 }), ...onset({ calls: 4, errors: { server: 4 } })]);
+    const r = await c!.app.suspicion.evaluate(START);
+    expect(r.opened.map((x) => [x.reason, x.startedAt, x.locations])).toEqual([['instances_failing', START - 2_000, ['eu-west', 'us-east']]]);
+
+    // Client-side classes on every instance are not the provider failing.
+    const quiet = await collector({ clock: manualClock(START) });
+    try {
+      for (const pod of PODS) await quiet.send({ service: 's', instance: pod }, onset({ calls: 4, errors: { auth: 4 } }));
+      await quiet.send({ service: 'probe', instance: 'eu-west' }, probes(KEY, 'eu-west', START - 15 * MIN, START, 'ok'));
+      expect((await quiet.app.suspicion.evaluate(START)).opened).toEqual([]);
+    } finally {
+      await quiet.close();
+    }
+  });
+
+  it('joins a run of failing windows that arrives over several passes, and a healthy window after it ends the run', async () => {
+    // Instances failing together are their own signal (above): here only the run of one instance counts.
+    await healthy({ suspicion: { min_instances: 10 } });
     // Pass 1: one failing window per instance so far, a blip.
     await sendPods(() => windows(KEY, START - 20_000, START - 10_000, { calls: 10, errors: { server: 4 } }));
     expect(await c!.app.suspicion.evaluate(START - 9_000)).toMatchObject({ degrading: 0, opened: [] });

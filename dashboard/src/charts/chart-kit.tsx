@@ -17,6 +17,7 @@ export const CLASS_COLOURS: Record<ErrorClass, string> = {
   context_length: '#12a594',
   policy: '#30a46c',
   truncated: '#8e8c99',
+  invalid_output: '#5b5bd6',
 };
 
 /** A stable colour for the n-th series (probe locations, operations). */

@@ -92,6 +92,11 @@ export interface SuspicionsPart {
   requestedOf(location: string, since: number): Promise<number>;
   /** Stores a suspicion and its requests in one transaction; resolves to the stored suspicion. */
   open(input: SuspicionInput): Promise<SuspicionRow>;
+  /**
+   * Queues one probe request that belongs to no suspicion (`suspicion_id` 0): a fleet
+   * outage's recovery probe (docs/fleet.md), due at `at`, expiring `ttlMs` later.
+   */
+  request(keyId: number, location: string, at: number, ttlMs: number): Promise<void>;
   /** Marks up to `limit` due requests of a location delivered and returns them. */
   take(location: string, now: number, limit: number): Promise<DeliveredRequest[]>;
   /** The earliest due time of a location's undelivered, unexpired requests, or null. */

@@ -84,6 +84,9 @@ export function createPostgresSuspicions(pool: PgPool): SuspicionsPart {
         return { id, keyId: input.keyId, startedAt: input.startedAt, triggeredAt: input.triggeredAt, reason: input.reason, locations };
       });
     },
+    async request(keyId, location, at, ttlMs) {
+      await q('susp_request', SQL.insertRequests, [0, keyId, at, ttlMs, [location], [at]]);
+    },
     async take(location, now, limit) {
       const rows = await q<{ id: number; suspicion_id: number; created_at: number; not_before: number; provider: string; endpoint: string; model: string; region: string }>(
         'susp_take', SQL.take, [location, now, limit]);

@@ -87,6 +87,10 @@ export function createSuspicionStore(db: Db): SuspicionStore {
     },
     requestedOf: (location, since) => s.requestedOf.get(location, since) as number,
     open,
+    request(keyId, location, at, ttlMs) {
+      s.insertRequest.run(0, keyId, location, at, at, at + ttlMs);
+      return Promise.resolve();
+    },
     take: (location, now, limit) => take(location, now, limit),
     nextDue: (location, now) => (s.nextDue.get(location, now) as number | null) ?? null,
     probesSince(keyId, since, to) {
