@@ -6,39 +6,27 @@
  * primary's volume and a statement of what is not yet significant.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import OpenAI from 'openai';
-import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../server/app.ts';
-import { loadConfig } from '../../server/config/load.ts';
 import { createBreakerbox, PriceTable } from '../../sdk/index.ts';
 import { startFakeProvider, type FakeProvider } from '../support/fake-provider.ts';
 import { SUCCESSOR, scriptSuccessor } from '../support/fake-provider-successor.ts';
+import { startListeningCollector, type ListeningCollector } from '../support/listening-collector.ts';
 import type { ShadowView } from '../../server/schemas/shadow.ts';
 
-let app: FastifyInstance;
-let dir: string;
+let collector: ListeningCollector;
 let url: string;
 let token: string;
 let readToken: string;
 let fake: FakeProvider;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'bbx-shadow-'));
-  const config = loadConfig({ env: { BREAKERBOX_DB: join(dir, 'bbx.db'), BREAKERBOX_PORT: '0', BREAKERBOX_LOG_LEVEL: 'silent' } });
-  app = await buildApp({ config, logger: false });
-  await app.ready();
-  token = (await app.storage.tokens.create('sdk', ['ingest'])).secret;
-  readToken = (await app.storage.tokens.create('reader', ['read'])).secret;
-  url = await app.listen({ port: 0, host: '127.0.0.1' });
+  collector = await startListeningCollector('shadow');
+  ({ url, token, readToken } = collector);
   fake = await startFakeProvider({ tokens: 8 });
 });
 afterAll(async () => {
   await fake?.close();
-  await app?.close();
-  rmSync(dir, { recursive: true, force: true });
+  await collector?.close();
 });
 
 async function shadowView(query: string): Promise<ShadowView> {
