@@ -147,6 +147,8 @@ export function createBreakerboxFetch(bb: FetchHost, options: BreakerboxFetchOpt
     const { op, routes, shadow } = operationFor(req.url, ep.family, model, credential);
     const stream = req.body.stream === true;
     const t0 = bb.clock.now();
+    // An operation's answer validator, once the SDK has one, goes as startMirror's last argument:
+    // both sides' answers are then checked by it (`validation` in the shadow window).
     const watch: PrimaryWatch | undefined = shadow
       ? startMirror(bb, options, underlying, routes[0]!.key, shadow, {
           url: req.url, method: req.method, headers: req.headers, body: req.body, endpointAt: ep.at, family: ep.family, stream, startedAt: t0,

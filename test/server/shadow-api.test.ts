@@ -83,4 +83,19 @@ describe('GET /api/shadow', () => {
     const bad = await fetch(`${url}/api/shadow?window=1h&model=gpt-4o`, { headers: { authorization: `Bearer ${readToken}` } });
     expect(bad.status).toBe(400);
   });
+
+  it('refuses a shadow window whose figures cannot all be true, naming the field', async () => {
+    const side = { ok: 3, errors: { server: 1 }, refusals: 0, latency_ms: { bounds: [100], counts: [3, 0] }, output_tokens: 0, cost_usd: 0 };
+    const now = Date.now();
+    const res = await collector.app.inject({
+      method: 'POST', url: '/v1/telemetry', headers: { authorization: `Bearer ${token}` },
+      payload: {
+        batch_id: 'shadow-bad', source: { service: 'drafts', instance: 'pod-1' },
+        events: [{ type: 'shadow', start: now - 10_000, end: now, key: { provider: 'openai', endpoint: 'chat', model: 'gpt-4o' },
+          candidate: { provider: 'openai', endpoint: 'chat', model: 'gpt-4.1' }, pairs: 3, dropped: 0, primary: { ...side, errors: {} }, shadow: side }],
+      },
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({ error: { code: 'BB_ERR_INGEST_INVALID', path: '/events/0/shadow/ok' } });
+  });
 });
