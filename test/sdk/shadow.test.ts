@@ -101,6 +101,27 @@ describe('shadow traffic', () => {
     expect(e).toMatchObject({ candidate: { provider: 'elsewhere', model: CANDIDATE }, shadow: { ok: 0, errors: { network: 1 } } });
   });
 
+  it("mirrors Anthropic messages with the candidate's own key, and counts a refusal as a refusal", async () => {
+    r = await rig({ shadow: { 'claude-sonnet-4-5': { model: 'claude-opus-4-1', share: 1, apiKey: 'test-key' } } });
+    r.fake.script('claude-opus-4-1', { kind: 'content_filter' }, { persistent: true });
+    const res = await r.anthropic.messages.create({ model: 'claude-sonnet-4-5', max_tokens: 100, messages: [{ role: 'user', content: 'Say hello' }] });
+    expect(res.model).toBe('claude-sonnet-4-5');
+    expect(res.stop_reason).toBe('end_turn');
+    const sent = await until(() => r.fake.attemptsFor('claude-opus-4-1')[0], 'the mirror');
+    expect(sent.status).toBe(200); // the fake answers 401 to any key but its own
+    const [e] = await shadowEvents(1);
+    expect(e).toMatchObject({ key: { endpoint: 'messages' }, primary: { ok: 1, refusals: 0 }, shadow: { ok: 0, refusals: 1, errors: { policy: 1 } } });
+    // The candidate's key replaces the caller's: a wrong one is the candidate's failure only.
+    const wrongKey = r.bb.fetch({ shadow: { 'claude-sonnet-4-5': { model: 'claude-opus-4-1', share: 1, apiKey: 'not-the-key' } } });
+    const own = await wrongKey(`${r.fake.anthropicBaseUrl}/v1/messages`, {
+      method: 'POST', headers: { 'x-api-key': r.fake.apiKey, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'claude-sonnet-4-5', max_tokens: 100, messages: [{ role: 'user', content: 'Say hello' }] }),
+    });
+    expect(own.status).toBe(200);
+    const [bad] = await shadowEvents(1);
+    expect(bad).toMatchObject({ primary: { ok: 1 }, shadow: { ok: 0, errors: { auth: 1 } } });
+  });
+
   it('compares streamed answers with their time to first token on both sides', async () => {
     r = await rig(mirrorAll);
     const read = await readStream(await streamed(r, PRIMARY));
