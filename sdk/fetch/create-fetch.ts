@@ -22,7 +22,7 @@ import { ProviderHttpError, sendAttempt, type FetchLike } from './http-attempt.t
 import { sdkErrorAnswer } from './refusal-answer.ts';
 import { rescuedResponse } from './rescued-response.ts';
 import { estimateTokens } from '../pricing.ts';
-import { shadowRouteFor, startMirror, type PrimaryWatch, type ShadowRoute } from './shadow-mirror.ts';
+import { shadowRouteFor, startMirror, tellOutcome, type PrimaryWatch, type ShadowRoute } from './shadow-mirror.ts';
 
 export type { BreakerboxFetchOptions, FetchRoute } from './fetch-options.ts';
 
@@ -165,14 +165,7 @@ export function createBreakerboxFetch(bb: FetchHost, options: BreakerboxFetchOpt
     const tellPrimary = () => {
       if (told || !result || !ended) return;
       told = true;
-      // A cancelled answer (ok false, no class) is not compared.
-      if (!ended[0] && ended[2] === undefined) return;
-      const served = result.index === 0;
-      const firstClass = served ? undefined : result.attempts.find((a) => a.level === 0 && !a.ok)?.errorClass;
-      // Served by an exercised fallback without the primary failing: nothing of the primary to compare.
-      if (!served && firstClass === undefined) return;
-      if (served) watch!.ended(ended[0], ended[1], ended[2], answer);
-      else watch!.failedOver(firstClass!);
+      tellOutcome(watch!, result, ended, answer);
     };
     const finish = () => {
       if (!rescued && result?.complete && ended) result.complete(ended[0], ended[1], ended[2]);

@@ -137,3 +137,24 @@ export function startMirror(
     },
   };
 }
+
+/**
+ * Tells `watch` how the primary did, once the chain's result and the answer's end are both
+ * known: the served primary's answer, or its first failure when a fallback served. A
+ * cancelled answer, and one an exercised fallback served without the primary failing, are
+ * not compared.
+ */
+export function tellOutcome(
+  watch: PrimaryWatch,
+  result: { index: number; attempts: ReadonlyArray<{ level: number; ok: boolean; errorClass?: ErrorClass }> },
+  ended: readonly [boolean, CallFacts, ErrorClass | undefined],
+  answer: unknown,
+): void {
+  if (!ended[0] && ended[2] === undefined) return;
+  if (result.index === 0) {
+    watch.ended(ended[0], ended[1], ended[2], answer);
+    return;
+  }
+  const first = result.attempts.find((a) => a.level === 0 && !a.ok)?.errorClass;
+  if (first !== undefined) watch.failedOver(first);
+}

@@ -122,6 +122,15 @@ describe('shadow traffic', () => {
     expect(bad).toMatchObject({ primary: { ok: 1 }, shadow: { ok: 0, errors: { auth: 1 } } });
   });
 
+  it('counts the primary as failed when a fallback served the caller, and the caller gets the fallback answer as without shadowing', async () => {
+    r = await rig({ ...mirrorAll, fallbacks: { [PRIMARY]: [{ model: 'gpt-4o-mini' }] } });
+    r.fake.script(PRIMARY, { kind: 'status', status: 503 }, { persistent: true });
+    const res = await r.client.chat.completions.create(ask(PRIMARY));
+    expect(res.model).toBe('gpt-4o-mini');
+    const [e] = await shadowEvents(1);
+    expect(e).toMatchObject({ pairs: 1, primary: { ok: 0, errors: { server: 1 } }, shadow: { ok: 1, errors: {} } });
+  });
+
   it('compares streamed answers with their time to first token on both sides', async () => {
     r = await rig(mirrorAll);
     const read = await readStream(await streamed(r, PRIMARY));
