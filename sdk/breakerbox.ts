@@ -116,7 +116,7 @@ export class Breakerbox implements FetchHost, AdapterHost {
       // A key starting to fail is reported at once: the collector's probes and fleet decision need not wait out the interval.
       onFailureOnset: (stats) => {
         const w = this.reporter ? stats.drain(clock.now()) : undefined;
-        if (w) this.reporter!.push(w, true);
+        if (w) this.reporter!.pushNow(w);
       },
     };
     this.chainHost = {

@@ -104,6 +104,13 @@ export class TelemetryReporter {
     }
   }
 
+  /** Queues one event and sends at once, without waiting to coalesce (a key's failure onset). Never throws. */
+  pushNow(event: TelemetryEvent): void {
+    if (this.closed) return;
+    this.sender.enqueue([event]);
+    this.sender.kick();
+  }
+
   /** Health counters. */
   stats(): ReporterStats {
     return this.sender.stats();

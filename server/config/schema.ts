@@ -60,7 +60,7 @@ const SuspicionSection = Type.Object(
     min_instances: Type.Integer({ minimum: 2, default: 3, description: 'this many instances of a key failing at once (one failing window each, the SDK reports its first at once) trigger without waiting for a second window' }),
     min_open_s: Type.Number({ minimum: 0, default: 5, description: 'a breaker open this long without closing (half-open counts as open) triggers' }),
     burst: Type.Integer({ minimum: 1, maximum: 10, default: 3, description: 'requests per location per suspicion (verdicts.min_probes decide a location)' }),
-    burst_gap_s: Type.Number({ minimum: 0, default: 1, description: 'the n-th request of a burst is due n gaps later' }),
+    burst_gap_s: Type.Number({ minimum: 0, default: 0.5, description: 'the n-th request of a burst is due n gaps later' }),
     cooldown_s: Type.Integer({ minimum: 10, default: 300, description: 'at most one suspicion (one burst) per key this often' }),
     max_per_location_per_hour: Type.Integer({ minimum: 1, default: 60, description: 'requests queued for one location per hour, across keys' }),
     request_ttl_s: Type.Integer({ minimum: 5, default: 60, description: 'a request no prober collected by then expires' }),

@@ -22,7 +22,7 @@ declare module 'fastify' {
 }
 
 /** How often the leader looks for requested probes that answered, ms. */
-const LANDED_CHECK_MS = 1_000;
+const LANDED_CHECK_MS = 250;
 
 /**
  * Alerts: the engine evaluated every `alerts.interval_s` (BREAKERBOX_ALERT_INTERVAL_S; 0 =
@@ -77,7 +77,7 @@ export const alertsPlugin = fp(
     });
     if (cfg.interval_s > 0) app.addHook('onReady', async () => job.start());
     // Requested probes that answered complete a verdict (and may confirm a fleet outage): evaluate
-    // then, not up to an interval later. Costs one indexed read a second while no suspicion is open.
+    // then, not up to an interval later. Costs four indexed reads a second while no suspicion is open.
     const landed = createProbesLanded(storage.suspicions, app.config.verdicts.min_probes, app.config.suspicion.pending_max_s * 1000);
     const landedJob = leaderJob({
       intervalMs: LANDED_CHECK_MS,
