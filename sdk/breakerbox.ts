@@ -35,6 +35,8 @@ import { FleetSubscription, type FleetOptions, type FleetStats } from './fleet/f
 import type { FleetDecisionOutcome } from './fleet/apply-decision.ts';
 import { DrillController, type DrillOptions, type DrillOutcome, type DrillState } from './drills/drill-controller.ts';
 import type { DrillTraffic } from './drills/drill-traffic.ts';
+import { ShadowRunner } from './shadow/shadow-runner.ts';
+import type { ShadowLimits } from './shadow/shadow-options.ts';
 
 /** Options of `createBreakerbox`; everything is optional. */
 export interface BreakerboxOptions {
@@ -67,6 +69,8 @@ export interface BreakerboxOptions {
    * `drills: { enabled: process.env.BREAKERBOX_DRILLS === 'on' }`.
    */
   drills?: DrillOptions;
+  /** Limits of shadow traffic (the fetch wrapper's `shadow` option): mirrors in flight and their deadline. */
+  shadowLimits?: ShadowLimits;
   clock?: Clock;
   random?: () => number;
 }
@@ -95,6 +99,8 @@ export class Breakerbox implements FetchHost, AdapterHost {
   private readonly chainHost: ChainHost;
   private readonly fleet: FleetSubscription | undefined;
   private readonly drills: DrillController | undefined;
+  /** Shadow traffic: mirrors of a share of requests to candidate models, and their aggregates. */
+  readonly shadows: ShadowRunner;
 
   /** Subscribes to every logical call's summary (see `CallEvent`). */
   readonly onCall: EventSubscriber<CallEvent> = this.calls.on;
@@ -141,6 +147,10 @@ export class Breakerbox implements FetchHost, AdapterHost {
       },
       calls: this.calls,
     };
+    this.shadows = new ShadowRunner(
+      { clock, random: this.ctx.random, latencyBounds: this.ctx.latencyBounds, policy: (key) => this.policy(key) },
+      options.shadowLimits,
+    );
     // Fail at construction, not on the first call, if the defaults are invalid.
     resolveSettings(options.defaults);
     const fleetOn = options.telemetry !== undefined && options.fleet !== undefined && options.fleet !== false;
@@ -265,7 +275,9 @@ export class Breakerbox implements FetchHost, AdapterHost {
   collect(now = this.ctx.clock.now()): TelemetryEvent[] {
     const out = drainEvents(Array.from(this.registry.values(), (p) => p.stats), now);
     drainEvents(this.externals, now, out);
-    return drainEvents(this.taskStats.values(), now, out);
+    drainEvents(this.taskStats.values(), now, out);
+    out.push(...this.shadows.collect(now));
+    return out;
   }
 
   /** Reporter health (undefined without a collector). */
@@ -312,6 +324,7 @@ export class Breakerbox implements FetchHost, AdapterHost {
   close(timeoutMs?: number): Promise<void> {
     this.fleet?.close();
     this.drills?.close();
+    this.shadows.close();
     return this.reporter ? this.reporter.close(timeoutMs) : Promise.resolve();
   }
 

@@ -8,7 +8,7 @@
  */
 export type {
   BreakerKey, BreakerStateName, ConfigEvent, ErrorClass, Histogram, ProbeEvent, TasksEvent, TelemetryAck, TelemetryBatch,
-  TelemetryEvent, TransitionEvent, TransitionReason, WindowEvent, ProviderErrorInfo,
+  TelemetryEvent, TransitionEvent, TransitionReason, WindowEvent, ProviderErrorInfo, ShadowEvent, ShadowSide,
 } from '@breakerbox/protocol';
 export {
   DEFAULT_LATENCY_BOUNDS_MS,
@@ -71,6 +71,11 @@ export type { ReviewedRoute } from './config-review.ts';
 
 export { createBreakerboxFetch } from './fetch/create-fetch.ts';
 export type { BreakerboxFetchOptions, FetchRoute } from './fetch/create-fetch.ts';
+export { ShadowRunner } from './shadow/shadow-runner.ts';
+export type { Mirror, MirrorRequest, ShadowRunnerHost } from './shadow/shadow-runner.ts';
+export { DEFAULT_SHADOW_LIMITS } from './shadow/shadow-options.ts';
+export type { ShadowLimits, ShadowTarget } from './shadow/shadow-options.ts';
+export type { AnswerProperties, AnswerValidator } from './shadow/answer-properties.ts';
 export { ProviderHttpError } from './fetch/http-attempt.ts';
 export type { FetchLike } from './fetch/http-attempt.ts';
 export { guardStream } from './streams/stream-guard.ts';

@@ -9,6 +9,7 @@ import { ingestPlugin } from './plugins/ingest.ts';
 import { otlpPlugin } from './plugins/otlp.ts';
 import { queryPlugin } from './plugins/query.ts';
 import { samplesPlugin } from './plugins/samples.ts';
+import { shadowPlugin } from './plugins/shadow.ts';
 import { ticketPlugin } from './plugins/ticket.ts';
 import { verdictsPlugin } from './plugins/verdicts.ts';
 import { suspicionPlugin } from './plugins/suspicion.ts';
@@ -98,6 +99,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(verdictsPlugin);
   await app.register(queryPlugin);
   await app.register(samplesPlugin);
+  await app.register(shadowPlugin);
   await app.register(ticketPlugin);
   await app.register(lifecyclePlugin);
   await app.register(fleetPlugin);

@@ -9,6 +9,7 @@ import type { ReviewedRoute } from '../config-review.ts';
 import type { Operation, OperationSpec } from '../policies/fallback.ts';
 import type { ResolvedKeySettings } from '../settings.ts';
 import type { DrillTraffic } from '../drills/drill-traffic.ts';
+import type { ShadowRunner } from '../shadow/shadow-runner.ts';
 
 /** The SDK instance as the fetch wrapper sees it. */
 export interface FetchHost {
@@ -26,6 +27,8 @@ export interface FetchHost {
   operation<I, T>(spec: OperationSpec<I, T>): Operation<I, T>;
   /** Reviews and reports a primary route's fallbacks; resolves to the review's warnings. */
   declareFallbacks(primary: ReviewedRoute, fallbacks: readonly ReviewedRoute[]): string[];
+  /** The instance's shadow traffic runner (mirrors, their limits and their aggregates). */
+  readonly shadows: Pick<ShadowRunner, 'begin'>;
   /** Reports a warning once, under `code`. */
   warn(message: string, code?: string): void;
 }

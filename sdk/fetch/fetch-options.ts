@@ -7,6 +7,7 @@ import type { FailoverLevel } from '../policies/fallback.ts';
 import type { TimeoutOptions } from '../settings.ts';
 import type { FetchLike } from './http-attempt.ts';
 import type { OutputValidator } from '../validation/output-validator.ts';
+import type { ShadowTarget } from '../shadow/shadow-options.ts';
 
 /** A fallback route for a model. Unset fields are the primary's. */
 export interface FetchRoute {
@@ -36,8 +37,19 @@ export interface BreakerboxFetchOptions {
   fallbacks?: Record<string, FetchRoute[]>;
   /** Client-fault classes that also move on to the next route (default `['context_length', 'invalid_output']`; `[]` for none). */
   fallbackOn?: ErrorClass[];
-  /** Never substitute another route (durable writes). */
+  /** Never substitute another route (durable writes); such requests are never mirrored either. */
   failClosed?: boolean;
+  /**
+   * False when the requests have side effects and must not be sent twice: never retried
+   * without an `Idempotency-Key` header, never mirrored to a shadow (default true).
+   */
+  idempotent?: boolean;
+  /**
+   * Shadow traffic, by the primary's model id: a share of the requests is also sent to a
+   * candidate model, asynchronously, and both answers' properties are compared (docs/lifecycle.md,
+   * "Shadow traffic"). The caller's answer is never delayed, changed or failed by it.
+   */
+  shadow?: Record<string, ShadowTarget>;
   /** Operation name for tasks telemetry (default: `<endpoint>:<model>`). */
   operation?: string | ((model: string, endpoint: string) => string);
   /** Layered timeouts; unset layers fall back to the key's settings. */

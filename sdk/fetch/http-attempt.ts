@@ -68,8 +68,8 @@ export interface HttpAttempt {
   hold: boolean;
   /** How a non-streamed answer's structured output is validated (the fetch option `validate`). */
   validate?: OutputValidator | 'request' | undefined;
-  /** Called once the answer is fully known (JSON read, or stream ended). */
-  onDone: (ok: boolean, facts: CallFacts, cls: ErrorClass | undefined, cancelled: boolean) => void;
+  /** Called once the answer is fully known (JSON read, or stream ended); `answer` is a JSON answer's decoded body. */
+  onDone: (ok: boolean, facts: CallFacts, cls: ErrorClass | undefined, cancelled: boolean, answer?: unknown) => void;
 }
 
 /** Sends one attempt; resolves with the Response to hand to the client (a stream: after its first token). */
@@ -178,7 +178,7 @@ export async function sendAttempt(a: HttpAttempt, signal: AbortSignal | undefine
     if (problem !== undefined) throw invalidOutput(problem, upstreamRequestId);
   }
   control?.settle(cls, facts);
-  a.onDone(cls === null, facts, cls ?? undefined, false);
+  a.onDone(cls === null, facts, cls ?? undefined, false, parsed);
   return new Response(text, { status: res.status, statusText: res.statusText, headers });
 }
 

@@ -93,11 +93,21 @@ export const checkBreakerboxOptions: Check = obj({
     resubscribeDelayMs: ms,
   }), 'true, false or an object of fleet options'),
   drills: obj({ enabled: bool }),
+  shadowLimits: obj({ maxConcurrent: num({ min: 1, int: true }), timeoutMs: positiveMs }),
   clock,
   random: fn,
 });
 
 const level = num({ max: 4, int: true });
+const shadowTarget = obj({
+  model: required(str, 'a non-empty string'),
+  share: required(share, 'a number >= 0 and <= 1'),
+  provider: str,
+  baseURL: url,
+  apiKey: str,
+  region: str,
+  endpoint: str,
+});
 const route = obj({ model: str, baseURL: url, apiKey: str, provider: str, region: str, level, exerciseShare: share });
 
 /** `bb.fetch` options. */
@@ -118,6 +128,8 @@ export const checkFetchOptions: Check = obj({
   maxRescues: num({ max: 5, int: true }),
   exerciseShare: share,
   validate: validator(true),
+  idempotent: bool,
+  shadow: record(shadowTarget),
 });
 
 const breakerKey = obj({ provider: required(str, 'a non-empty string'), endpoint: required(str, 'a non-empty string'), model: required(str, 'a non-empty string'), region: str });

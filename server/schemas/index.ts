@@ -17,3 +17,4 @@ export * from './samples.ts';
 export * from './fleet.ts';
 export * from './lifecycle.ts';
 export * from './drills.ts';
+export * from './shadow.ts';

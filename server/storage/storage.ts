@@ -14,6 +14,7 @@ import type { TokensPart } from './parts/tokens.ts';
 import type { LeaderLease } from './parts/lease.ts';
 import type { FleetPart } from './parts/fleet.ts';
 import type { DrillsPart } from './parts/drills.ts';
+import type { ShadowPart } from './parts/shadow.ts';
 
 export type * from './parts/alerts.ts';
 export type * from './parts/events.ts';
@@ -30,6 +31,7 @@ export type * from './parts/telemetry.ts';
 export * from './parts/tokens.ts';
 export type * from './parts/fleet.ts';
 export type * from './parts/drills.ts';
+export type * from './parts/shadow.ts';
 
 /** The engines behind the interface. */
 export type StorageEngine = 'sqlite' | 'postgres';
@@ -53,6 +55,8 @@ export interface Storage {
   readonly events: EventsPart;
   /** Evidence samples of failed and slow calls (with the raw events' retention). */
   readonly samples: SamplesPart;
+  /** Shadow traffic windows per primary -> candidate pair (with the rollups' retention). */
+  readonly shadow: ShadowPart;
   /** Alert lifecycle rows. */
   readonly alerts: AlertsPart;
   /** Silences. */

@@ -25,6 +25,7 @@ export interface ApiRoutes {
   'GET /api/incidents': RouteTypes<typeof S.IncidentsRoute>;
   'GET /api/key': RouteTypes<typeof S.KeyRoute>;
   'GET /api/key/samples': RouteTypes<typeof S.SamplesRoute>;
+  'GET /api/shadow': RouteTypes<typeof S.ShadowRoute>;
   'GET /api/cost': RouteTypes<typeof S.CostRoute>;
   'GET /api/probes': RouteTypes<typeof S.ProbesRoute>;
   'GET /api/lifecycle': RouteTypes<typeof S.LifecycleRoute>;

@@ -53,6 +53,10 @@ export type ProbesReply = S.ProbesPage;
 export type Matcher = S.SilenceInput['matchers'][number];
 /** The body of `POST /api/silences`. */
 export type SilenceInput = Static<typeof S.SilenceBody>;
+/** `GET /api/shadow`, one pair of it and one side of a pair. */
+export type ShadowReply = S.ShadowView;
+export type ShadowPair = S.ShadowPairView;
+export type ShadowSideFigures = S.ShadowSideView;
 /** `GET /api/fleet`, and one fleet decision as the API shows it. */
 export type FleetListReply = Static<typeof S.FleetListReply>;
 export type FleetDecisionView = Static<typeof S.FleetDecisionView>;

@@ -7,6 +7,7 @@ import type { Storage } from '../storage.ts';
 import { createPostgresAlerts } from './alerts.ts';
 import { createPostgresEventReads } from './event-reads.ts';
 import { createPostgresSampleReads } from './sample-reads.ts';
+import { createPostgresShadowReads } from './shadow-reads.ts';
 import { createPostgresHealth } from './health.ts';
 import { createPostgresHourRollups } from './hour-rollups.ts';
 import { createLeaderLease, type LeaderLeaseOptions } from './leader-lease.ts';
@@ -85,6 +86,7 @@ export async function createPostgresStorage(options: PostgresStorageOptions): Pr
     },
     events: createPostgresEventReads(pool),
     samples: createPostgresSampleReads(pool),
+    shadow: createPostgresShadowReads(pool),
     alerts: createPostgresAlerts(pool),
     silences: createPostgresSilences(pool),
     notifications: createPostgresNotifications(pool),

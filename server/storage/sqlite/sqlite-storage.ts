@@ -12,6 +12,7 @@ import { createHourRollups, type HourRollups } from './hour-rollups.ts';
 import { createRollupReader } from './rollup-reads.ts';
 import { createEventReads } from './event-reads.ts';
 import { createSampleReads } from './sample-reads.ts';
+import { createShadowReads } from './shadow-reads.ts';
 import { createTelemetryPart } from './telemetry-part.ts';
 import { createAlertStore } from './alert-store.ts';
 import { createSilenceStore } from './silence-store.ts';
@@ -112,6 +113,7 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
     },
     events: asyncPart(createEventReads(db)),
     samples: asyncPart(createSampleReads(db)),
+    shadow: asyncPart(createShadowReads(db)),
     alerts: asyncPart(createAlertStore(db)),
     silences: asyncPart(createSilenceStore(db)),
     notifications: asyncPart(createNotificationStore(db)),
