@@ -30,8 +30,11 @@ export const systemClock: Clock = {
   },
 };
 
-/** Resolves after `ms` on `clock`, or rejects with the signal's reason if it aborts first. */
-export function sleep(clock: Clock, ms: number, signal?: AbortSignal): Promise<void> {
+/**
+ * Resolves after `ms` on `clock`, or rejects with the signal's reason if it aborts first.
+ * `background`: the timer does not keep the process alive.
+ */
+export function sleep(clock: Clock, ms: number, signal?: AbortSignal | null, background = false): Promise<void> {
   if (signal?.aborted) return Promise.reject(signal.reason as Error);
   if (ms <= 0) return Promise.resolve();
   return new Promise((resolve, reject) => {
@@ -42,7 +45,7 @@ export function sleep(clock: Clock, ms: number, signal?: AbortSignal): Promise<v
     const handle = clock.setTimeout(() => {
       signal?.removeEventListener('abort', onAbort);
       resolve();
-    }, ms);
+    }, ms, background);
     signal?.addEventListener('abort', onAbort, { once: true });
   });
 }

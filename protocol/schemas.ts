@@ -169,6 +169,32 @@ export const ProbeSchema = Type.Object({
   message: Type.Optional(Type.String({ maxLength: MAX_SAMPLE_MESSAGE_CHARS })),
 });
 
+/** One side of a shadow comparison (see `ShadowSide` in types.ts). */
+export const ShadowSideSchema = Type.Object({
+  ok: Count,
+  errors: ErrorCounts,
+  refusals: Count,
+  json: Type.Optional(Type.Object({ checked: Count, valid: Count })),
+  validation: Type.Optional(Type.Object({ checked: Count, passed: Count })),
+  latency_ms: HistogramSchema,
+  ttft_ms: Type.Optional(HistogramSchema),
+  output_tokens: Count,
+  cost_usd: Money,
+});
+
+// Issue 28: aggregated shadow traffic per primary -> candidate pair; older collectors refuse the type.
+export const ShadowSchema = Type.Object({
+  type: Type.Literal('shadow'),
+  start: Millis,
+  end: Millis,
+  key: BreakerKeySchema,
+  candidate: BreakerKeySchema,
+  pairs: Count,
+  dropped: Count,
+  primary: ShadowSideSchema,
+  shadow: ShadowSideSchema,
+});
+
 /** Each event type and its schema; a type not listed here is refused. */
 export const EVENT_SCHEMAS: Record<string, TSchema> = {
   transition: TransitionSchema,
@@ -176,6 +202,7 @@ export const EVENT_SCHEMAS: Record<string, TSchema> = {
   tasks: TasksSchema,
   config: ConfigEventSchema,
   probe: ProbeSchema,
+  shadow: ShadowSchema,
 };
 
 /** The batch envelope; events are only checked to be typed objects here, then per type. */
@@ -210,6 +237,8 @@ export type SchemaTypesAgree = [
   Assert<Same<Static<typeof TasksSchema>, T.TasksEvent>>,
   Assert<Same<Static<typeof ConfigEventSchema>, T.ConfigEvent>>,
   Assert<Same<Static<typeof ProbeSchema>, T.ProbeEvent>>,
+  Assert<Same<Static<typeof ShadowSideSchema>, T.ShadowSide>>,
+  Assert<Same<Static<typeof ShadowSchema>, T.ShadowEvent>>,
   Assert<Same<Omit<Static<typeof BatchEnvelopeSchema>, 'events'>, Omit<T.TelemetryBatch, 'events'>>>,
   Assert<Same<Static<typeof AckSchema>, T.TelemetryAck>>,
   Assert<Equals<Static<typeof ErrorClassName>, T.ErrorClass>>,

@@ -47,6 +47,8 @@ export interface SenderOptions {
    * carries what grew since the last acknowledged one as its `fleet` field.
    */
   fleetTotals?: () => { applied: number; ignored: number };
+  /** Every batch is traffic of this failure drill (`drill_id`, docs/drills.md): a sender per drill run. */
+  drillId?: string;
 }
 
 /** Counters describing the sender's health. */
@@ -84,7 +86,7 @@ interface InFlight {
   events: TelemetryEvent[];
 }
 
-type Resolved = Required<Omit<SenderOptions, 'token' | 'source' | 'fleetTotals'>> & Pick<SenderOptions, 'token' | 'source' | 'fleetTotals'>;
+type Resolved = Required<Omit<SenderOptions, 'token' | 'source' | 'fleetTotals' | 'drillId'>> & Pick<SenderOptions, 'token' | 'source' | 'fleetTotals' | 'drillId'>;
 
 /** Pushes telemetry batches; see the module comment for its guarantees. */
 export class TelemetrySender {
@@ -120,6 +122,7 @@ export class TelemetrySender {
       clock: options.clock ?? systemClock,
       random: options.random ?? Math.random,
       fleetTotals: options.fleetTotals,
+      drillId: options.drillId,
     };
     this.endpoint = new URL('v1/telemetry', options.url.endsWith('/') ? options.url : `${options.url}/`);
     this.agent = createPostAgent(this.endpoint);
@@ -213,6 +216,7 @@ export class TelemetrySender {
   /** Sends one batch; true when it left the queue (acknowledged, split or refused), false to back off. */
   private async sendOne(batch: InFlight): Promise<boolean> {
     const body: TelemetryBatch = { batch_id: batch.id, source: this.o.source, events: batch.events };
+    if (this.o.drillId !== undefined) body.drill_id = this.o.drillId;
     const reportedDrops = this.droppedUnreported;
     if (reportedDrops > 0) body.dropped_events = reportedDrops;
     const totals = this.o.fleetTotals?.();

@@ -205,7 +205,51 @@ export interface ProbeEvent {
   message?: string;
 }
 
-export type TelemetryEvent = TransitionEvent | WindowEvent | TasksEvent | ConfigEvent | ProbeEvent;
+/**
+ * One side of a shadow comparison (issue 28): the properties of the answers one model gave
+ * to the mirrored requests of a window — never their text.
+ */
+export interface ShadowSide {
+  /** Answers that succeeded (a complete, unrefused answer). */
+  ok: number;
+  /** Failures per class (`truncated`: stopped on its token limit; `timeout`: the shadow's own timeout too). */
+  errors: Partial<Record<ErrorClass, number>>;
+  /** Answers that refused (a refusal field, a content-filter or refusal finish). */
+  refusals: number;
+  /** Of the answers whose primary answer was JSON (or asked for it), how many parsed as JSON; absent when none was checked. */
+  json?: { checked: number; valid: number };
+  /** Answers checked by the operation's validator and how many passed; absent when the operation declares none. */
+  validation?: { checked: number; passed: number };
+  /** From sending to the answer's end, ms. */
+  latency_ms: Histogram;
+  /** Time to first token of streamed answers, ms; absent when none streamed. */
+  ttft_ms?: Histogram;
+  output_tokens: number;
+  cost_usd: number;
+}
+
+/**
+ * Shadow traffic (issue 28): `pairs` real requests to `key` were also sent to `candidate`,
+ * and both answers' properties are aggregated side by side. The candidate's cost is here
+ * only, never in a window of either key.
+ */
+export interface ShadowEvent {
+  type: 'shadow';
+  start: number;
+  end: number;
+  /** The primary: the key the caller's requests went to. */
+  key: BreakerKey;
+  /** The model the requests were mirrored to. */
+  candidate: BreakerKey;
+  /** Mirrored requests whose both answers are known. */
+  pairs: number;
+  /** Requests picked for mirroring but not sent: the shadow's concurrency was full (load sheds mirrors first). */
+  dropped: number;
+  primary: ShadowSide;
+  shadow: ShadowSide;
+}
+
+export type TelemetryEvent = TransitionEvent | WindowEvent | TasksEvent | ConfigEvent | ProbeEvent | ShadowEvent;
 
 /**
  * The six failure drills (docs/drills.md) an SDK instance with drills enabled injects at its

@@ -22,15 +22,21 @@ import { KeyStats } from './telemetry/key-stats.ts';
 import { sampleLimitsOf, type SampleOptions } from './telemetry/key-samples.ts';
 import { ExternalKey } from './adapters/external-key.ts';
 import { TaskStats, type TaskOutcome } from './telemetry/task-stats.ts';
+import { drainEvents } from './telemetry/drain-events.ts';
 import { TelemetryReporter, type ReporterOptions, type ReporterStats } from './telemetry/reporter.ts';
 import { reviewFallbacks, type ReviewedRoute } from './config-review.ts';
 import { createBreakerboxFetch, type BreakerboxFetchOptions } from './fetch/create-fetch.ts';
 import { checkBreakerboxOptions, checkKeySettings, checkOperationSpec } from './options/validate-options.ts';
+import { invalid } from './options/option-checks.ts';
 import type { FetchLike } from './fetch/http-attempt.ts';
 import type { FetchHost } from './fetch/fetch-host.ts';
 import type { AdapterHost } from './adapters/adapter-host.ts';
 import { FleetSubscription, type FleetOptions, type FleetStats } from './fleet/fleet-subscription.ts';
 import type { FleetDecisionOutcome } from './fleet/apply-decision.ts';
+import { DrillController, type DrillOptions, type DrillOutcome, type DrillState } from './drills/drill-controller.ts';
+import type { DrillTraffic } from './drills/drill-traffic.ts';
+import { ShadowRunner } from './shadow/shadow-runner.ts';
+import type { ShadowLimits } from './shadow/shadow-options.ts';
 
 /** Options of `createBreakerbox`; everything is optional. */
 export interface BreakerboxOptions {
@@ -56,6 +62,15 @@ export interface BreakerboxOptions {
    * breakers have tripped (docs/fleet.md, "Status").
    */
   fleet?: boolean | FleetOptions;
+  /**
+   * Failure drills (docs/drills.md), off unless `enabled` (needs `telemetry`): the instance
+   * accepts drill commands for its own service over the fleet feed and injects their faults
+   * at its fetch layer. For staging only — enable it from the environment, e.g.
+   * `drills: { enabled: process.env.BREAKERBOX_DRILLS === 'on' }`.
+   */
+  drills?: DrillOptions;
+  /** Limits of shadow traffic (the fetch wrapper's `shadow` option): mirrors in flight and their deadline. */
+  shadowLimits?: ShadowLimits;
   clock?: Clock;
   random?: () => number;
 }
@@ -83,6 +98,9 @@ export class Breakerbox implements FetchHost, AdapterHost {
   private readonly calls = new Emitter<CallEvent>();
   private readonly chainHost: ChainHost;
   private readonly fleet: FleetSubscription | undefined;
+  private readonly drills: DrillController | undefined;
+  /** Shadow traffic: mirrors of a share of requests to candidate models, and their aggregates. */
+  readonly shadows: ShadowRunner;
 
   /** Subscribes to every logical call's summary (see `CallEvent`). */
   readonly onCall: EventSubscriber<CallEvent> = this.calls.on;
@@ -97,6 +115,8 @@ export class Breakerbox implements FetchHost, AdapterHost {
   constructor(private readonly options: BreakerboxOptions = {}) {
     // Every option is checked here, so a mistake fails at start-up naming its field, not inside a model call.
     checkBreakerboxOptions(options, '');
+    // Drills arrive over the collector's feed: enabled without a collector, they could never run.
+    if (options.drills?.enabled && !options.telemetry) invalid('drills.enabled', 'false unless telemetry is set (drills come from the collector)', true);
     const clock = options.clock ?? systemClock;
     this.ctx = {
       clock,
@@ -110,7 +130,7 @@ export class Breakerbox implements FetchHost, AdapterHost {
       // A key starting to fail is reported at once: the collector's probes and fleet decision need not wait out the interval.
       onFailureOnset: (stats) => {
         const w = this.reporter ? stats.drain(clock.now()) : undefined;
-        if (w) this.reporter!.push(w, true);
+        if (w) this.reporter!.pushNow(w);
       },
     };
     this.chainHost = {
@@ -127,20 +147,39 @@ export class Breakerbox implements FetchHost, AdapterHost {
       },
       calls: this.calls,
     };
+    this.shadows = new ShadowRunner(
+      { clock, random: this.ctx.random, latencyBounds: this.ctx.latencyBounds, policy: (key) => this.policy(key) },
+      options.shadowLimits,
+    );
     // Fail at construction, not on the first call, if the defaults are invalid.
     resolveSettings(options.defaults);
-    if (options.telemetry && options.fleet !== undefined && options.fleet !== false) {
-      this.fleet = new FleetSubscription(options.telemetry.url, options.telemetry.token, options.fleet === true ? {} : options.fleet, {
+    const fleetOn = options.telemetry !== undefined && options.fleet !== undefined && options.fleet !== false;
+    const drillsOn = options.telemetry !== undefined && options.drills?.enabled === true;
+    if (drillsOn) {
+      this.drills = new DrillController(true, options.telemetry!.service, clock, this.ctx.latencyBounds, {
+        finished: (run) => this.reporter?.finishDrill(run.id, run.collect(clock.now())),
+      });
+    }
+    // One subscription carries both: fleet decisions (applied only with `fleet`) and drills.
+    if (options.telemetry && (fleetOn || drillsOn)) {
+      const drills = this.drills;
+      this.fleet = new FleetSubscription(options.telemetry.url, options.telemetry.token, typeof options.fleet === 'object' ? options.fleet : {}, {
         keys: () => this.keys(),
         breakerOf: (key) => this.registry.get(keyId(key))?.breaker,
         hasFallback: (key) => (this.configs.get(keyId(key))?.fallbacks.length ?? 0) > 0,
-      }, clock, this.ctx.random);
+      }, clock, this.ctx.random, { decisions: fleetOn, service: options.telemetry.service, onDrill: drills ? (c) => drills.apply(c) : undefined });
     }
     if (options.telemetry) {
-      const fleet = this.fleet;
+      const fleet = fleetOn ? this.fleet : undefined;
       this.reporter = new TelemetryReporter(
         { ...options.telemetry, clock, random: this.ctx.random, ...(fleet ? { fleetTotals: () => fleet.totals() } : {}) },
-        { collect: (now) => this.collect(now) },
+        {
+          collect: (now) => this.collect(now),
+          collectDrill: (now) => {
+            const run = this.drills?.current;
+            return run ? { id: run.id, events: run.collect(now) } : undefined;
+          },
+        },
       );
     }
   }
@@ -234,19 +273,10 @@ export class Breakerbox implements FetchHost, AdapterHost {
 
   /** Drains every key's window and every operation's tasks since the last collection. */
   collect(now = this.ctx.clock.now()): TelemetryEvent[] {
-    const out: TelemetryEvent[] = [];
-    for (const p of this.registry.values()) {
-      const w = p.stats.drain(now);
-      if (w) out.push(w);
-    }
-    for (const s of this.externals) {
-      const w = s.drain(now);
-      if (w) out.push(w);
-    }
-    for (const t of this.taskStats.values()) {
-      const e = t.drain(now);
-      if (e) out.push(e);
-    }
+    const out = drainEvents(Array.from(this.registry.values(), (p) => p.stats), now);
+    drainEvents(this.externals, now, out);
+    drainEvents(this.taskStats.values(), now, out);
+    out.push(...this.shadows.collect(now));
     return out;
   }
 
@@ -270,14 +300,31 @@ export class Breakerbox implements FetchHost, AdapterHost {
     return this.fleet ? this.fleet.onDecision(listener) : () => undefined;
   }
 
-  /** The fleet feed's state and counters (undefined when it is off). */
+  /** The fleet feed's state and counters (undefined when it is off; also open for drills alone). */
   fleetStats(): FleetStats | undefined {
     return this.fleet?.stats();
   }
 
-  /** Ends the fleet feed, flushes and stops the reporter's timers. */
+  /** The running drill, when a call whose chain starts at `primary` is its traffic (the fetch wrapper asks). */
+  drillTraffic(primary: BreakerKey): DrillTraffic | undefined {
+    return this.drills?.trafficFor(primary);
+  }
+
+  /** Subscribes to what each drill command did and to each drill's end; a no-op with drills off. */
+  onDrill(listener: (o: DrillOutcome) => void): () => void {
+    return this.drills ? this.drills.onDrill(listener) : () => undefined;
+  }
+
+  /** Whether drills are off, idle or running (which, until when). */
+  drillState(): DrillState {
+    return this.drills ? this.drills.state() : { state: 'off' };
+  }
+
+  /** Ends the fleet feed and any drill, flushes and stops the reporter's timers. */
   close(timeoutMs?: number): Promise<void> {
     this.fleet?.close();
+    this.drills?.close();
+    this.shadows.close();
     return this.reporter ? this.reporter.close(timeoutMs) : Promise.resolve();
   }
 
@@ -292,7 +339,11 @@ export class Breakerbox implements FetchHost, AdapterHost {
     this.configs.set(id, { fallbacks: [], warnings: [] });
     p.breaker.onStateChange((t) => {
       this.transitions.emit(t);
-      if (this.reporter) this.reporter.push(transitionEvent(t), true);
+      if (!this.reporter) return;
+      // A transition of a key the running drill drills or touched is the drill's: it must not page anyone.
+      const run = this.drills?.current;
+      if (run && (run.touched(t.key) || run.drills(t.key))) this.reporter.pushDrill(run.id, transitionEvent(t), true);
+      else this.reporter.push(transitionEvent(t), true);
     });
     p.breaker.announce();
     this.pushConfig(p);

@@ -41,6 +41,8 @@ export interface CallEvent {
   costUsd: number;
   /** Mid-stream rescues that completed (or tried to complete) the answer; absent when none. */
   rescues?: number;
+  /** The failure drill this call was traffic of (docs/drills.md); absent for real traffic. */
+  drillId?: string;
 }
 
 let counter = 0;

@@ -11,6 +11,7 @@ import type { CostBudget } from './policies/cost-budget.ts';
 import type { PriceTable } from './pricing.ts';
 import type { AttemptFacts, KeyStats } from './telemetry/key-stats.ts';
 import type { SampleLimits } from './telemetry/key-samples.ts';
+import type { DrillTraffic } from './drills/drill-traffic.ts';
 
 /** What every key of one SDK instance shares. */
 export interface SdkContext {
@@ -74,6 +75,8 @@ export interface CallOptions<T = unknown> {
   exercise?: boolean;
   /** Failover level of the chain this call runs at (for evidence samples); absent outside a chain. */
   level?: number;
+  /** The call is drill traffic (docs/drills.md): its attempts are counted in the drill's window, not the key's. */
+  drill?: DrillTraffic;
   /** Called after every attempt with its outcome (used by fallback chains to list attempts). */
   onAttempt?: (record: AttemptRecord) => void;
 }

@@ -8,7 +8,7 @@
  */
 export type {
   BreakerKey, BreakerStateName, ConfigEvent, ErrorClass, Histogram, ProbeEvent, TasksEvent, TelemetryAck, TelemetryBatch,
-  TelemetryEvent, TransitionEvent, TransitionReason, WindowEvent, ProviderErrorInfo,
+  TelemetryEvent, TransitionEvent, TransitionReason, WindowEvent, ProviderErrorInfo, ShadowEvent, ShadowSide,
 } from '@breakerbox/protocol';
 export {
   DEFAULT_LATENCY_BOUNDS_MS,
@@ -47,6 +47,12 @@ export { DEFAULT_BREAKER_OPTIONS, type BreakerOptions } from './policies/breaker
 export type { BreakerState, BreakerTransition, FleetEffect } from './policies/breaker.ts';
 export type { FleetOptions, FleetStats } from './fleet/fleet-subscription.ts';
 export type { FleetDecisionOutcome, FleetIgnoreReason } from './fleet/apply-decision.ts';
+export type { DrillOptions, DrillOutcome, DrillIgnoreReason, DrillState } from './drills/drill-controller.ts';
+export type { DrillCommand, DrillKind } from '@breakerbox/protocol';
+export { DRILL_KINDS } from '@breakerbox/protocol';
+export type { OutputValidator, OutputCheckFn } from './validation/output-validator.ts';
+export type { JsonSchema } from './validation/json-schema.ts';
+export type { StandardSchemaV1 } from './validation/standard-schema.ts';
 export { Bulkhead, DEFAULT_BULKHEAD_OPTIONS } from './policies/bulkhead.ts';
 export type { BulkheadOptions } from './policies/bulkhead.ts';
 export { DEFAULT_RETRY_OPTIONS, backoffDelay, decideRetry } from './policies/retry.ts';
@@ -65,6 +71,11 @@ export type { ReviewedRoute } from './config-review.ts';
 
 export { createBreakerboxFetch } from './fetch/create-fetch.ts';
 export type { BreakerboxFetchOptions, FetchRoute } from './fetch/create-fetch.ts';
+export { ShadowRunner } from './shadow/shadow-runner.ts';
+export type { Mirror, MirrorRequest, ShadowRunnerHost } from './shadow/shadow-runner.ts';
+export { DEFAULT_SHADOW_LIMITS } from './shadow/shadow-options.ts';
+export type { ShadowLimits, ShadowTarget } from './shadow/shadow-options.ts';
+export type { AnswerProperties, AnswerValidator } from './shadow/answer-properties.ts';
 export { ProviderHttpError } from './fetch/http-attempt.ts';
 export type { FetchLike } from './fetch/http-attempt.ts';
 export { guardStream } from './streams/stream-guard.ts';

@@ -60,10 +60,10 @@ export class KeyPolicy {
    * `BB_ERR_SDK_HALF_OPEN_BUSY`, `BB_ERR_SDK_BULKHEAD_FULL`). Returns flags for `settle`,
    * or `NEED_QUEUE` (-1) when the caller should wait in the bulkhead's queue.
    */
-  admit(now: number): number {
+  admit(now: number, stats: KeyStats = this.stats): number {
     const pass = this.breaker.tryPass(now);
     if (pass < 0) {
-      this.stats.shortCircuit();
+      stats.shortCircuit();
       throw pass === REFUSED_OPEN
         ? refusal(SDK_ERROR_CODES.BREAKER_OPEN, this.refusedOpen())
         : refusal(SDK_ERROR_CODES.HALF_OPEN_BUSY, `${this.refusedOpen()}: half-open, probe slots taken`);
@@ -71,7 +71,7 @@ export class KeyPolicy {
     if (!this.bulkhead.tryAcquire()) {
       if (pass === PASS_PROBE) this.breaker.releaseProbe();
       if (this.bulkhead.canQueue()) return NEED_QUEUE;
-      this.stats.rejection();
+      stats.rejection();
       this.breaker.recordRejection(now);
       throw refusal(SDK_ERROR_CODES.BULKHEAD_FULL, `bulkhead full for ${this.key.model} (${this.settings.bulkhead.maxConcurrent} in flight)`);
     }
@@ -79,8 +79,8 @@ export class KeyPolicy {
   }
 
   /** `admit`, waiting in the bulkhead's queue when it says so. */
-  async admitOrQueue(now: number, signal: AbortSignal | undefined): Promise<number> {
-    const flags = this.admit(now);
+  async admitOrQueue(now: number, signal: AbortSignal | undefined, stats: KeyStats = this.stats): Promise<number> {
+    const flags = this.admit(now, stats);
     if (flags !== NEED_QUEUE) return flags;
     await this.bulkhead.waitForSlot(signal);
     // The slot was handed over by `release`; the breaker may have changed meanwhile.
@@ -88,7 +88,7 @@ export class KeyPolicy {
     const pass = this.breaker.tryPass(t);
     if (pass < 0) {
       this.bulkhead.release();
-      this.stats.shortCircuit();
+      stats.shortCircuit();
       throw refusal(SDK_ERROR_CODES.BREAKER_OPEN, this.refusedOpen());
     }
     return this.flags(t, pass === PASS_PROBE);
@@ -112,14 +112,19 @@ export class KeyPolicy {
     const probe = (flags & FLAG_PROBE) !== 0;
     const cold = (flags & FLAG_COLD) !== 0;
     this.breaker.record(now, cls, slow, probe, cold);
-    if (this.stats.attempt(latency, cls, slow, retry, cold, probe, facts, (flags & FLAG_EXERCISE) !== 0)) this.ctx.onFailureOnset?.(this.stats);
+    // Drill traffic is counted apart, so the collector can keep it out of real verdicts;
+    // its failure onset is not reported early (it must not prompt a real probe or decision).
+    const stats = opts?.drill ? opts.drill.keyStats(this.key) : this.stats;
+    const onset = stats.attempt(latency, cls, slow, retry, cold, probe, facts, (flags & FLAG_EXERCISE) !== 0) && stats === this.stats;
     if (facts?.costUsd) this.ctx.costBudget.record(facts.costUsd, now);
-    if ((cls !== null || slow) && this.stats.wantsSample(cls ?? 'slow', now)) this.keepSample(now, start, cls, attempt, err, facts, opts);
+    if ((cls !== null || slow) && stats.wantsSample(cls ?? 'slow', now)) this.keepSample(stats, now, start, cls, attempt, err, facts, opts);
+    // After the sample: the onset's window goes out with the attempt that made it.
+    if (onset) this.ctx.onFailureOnset?.(stats);
   }
 
-  private keepSample(end: number, start: number, cls: ErrorClass | null, attempt: number, err: unknown, facts: CallFacts | undefined, opts: CallOptions<never> | CallOptions<unknown> | undefined): void {
+  private keepSample(stats: KeyStats, end: number, start: number, cls: ErrorClass | null, attempt: number, err: unknown, facts: CallFacts | undefined, opts: CallOptions<never> | CallOptions<unknown> | undefined): void {
     try {
-      this.stats.sample(buildSample({ end, start, cls, attempt, level: opts?.level, stream: opts?.deferSettle === true, err, facts }));
+      stats.sample(buildSample({ end, start, cls, attempt, level: opts?.level, stream: opts?.deferSettle === true, err, facts }));
     } catch {
       // Evidence is a nicety: it must never break the call it describes.
     }
@@ -208,9 +213,10 @@ export class KeyPolicy {
       for (;;) {
         attempt++;
         let start = clock.now();
-        let flags = this.admit(start);
+        const stats = opts?.drill ? opts.drill.keyStats(this.key) : this.stats;
+        let flags = this.admit(start, stats);
         if (flags === NEED_QUEUE) {
-          flags = await this.admitOrQueue(start, signal);
+          flags = await this.admitOrQueue(start, signal, stats);
           start = clock.now();
         }
         if (opts?.exercise) flags |= FLAG_EXERCISE;
@@ -222,7 +228,7 @@ export class KeyPolicy {
             value = await this.deferred(fn, signal, attempt, flags, start, deadline, opts);
           } else if (this.settings.hedge.enabled && this.hedgeAllowed(start)) {
             selfSettled = true;
-            value = await this.hedged(fn, signal, attempt, flags, start);
+            value = await this.hedged(fn, signal, attempt, flags, start, opts);
           } else {
             const p = fn(signal, attempt, undefined);
             value = deadline ? await deadline.race(p) : await p;
@@ -309,32 +315,32 @@ export class KeyPolicy {
     }
   }
 
-  private async hedged<T>(fn: AttemptFn<T>, signal: AbortSignal | undefined, attempt: number, flags: number, start: number): Promise<T> {
+  private async hedged<T>(fn: AttemptFn<T>, signal: AbortSignal | undefined, attempt: number, flags: number, start: number, opts: CallOptions<T> | undefined): Promise<T> {
     const clock = this.ctx.clock;
     return runHedged<T>(
       async (s) => {
         try {
           const v = await fn(s, attempt, undefined);
-          this.settle(flags, clock.now(), start, null, attempt > 1, undefined, attempt);
+          this.settle(flags, clock.now(), start, null, attempt > 1, undefined, attempt, undefined, opts);
           return v;
         } catch (err) {
           if (s.aborted && !signal?.aborted) this.cancel(flags);
-          else this.settle(flags, clock.now(), start, classifyThrown(err), attempt > 1, undefined, attempt, err);
+          else this.settle(flags, clock.now(), start, classifyThrown(err), attempt > 1, undefined, attempt, err, opts);
           throw markSettled(err);
         }
       },
       async (s) => {
         const t = clock.now();
         if (!this.ctx.retryBudget.tryWithdraw(t)) throw new Error('hedge budget');
-        const f2 = this.admit(t);
+        const f2 = this.admit(t, opts?.drill ? opts.drill.keyStats(this.key) : this.stats);
         if (f2 === NEED_QUEUE) throw new Error('hedge: bulkhead full');
         try {
           const v = await fn(s, attempt + 1, undefined);
-          this.settle(f2, clock.now(), t, null, true, undefined, attempt + 1);
+          this.settle(f2, clock.now(), t, null, true, undefined, attempt + 1, undefined, opts);
           return v;
         } catch (err) {
           if (s.aborted && !signal?.aborted) this.cancel(f2);
-          else this.settle(f2, clock.now(), t, classifyThrown(err), true, undefined, attempt + 1, err);
+          else this.settle(f2, clock.now(), t, classifyThrown(err), true, undefined, attempt + 1, err, opts);
           throw markSettled(err);
         }
       },

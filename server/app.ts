@@ -9,23 +9,29 @@ import { ingestPlugin } from './plugins/ingest.ts';
 import { otlpPlugin } from './plugins/otlp.ts';
 import { queryPlugin } from './plugins/query.ts';
 import { samplesPlugin } from './plugins/samples.ts';
+import { shadowPlugin } from './plugins/shadow.ts';
 import { ticketPlugin } from './plugins/ticket.ts';
 import { verdictsPlugin } from './plugins/verdicts.ts';
 import { suspicionPlugin } from './plugins/suspicion.ts';
 import { alertsPlugin } from './plugins/alerts.ts';
+import { lifecyclePlugin } from './plugins/lifecycle.ts';
 import { fleetPlugin } from './plugins/fleet.ts';
+import { drillsPlugin } from './plugins/drills.ts';
 import { collectorMetricsPlugin, metricsPlugin } from './plugins/metrics.ts';
 import { healthPlugin } from './plugins/health.ts';
 import { sessionPlugin } from './plugins/session.ts';
 import { dashboardPlugin } from './plugins/dashboard.ts';
 import { apiHeadersPlugin } from './plugins/api-headers.ts';
 import { redactUrl } from './log-redact.ts';
+import { loadCalendar, type RetirementCalendar } from './lifecycle/calendar.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
     config: Config;
     /** The collector's clock: every time read in `server/` goes through it. */
     clock: ServerClock;
+    /** The retirement calendar (operator entries and the shipped file), validated at start (docs/lifecycle.md). */
+    retirements: RetirementCalendar;
   }
 }
 
@@ -78,6 +84,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   app.decorate('config', options.config);
   app.decorate('clock', options.clock ?? systemClock);
+  app.decorate('retirements', loadCalendar(options.config.lifecycle));
   await app.register(errorsPlugin);
   await app.register(apiHeadersPlugin);
   await app.register(tracingPlugin);
@@ -92,8 +99,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(verdictsPlugin);
   await app.register(queryPlugin);
   await app.register(samplesPlugin);
+  await app.register(shadowPlugin);
   await app.register(ticketPlugin);
+  await app.register(lifecyclePlugin);
   await app.register(fleetPlugin);
+  await app.register(drillsPlugin);
   await app.register(alertsPlugin);
   await app.register(metricsPlugin);
   await app.register(sessionPlugin);

@@ -6,6 +6,7 @@ import { systemClock } from './clock.ts';
 import { openStorage } from './storage/open-storage.ts';
 import { parseRights } from './storage/storage.ts';
 import { FLEET_USAGE, fleetCommand } from './fleet/fleet-cli.ts';
+import { DRILL_USAGE, drillCommand } from './drills/drill-cli.ts';
 
 const USAGE: Record<string, string> = {
   main: `usage: breakerbox <command> [options]
@@ -19,6 +20,8 @@ commands:
   fleet drain       take one key out fleet-wide: --key K --reason R --expires 30m (admin)
   fleet release     end a drain: --key K --reason R (admin)
   fleet list        a key's fleet decisions: --key K
+  drill run         rehearse failures on a staging service: --service S [--drills 429,ttft] (admin;
+                    exits 0 when every drill passed)
   probe             run the prober (see "breakerbox probe --help")
 
 "breakerbox <command> --help" describes each command.`,
@@ -43,6 +46,7 @@ Applies pending migrations in order, prints what it did, and exits.`,
 
 Rights: ingest (push telemetry), read (APIs, dashboard, /metrics), admin (all of them).`,
   fleet: FLEET_USAGE,
+  drill: DRILL_USAGE,
 };
 
 const COMMON = {
@@ -64,6 +68,8 @@ export async function main(argv: string[], env: Record<string, string | undefine
         return await tokenCommand(rest, env);
       case 'fleet':
         return await fleetCommand(rest, env);
+      case 'drill':
+        return await drillCommand(rest, env);
       case undefined:
       case 'help':
       case '--help':

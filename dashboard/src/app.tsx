@@ -13,13 +13,18 @@ const KeyDetail = lazy(() => import('./views/key-detail.tsx'));
 const Cost = lazy(() => import('./views/cost.tsx'));
 const Alerts = lazy(() => import('./views/alerts.tsx'));
 const Probes = lazy(() => import('./views/probes.tsx'));
+const Lifecycle = lazy(() => import('./views/lifecycle.tsx'));
+const Drills = lazy(() => import('./views/drills.tsx'));
 
 const NAV = [
   { path: '/', label: 'Board' },
   { path: '/alerts', label: 'Alerts' },
   { path: '/cost', label: 'Cost' },
   { path: '/probes', label: 'Probes' },
+  { path: '/lifecycle', label: 'Lifecycle' },
 ] as const;
+/** Shown to admins only: a drill makes a service's calls fail on purpose. */
+const DRILLS_NAV = { path: '/drills', label: 'Drills' } as const;
 
 type SessionState = { status: 'checking' } | { status: 'unreachable'; message: string } | { status: 'signed-out'; notice?: string } | { status: 'signed-in'; session: SessionInfo };
 
@@ -76,7 +81,7 @@ export function App() {
         </Link>
         <nav aria-label="Views">
           <ul>
-            {NAV.map((item) => (
+            {[...NAV, ...(state.session.rights.includes('admin') ? [DRILLS_NAV] : [])].map((item) => (
               <li key={item.path}>
                 <Link href={viewHref(item.path, url.range)} aria-current={current === item.path ? 'page' : undefined}>{item.label}</Link>
               </li>
@@ -111,6 +116,10 @@ function View({ path, canAdmin }: { path: string; canAdmin: boolean }) {
       return <Cost />;
     case '/probes':
       return <Probes />;
+    case '/lifecycle':
+      return <Lifecycle />;
+    case '/drills':
+      return <Drills canAdmin={canAdmin} />;
     default:
       return (
         <section>

@@ -64,6 +64,7 @@ export const HINT_WORDS: Record<Hint, string> = {
   probes_pending: 'probes requested, not answered yet',
   probes_stale: 'probes stopped (a prober went silent, or none since the degradation began)',
   sibling_probes: "judged by the provider's other keys' probes",
+  model_retired: 'model retired (calls to it fail since its shutdown date: move to the successor)',
 };
 
 /** A share as a percentage ("34%", "0.4%"), or an en dash when undefined. */

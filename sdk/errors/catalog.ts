@@ -20,6 +20,12 @@ export const SDK_ERROR_CODES = {
   STREAM_BROKEN: 'BB_ERR_SDK_STREAM_BROKEN',
   /** The model stopped on its token limit (`length` / `max_tokens`): not a success. */
   TRUNCATED: 'BB_ERR_SDK_TRUNCATED',
+  /**
+   * An answer that failed the operation's declared validation (`validate`: a JSON Schema, a
+   * validator function or a Standard Schema). Class `invalid_output`: never retried on the
+   * same key, failed over by default, never returned as a success.
+   */
+  INVALID_OUTPUT: 'BB_ERR_SDK_INVALID_OUTPUT',
   /** The provider refused on content/safety grounds. */
   POLICY: 'BB_ERR_SDK_POLICY',
   /** The provider answered with an error status (the class says which kind). */

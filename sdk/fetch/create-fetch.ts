@@ -17,11 +17,17 @@ import type { FailoverLevel, Operation, OperationResult } from '../policies/fall
 import type { CallFacts } from '../key-policy.ts';
 import { BreakerboxError, SDK_ERROR_CODES } from '../errors/catalog.ts';
 import { checkFetchOptions } from '../options/validate-options.ts';
-import { dialectOf, endpointOf, providerOf, retarget, usesApiKeyHeader } from './route.ts';
+import { dialectOf, endpointOf, providerOf, retarget, withApiKey } from './route.ts';
 import { ProviderHttpError, sendAttempt, type FetchLike } from './http-attempt.ts';
 import { sdkErrorAnswer } from './refusal-answer.ts';
 import { rescuedResponse } from './rescued-response.ts';
 import { estimateTokens } from '../pricing.ts';
+import type { DrillTraffic } from '../drills/drill-traffic.ts';
+import { drillFetch } from '../drills/drill-fetch.ts';
+import { shadowRouteFor, startMirror, tellOutcome, type PrimaryWatch, type ShadowRoute } from './shadow-mirror.ts';
+
+/** Seconds a drilled 429 asks the caller to wait. */
+const DRILL_RETRY_AFTER_S = 1;
 
 export type { BreakerboxFetchOptions, FetchRoute } from './fetch-options.ts';
 
@@ -33,11 +39,15 @@ interface RequestInput {
   endpointAt: number;
   stream: boolean;
   hold: boolean;
-  done: (ok: boolean, facts: CallFacts, cls: ErrorClass | undefined, cancelled: boolean) => void;
+  /** Set when the call is drill traffic (docs/drills.md). */
+  drill: DrillTraffic | undefined;
+  done: (ok: boolean, facts: CallFacts, cls: ErrorClass | undefined, cancelled: boolean, answer?: unknown) => void;
 }
 
 interface ResolvedRoute {
   key: BreakerKey;
+  /** The chain's first route. */
+  primary: boolean;
   level: FailoverLevel;
   route: FetchRoute;
   exerciseShare?: number;
@@ -56,7 +66,7 @@ export function createBreakerboxFetch(bb: FetchHost, options: BreakerboxFetchOpt
           return (input, init) => undiciFetch(input as never, { ...(init as object), dispatcher } as never) as unknown as Promise<Response>;
         })()
       : (input, init) => globalThis.fetch(input, init));
-  const operations = new Map<string, { op: Operation<RequestInput, Response>; routes: ResolvedRoute[] }>();
+  const operations = new Map<string, { op: Operation<RequestInput, Response>; routes: ResolvedRoute[]; shadow: ShadowRoute | undefined }>();
 
   if (options.baseURL && options.fallbacks) {
     const base = new URL(options.baseURL);
@@ -69,7 +79,7 @@ export function createBreakerboxFetch(bb: FetchHost, options: BreakerboxFetchOpt
     const id = `${url.origin}\u0001${family}\u0001${model}`;
     let entry = operations.get(id);
     if (entry) return entry;
-    const primary: ResolvedRoute = { key: withRegion({ provider, endpoint: family, model }, options.region), level: 0, route: {} };
+    const primary: ResolvedRoute = { key: withRegion({ provider, endpoint: family, model }, options.region), primary: true, level: 0, route: {} };
     const routes = [primary];
     for (const r of options.fallbacks?.[model] ?? []) {
       const target = r.baseURL ? new URL(r.baseURL) : url;
@@ -77,7 +87,7 @@ export function createBreakerboxFetch(bb: FetchHost, options: BreakerboxFetchOpt
         { provider: r.provider ?? (r.baseURL ? providerOf(target) : provider), endpoint: family, model: r.model ?? model },
         r.region ?? (r.baseURL ? undefined : options.region),
       );
-      routes.push({ key, level: r.level ?? (r.model && r.model !== model ? 2 : 1), route: r, exerciseShare: r.exerciseShare ?? options.exerciseShare });
+      routes.push({ key, primary: false, level: r.level ?? (r.model && r.model !== model ? 2 : 1), route: r, exerciseShare: r.exerciseShare ?? options.exerciseShare });
     }
     if (routes.length > 1) {
       bb.declareFallbacks(
@@ -101,7 +111,7 @@ export function createBreakerboxFetch(bb: FetchHost, options: BreakerboxFetchOpt
         run: (input, signal, _attempt, control) => attemptRoute(r, input, signal, control),
       })),
     });
-    entry = { op, routes };
+    entry = { op, routes, shadow: shadowRouteFor(bb, options, url, family, model, provider) };
     operations.set(id, entry);
     return entry;
   }
@@ -110,16 +120,22 @@ export function createBreakerboxFetch(bb: FetchHost, options: BreakerboxFetchOpt
     const policy = bb.policy(r.key);
     const timeouts = { ...policy.settings.timeouts, ...definedOnly(options.timeouts) };
     const url = r.route.baseURL ? retarget(input.url, r.route.baseURL, input.endpointAt) : input.url;
-    const headers = new Headers(input.headers);
-    if (r.route.apiKey) {
-      if (headers.has('x-api-key') || (!headers.has('authorization') && usesApiKeyHeader(r.key.endpoint))) headers.set('x-api-key', r.route.apiKey);
-      if (headers.has('authorization') || !usesApiKeyHeader(r.key.endpoint)) headers.set('authorization', `Bearer ${r.route.apiKey}`);
-    }
+    const headers = r.route.apiKey ? withApiKey(input.headers, r.route.apiKey, r.key.endpoint) : new Headers(input.headers);
     const body = r.route.model ? { ...input.body, model: r.route.model } : input.body;
     const dialect = dialectOf(r.key.endpoint);
+    const kind = input.drill?.faultFor(r.key, r.primary);
     return sendAttempt(
       {
-        fetch: underlying,
+        fetch: kind === undefined ? underlying : drillFetch({
+          kind,
+          drillId: input.drill!.id,
+          family: r.key.endpoint,
+          request: body,
+          stream: input.stream,
+          slowMs: slowFirstByteMs(timeouts, policy.settings.breaker.latencyCeilingMs, input.stream),
+          retryAfterS: DRILL_RETRY_AFTER_S,
+          clock: bb.clock,
+        }, underlying),
         url,
         method: input.method,
         headers,
@@ -134,6 +150,7 @@ export function createBreakerboxFetch(bb: FetchHost, options: BreakerboxFetchOpt
         malformed: options.malformedChunks ?? 'skip',
         hold: input.hold,
         expectUsage: dialect.usageBeforeEnd(body),
+        validate: options.validate,
         onDone: input.done,
       },
       signal,
@@ -147,17 +164,34 @@ export function createBreakerboxFetch(bb: FetchHost, options: BreakerboxFetchOpt
     if (!req || !ep) return underlying(input, init);
     const model = req.body.model as string;
     const credential = credentialOf(req.headers);
-    const { op, routes } = operationFor(req.url, ep.family, model, credential);
+    const { op, routes, shadow } = operationFor(req.url, ep.family, model, credential);
     const stream = req.body.stream === true;
     const t0 = bb.clock.now();
+    const drill = bb.drillTraffic?.(routes[0]!.key);
+    // The fetch option `validate` is asynchronous (Standard Schema may be) and the shadow's
+    // comparison synchronous: `validation` stays unfilled in shadow windows for now.
+    // Drill traffic is never mirrored: its faults are ours, not the primary's answers.
+    const watch: PrimaryWatch | undefined = shadow && !drill
+      ? startMirror(bb, options, underlying, routes[0]!.key, shadow, {
+          url: req.url, method: req.method, headers: req.headers, body: req.body, endpointAt: ep.at, family: ep.family, stream, startedAt: t0,
+        })
+      : undefined;
 
     // The stream may end before `run` resolves; whichever comes second completes the task.
     // A rescued stream is completed by its rescuer instead, once the caller's stream ends.
     let result: OperationResult<Response> | undefined;
     let ended: [boolean, CallFacts, ErrorClass | undefined] | undefined;
     let rescued = false;
+    // The shadow's primary side, told once the answer and its end are both known.
+    let told = !watch;
+    const tellPrimary = () => {
+      if (told || !result || !ended) return;
+      told = true;
+      tellOutcome(watch!, result, ended, answer);
+    };
     const finish = () => {
       if (!rescued && result?.complete && ended) result.complete(ended[0], ended[1], ended[2]);
+      tellPrimary();
     };
     const inputFor = (body: Record<string, unknown>, onDone: RequestInput['done']): RequestInput => ({
       url: req.url,
@@ -167,10 +201,13 @@ export function createBreakerboxFetch(bb: FetchHost, options: BreakerboxFetchOpt
       endpointAt: ep.at,
       stream,
       hold: stream && midStream === 'buffer',
+      drill,
       done: onDone,
     });
-    const ri = inputFor(req.body, (ok, facts, cls, cancelled) => {
+    let answer: unknown;
+    const ri = inputFor(req.body, (ok, facts, cls, cancelled, decoded) => {
       ended = [ok && !cancelled, facts, cancelled ? undefined : cls];
+      answer = decoded;
       finish();
     });
     const estimate = bb.costBudget.active
@@ -181,11 +218,14 @@ export function createBreakerboxFetch(bb: FetchHost, options: BreakerboxFetchOpt
       deadlineMs: options.timeouts?.totalMs,
       deferSettle: true,
       idempotencyKey: req.headers.get('idempotency-key') ?? undefined,
+      ...(options.idempotent === false ? { idempotent: false } : {}),
       estimatedCostUsd: estimate,
+      ...(drill ? { drill } : {}),
     };
     try {
       result = await op.run(ri, runOpts);
     } catch (err) {
+      if (!req.signal?.aborted) watch?.failed(err);
       const answer = providerAnswerOf(err);
       // Hand the provider's own answer back, so the official client raises its typed error.
       if (answer) return new Response(answer.body, { status: answer.status, statusText: answer.statusText, headers: answer.headers });
@@ -197,6 +237,8 @@ export function createBreakerboxFetch(bb: FetchHost, options: BreakerboxFetchOpt
       throw err;
     }
     let res = result.value;
+    // A JSON answer, or a short stream, ended before `run` resolved: told to no one yet.
+    tellPrimary();
     if (stream && midStream === 'rescue' && res.body && (res.headers.get('content-type') ?? '').includes('text/event-stream')) {
       rescued = true;
       res = rescuedResponse(res as Response & { body: ReadableStream<Uint8Array> }, result, {
@@ -269,6 +311,12 @@ function definedOnly<T extends object>(o: T | undefined): Partial<T> {
   const out: Partial<T> = {};
   if (o) for (const [k, v] of Object.entries(o)) if (v !== undefined) (out as Record<string, unknown>)[k] = v;
   return out;
+}
+
+/** A first byte past the key's limit: its first-byte (or, streamed, first-token) timeout, else the latency ceiling that makes it slow; half as long again. */
+function slowFirstByteMs(t: { firstByteMs?: number; firstTokenMs?: number }, latencyCeilingMs: number, stream: boolean): number {
+  const limit = Math.min(t.firstByteMs ?? Infinity, stream ? (t.firstTokenMs ?? Infinity) : Infinity, latencyCeilingMs);
+  return Math.ceil(limit * 1.5);
 }
 
 function numberOr(v: unknown, d: number): number {

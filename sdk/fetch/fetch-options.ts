@@ -6,6 +6,8 @@ import type { ErrorClass } from '@breakerbox/protocol';
 import type { FailoverLevel } from '../policies/fallback.ts';
 import type { TimeoutOptions } from '../settings.ts';
 import type { FetchLike } from './http-attempt.ts';
+import type { OutputValidator } from '../validation/output-validator.ts';
+import type { ShadowTarget } from '../shadow/shadow-options.ts';
 
 /** A fallback route for a model. Unset fields are the primary's. */
 export interface FetchRoute {
@@ -33,10 +35,21 @@ export interface BreakerboxFetchOptions {
   region?: string;
   /** Fallback routes, by the primary's model id. */
   fallbacks?: Record<string, FetchRoute[]>;
-  /** Client-fault classes that also move on to the next route (default `['context_length']`; `[]` for none). */
+  /** Client-fault classes that also move on to the next route (default `['context_length', 'invalid_output']`; `[]` for none). */
   fallbackOn?: ErrorClass[];
-  /** Never substitute another route (durable writes). */
+  /** Never substitute another route (durable writes); such requests are never mirrored either. */
   failClosed?: boolean;
+  /**
+   * False when the requests have side effects and must not be sent twice: never retried
+   * without an `Idempotency-Key` header, never mirrored to a shadow (default true).
+   */
+  idempotent?: boolean;
+  /**
+   * Shadow traffic, by the primary's model id: a share of the requests is also sent to a
+   * candidate model, asynchronously, and both answers' properties are compared (docs/lifecycle.md,
+   * "Shadow traffic"). The caller's answer is never delayed, changed or failed by it.
+   */
+  shadow?: Record<string, ShadowTarget>;
   /** Operation name for tasks telemetry (default: `<endpoint>:<model>`). */
   operation?: string | ((model: string, endpoint: string) => string);
   /** Layered timeouts; unset layers fall back to the key's settings. */
@@ -69,4 +82,15 @@ export interface BreakerboxFetchOptions {
   maxRescues?: number;
   /** Share (0–1) of normal traffic sent through each fallback route first (default 0: off). */
   exerciseShare?: number;
+  /**
+   * Validate every non-streamed chat, Responses and messages answer's structured output (a
+   * tool call's arguments, else the text parsed as JSON; see the SDK README, *Validating
+   * answers*): a JSON Schema, a validator function, a Standard Schema (zod, valibot,
+   * arktype), or `'request'` for the JSON Schema the request itself declared
+   * (`response_format`, `text.format`, `output_config.format`, the called tool's). An answer
+   * that fails is an `invalid_output` failure: failed over to the next route, never handed
+   * to the client as a success (with `failClosed`, the client gets a 502
+   * `BB_ERR_SDK_INVALID_OUTPUT`). Streamed answers are not validated.
+   */
+  validate?: OutputValidator | 'request';
 }

@@ -12,6 +12,9 @@ import { classifyHttpError, providerErrorInfo, retryAfterFromHeaders, upstreamRe
 import { jsonAnswerClass, jsonAnswerFailure, jsonFacts } from './json-answer.ts';
 import { guardStream, type StreamSummary } from '../streams/stream-guard.ts';
 import type { StreamDialect } from '../streams/stream-dialect.ts';
+import type { OutputValidator } from '../validation/output-validator.ts';
+import { invalidOutput } from '../validation/output-validator.ts';
+import { hasStructuredOutput, structuredAnswerProblem } from '../validation/structured-output.ts';
 
 /** A fetch function (the global one, undici's, or the application's). */
 export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
@@ -63,8 +66,10 @@ export interface HttpAttempt {
   expectUsage: boolean;
   /** Buffered mode: hand a stream over only once it is complete. */
   hold: boolean;
-  /** Called once the answer is fully known (JSON read, or stream ended). */
-  onDone: (ok: boolean, facts: CallFacts, cls: ErrorClass | undefined, cancelled: boolean) => void;
+  /** How a non-streamed answer's structured output is validated (the fetch option `validate`). */
+  validate?: OutputValidator | 'request' | undefined;
+  /** Called once the answer is fully known (JSON read, or stream ended); `answer` is a JSON answer's decoded body. */
+  onDone: (ok: boolean, facts: CallFacts, cls: ErrorClass | undefined, cancelled: boolean, answer?: unknown) => void;
 }
 
 /** Sends one attempt; resolves with the Response to hand to the client (a stream: after its first token). */
@@ -167,8 +172,13 @@ export async function sendAttempt(a: HttpAttempt, signal: AbortSignal | undefine
   const failure = jsonAnswerFailure(a.family, parsed, a.requestBody, upstreamRequestId);
   if (failure) throw failure;
   const cls = jsonAnswerClass(facts);
+  // A truncated or filtered answer is already a failure of its own class; only a whole one is validated.
+  if (a.validate !== undefined && cls === null && hasStructuredOutput(a.family)) {
+    const problem = await structuredAnswerProblem(a.validate, a.family, parsed, a.requestBody);
+    if (problem !== undefined) throw invalidOutput(problem, upstreamRequestId);
+  }
   control?.settle(cls, facts);
-  a.onDone(cls === null, facts, cls ?? undefined, false);
+  a.onDone(cls === null, facts, cls ?? undefined, false, parsed);
   return new Response(text, { status: res.status, statusText: res.statusText, headers });
 }
 

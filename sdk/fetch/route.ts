@@ -48,3 +48,11 @@ export function retarget(url: URL, baseURL: string, endpointAt: number): URL {
   out.search = url.search;
   return out;
 }
+
+/** `headers` with `apiKey` in place of the caller's key, in the header(s) the family's provider reads. */
+export function withApiKey(headers: Headers, apiKey: string, family: string): Headers {
+  const out = new Headers(headers);
+  if (out.has('x-api-key') || (!out.has('authorization') && usesApiKeyHeader(family))) out.set('x-api-key', apiKey);
+  if (out.has('authorization') || !usesApiKeyHeader(family)) out.set('authorization', `Bearer ${apiKey}`);
+  return out;
+}

@@ -7,7 +7,7 @@
  * silent, garbage, a refused token — the only local effects are the decisions that pass
  * `applyFleetDecision`, each bounded by its time-to-live.
  */
-import { FLEET_EVENTS, MAX_FLEET_FEED_KEYS, fleetKeyTag, parseFleetDecision, type BreakerKey, type SseEvent } from '@breakerbox/protocol';
+import { FLEET_EVENTS, MAX_FLEET_FEED_KEYS, fleetKeyTag, parseDrillCommand, parseFleetDecision, type BreakerKey, type DrillCommand, type SseEvent } from '@breakerbox/protocol';
 import type { Agent } from 'node:http';
 import type { Clock, TimerHandle } from '../clock.ts';
 import { Emitter, type EventSubscriber } from '../events.ts';
@@ -57,6 +57,19 @@ export interface FleetSubscriptionHost extends FleetApplyHost {
   keys(): BreakerKey[];
 }
 
+/**
+ * What the one feed carries for this instance: fleet decisions (applied only when the
+ * `fleet` option is on) and drill commands (docs/drills.md; only with drills enabled).
+ */
+export interface FeedUse {
+  /** Apply fleet decisions (the `fleet` option); false: a drills-only feed, decisions are dropped unread. */
+  decisions: boolean;
+  /** The instance's service (`?service=`), which drill commands are addressed to. */
+  service?: string | undefined;
+  /** Drill events, parsed (`null`: one that did not parse); absent when drills are off. */
+  onDrill?: ((command: DrillCommand | null) => void) | undefined;
+}
+
 type Resolved = Required<FleetOptions>;
 
 const DEFAULTS: Resolved = {
@@ -99,10 +112,13 @@ export class FleetSubscription {
     private readonly host: FleetSubscriptionHost,
     private readonly clock: Clock,
     private readonly random: () => number,
+    private readonly use: FeedUse = { decisions: true },
   ) {
     this.o = { ...DEFAULTS, ...definedOnly(options) };
     this.base = new URL('v1/fleet', url.endsWith('/') ? url : `${url}/`);
     this.agent = createFeedAgent(this.base);
+    // Drills must reach an instance before it makes its first call: open the feed now.
+    if (use.onDrill) this.schedule(0);
   }
 
   /** Counters and state. */
@@ -139,7 +155,16 @@ export class FleetSubscription {
 
   /** Handles one feed event (the connection calls it; exposed for tests of the safety rules). */
   handle(e: SseEvent): void {
-    if (e.event !== FLEET_EVENTS.decision) return;
+    if (e.event === FLEET_EVENTS.drill) {
+      if (!this.use.onDrill) return;
+      try {
+        this.use.onDrill(parseDrillCommand(e.data));
+      } catch {
+        // A bug in applying a drill must not end the feed or reach the host.
+      }
+      return;
+    }
+    if (e.event !== FLEET_EVENTS.decision || !this.use.decisions) return;
     const d = parseFleetDecision(e.data);
     const out = d === null ? ({ outcome: 'ignored', decision: null, why: 'invalid' } as const) : safely(() => applyFleetDecision(d, this.host, this.o), d);
     if (out.outcome === 'ignored') this.s.ignored[out.why]++;
@@ -162,16 +187,18 @@ export class FleetSubscription {
     const old = this.cancel;
     this.cancel = undefined;
     old?.();
-    const keys = this.host.keys();
-    if (keys.length === 0) {
+    // A drills-only feed names no keys (it applies no decision); a fleet feed names the keys in use.
+    const keys = this.use.decisions ? this.host.keys() : [];
+    if (keys.length === 0 && !this.use.onDrill) {
       this.s.state = 'idle';
       this.covered = new Set();
       return;
     }
-    const tags = keys.length > MAX_FLEET_FEED_KEYS ? null : new Set(keys.map(fleetKeyTag));
+    const tags = keys.length > MAX_FLEET_FEED_KEYS || !this.use.decisions ? null : new Set(keys.map(fleetKeyTag));
     this.covered = tags;
     const url = new URL(this.base);
-    if (tags) url.searchParams.set('keys', [...tags].join(','));
+    if (tags && tags.size > 0) url.searchParams.set('keys', [...tags].join(','));
+    if (this.use.service) url.searchParams.set('service', this.use.service);
     this.s.state = 'connecting';
     this.s.connects++;
     let opened = false;

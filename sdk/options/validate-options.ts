@@ -5,6 +5,13 @@
  */
 import { ERROR_CLASSES, MAX_WINDOW_SAMPLES, MAX_WINDOW_SAMPLES_BYTES } from '@breakerbox/protocol';
 import { arr, bool, either, fn, invalid, num, obj, oneOf, record, required, str, url, type Check } from './option-checks.ts';
+import { isOutputValidator } from '../validation/output-validator.ts';
+
+/** An optional `validate`: a JSON Schema object, a validator function or a Standard Schema (`'request'` where allowed). */
+const validator = (allowRequest: boolean): Check => (v, path) => {
+  if (v === undefined || (allowRequest && v === 'request')) return;
+  if (!isOutputValidator(v)) invalid(path, `a JSON Schema object, a validator function or a Standard Schema${allowRequest ? ", or 'request'" : ''}`, v);
+};
 
 const ms = num();
 const positiveMs = num({ exclusiveMin: true });
@@ -85,11 +92,22 @@ export const checkBreakerboxOptions: Check = obj({
     maxEventBytes: num({ min: 256, int: true }),
     resubscribeDelayMs: ms,
   }), 'true, false or an object of fleet options'),
+  drills: obj({ enabled: bool }),
+  shadowLimits: obj({ maxConcurrent: num({ min: 1, int: true }), timeoutMs: positiveMs }),
   clock,
   random: fn,
 });
 
 const level = num({ max: 4, int: true });
+const shadowTarget = obj({
+  model: required(str, 'a non-empty string'),
+  share: required(share, 'a number >= 0 and <= 1'),
+  provider: str,
+  baseURL: url,
+  apiKey: str,
+  region: str,
+  endpoint: str,
+});
 const route = obj({ model: str, baseURL: url, apiKey: str, provider: str, region: str, level, exerciseShare: share });
 
 /** `bb.fetch` options. */
@@ -109,6 +127,9 @@ export const checkFetchOptions: Check = obj({
   prefill: bool,
   maxRescues: num({ max: 5, int: true }),
   exerciseShare: share,
+  validate: validator(true),
+  idempotent: bool,
+  shadow: record(shadowTarget),
 });
 
 const breakerKey = obj({ provider: required(str, 'a non-empty string'), endpoint: required(str, 'a non-empty string'), model: required(str, 'a non-empty string'), region: str });
@@ -123,4 +144,5 @@ export const checkOperationSpec: Check = obj({
   failClosed: bool,
   fallbackOn: arr(oneOf(ERROR_CLASSES)),
   exerciseShare: share,
+  validate: validator(false),
 });

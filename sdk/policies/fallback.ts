@@ -22,6 +22,8 @@ import type { AttemptControl, AttemptRecord, CallFacts, CallOptions, KeyPolicy }
 import type { TaskStats } from '../telemetry/task-stats.ts';
 import { classifyFinishReason, classifyThrown, countsAgainstProvider } from '@breakerbox/protocol';
 import { BreakerboxError, SDK_ERROR_CODES } from '../errors/catalog.ts';
+import { assertValidOutput, type OutputValidator } from '../validation/output-validator.ts';
+import type { DrillTraffic } from '../drills/drill-traffic.ts';
 
 /** Failover levels (docs/architecture.md). */
 export type FailoverLevel = 0 | 1 | 2 | 3 | 4;
@@ -47,6 +49,14 @@ export interface OperationSpec<I, T> {
   fallbackOn?: readonly ErrorClass[];
   /** Share (0–1) of normal runs sent through each keyed fallback level first (default 0: off). */
   exerciseShare?: number;
+  /**
+   * How every level's answer is validated: a JSON Schema, a validator function, or a
+   * Standard Schema (zod, valibot, arktype). An answer that fails is an `invalid_output`
+   * failure (`BB_ERR_SDK_INVALID_OUTPUT`) of its attempt: not retried on the same key, failed
+   * over to the next level (it is in `DEFAULT_FALLBACK_ON`), never returned as a success —
+   * with `failClosed`, the run fails.
+   */
+  validate?: OutputValidator<T>;
 }
 
 /** A configured operation, ready to run inputs through its chain. */
@@ -77,6 +87,8 @@ export interface RunOptions {
    * it already broke this answer (see the fetch wrapper's `midStream` option); default 0.
    */
   startAt?: number;
+  /** Set by the SDK when the run is drill traffic: its attempts and task are counted in the drill's stats. */
+  drill?: DrillTraffic;
 }
 
 /** What a chain run returns. */
@@ -113,10 +125,10 @@ export interface ChainHost {
 
 /**
  * Client-fault classes that move on by default: a prompt over one model's context may fit
- * the next route's, and trying costs one refused request; every other client fault would
- * fail the same way everywhere.
+ * the next route's, and an answer that failed validation may come out valid from the next
+ * model; trying costs one request. Every other client fault would fail the same way everywhere.
  */
-export const DEFAULT_FALLBACK_ON: readonly ErrorClass[] = Object.freeze(['context_length'] as ErrorClass[]);
+export const DEFAULT_FALLBACK_ON: readonly ErrorClass[] = Object.freeze(['context_length', 'invalid_output'] as ErrorClass[]);
 
 const MOVE_ON_CODES = new Set<string>([SDK_ERROR_CODES.BREAKER_OPEN, SDK_ERROR_CODES.HALF_OPEN_BUSY, SDK_ERROR_CODES.BULKHEAD_FULL]);
 
@@ -138,6 +150,7 @@ export async function runChain<I, T>(host: ChainHost, spec: OperationSpec<I, T>,
   if (levels.length === 0) throw new BreakerboxError(SDK_ERROR_CODES.FALLBACK_EXHAUSTED, `${spec.name}: no level left to rescue from`, { errorClass: 'stream_broken' });
   /** Index in `levels` of the primary: levels before it are an exercised fallback, not a failover. */
   const primaryAt = levels.indexOf(spec.levels[0]!);
+  const validate = spec.validate;
   const cost = () => attempts.reduce((s, a) => s + a.costUsd, 0);
   const finish = (ok: boolean, level: FailoverLevel | undefined, degraded: boolean, facts?: CallFacts, rescues = 0) => {
     if (opts.rescue) return;
@@ -147,8 +160,8 @@ export async function runChain<I, T>(host: ChainHost, spec: OperationSpec<I, T>,
       ok = false;
       lastCls = finishCls;
     }
-    host.tasks(spec.name).record({ ok, level: ok ? level : undefined, degraded, attempts: attempts.length, costUsd: cost(), fallbackInvoked, fallbackFailed, primaryKey: spec.levels.find((l) => l.key)?.key });
-    if (host.calls.size) emitChainCall(host, spec.name, t0, attempts, ok, level ?? 0, lastKey, ok ? undefined : lastCls, lastErr, facts, rescues);
+    (opts.drill ? opts.drill.tasks(spec.name) : host.tasks(spec.name)).record({ ok, level: ok ? level : undefined, degraded, attempts: attempts.length, costUsd: cost(), fallbackInvoked, fallbackFailed, primaryKey: spec.levels.find((l) => l.key)?.key });
+    if (host.calls.size) emitChainCall(host, spec.name, t0, attempts, ok, level ?? 0, lastKey, ok ? undefined : lastCls, lastErr, facts, rescues, opts.drill?.id);
   };
 
   for (let i = 0; i < levels.length; i++) {
@@ -164,6 +177,7 @@ export async function runChain<I, T>(host: ChainHost, spec: OperationSpec<I, T>,
       let facts: CallFacts | undefined;
       if (!l.key) {
         value = await l.run(input, opts.signal, 1, undefined);
+        if (validate) await assertValidOutput(validate, value);
         attempts.push({ key: undefined, level, attempt: 1, ok: true, durationMs: 0, costUsd: 0 });
       } else {
         const callOpts: CallOptions<T> = {
@@ -180,7 +194,16 @@ export async function runChain<I, T>(host: ChainHost, spec: OperationSpec<I, T>,
           facts: l.facts ? (v) => (facts = l.facts!(v)) : undefined,
           onAttempt: (r) => attempts.push({ ...r, level }),
         };
-        value = await host.policy(l.key).execute((signal, attempt, control) => l.run(input, signal, attempt, control), callOpts);
+        if (opts.drill) callOpts.drill = opts.drill;
+        // Validated inside the attempt, so the key's window counts it as `invalid_output`.
+        const run = validate
+          ? async (signal: AbortSignal | undefined, attempt: number, control: AttemptControl | undefined) => {
+              const v = await l.run(input, signal, attempt, control);
+              await assertValidOutput(validate, v);
+              return v;
+            }
+          : (signal: AbortSignal | undefined, attempt: number, control: AttemptControl | undefined) => l.run(input, signal, attempt, control);
+        value = await host.policy(l.key).execute(run, callOpts);
       }
       const degraded = level === 4;
       if (opts.deferSettle && l.key) {
@@ -248,6 +271,7 @@ function emitChainCall(
   err: unknown,
   facts: CallFacts | undefined,
   rescues: number,
+  drillId: string | undefined,
 ): void {
   const ev: CallEvent = {
     requestId: newCallId(),
@@ -263,6 +287,7 @@ function emitChainCall(
   };
   if (key?.region) ev.region = key.region;
   if (rescues > 0) ev.rescues = rescues;
+  if (drillId !== undefined) ev.drillId = drillId;
   if (!ok && cls) ev.errorClass = cls;
   if (!ok && err instanceof BreakerboxError) ev.errorCode = err.code;
   if (facts) {

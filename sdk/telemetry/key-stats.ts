@@ -25,7 +25,8 @@ export interface AttemptFacts {
   skippedChunks?: number;
 }
 
-function bucketOf(bounds: readonly number[], v: number): number {
+/** The histogram bucket of `v`: the first bound at or above it, or the overflow bucket. */
+export function bucketOf(bounds: readonly number[], v: number): number {
   let i = 0;
   while (i < bounds.length && v > bounds[i]!) i++;
   return i;

@@ -7,7 +7,7 @@
  * Nothing here throws into or waits on the caller's model calls; every timer is unref'd.
  */
 import { hostname } from 'node:os';
-import { TelemetrySender, newBatchId, type SenderError, type SenderStats, type TelemetryEvent } from '@breakerbox/protocol';
+import { TelemetrySender, newBatchId, type SenderError, type SenderOptions, type SenderStats, type TelemetryEvent } from '@breakerbox/protocol';
 import { systemClock, type Clock, type TimerHandle } from '../clock.ts';
 
 export { newBatchId };
@@ -57,6 +57,8 @@ export type ReporterError = SenderError;
 /** Where the reporter pulls interval aggregates from. */
 export interface TelemetrySource {
   collect(now: number): TelemetryEvent[];
+  /** The running drill's aggregates (docs/drills.md), sent in batches of their own with its `drill_id`. */
+  collectDrill?(now: number): { id: string; events: TelemetryEvent[] } | undefined;
 }
 
 /** Aggregates and pushes telemetry; see the module comment for its guarantees. */
@@ -69,6 +71,12 @@ export class TelemetryReporter {
   private intervalTimer: TimerHandle | undefined;
   private coalesceTimer: TimerHandle | undefined;
   private closed = false;
+  private readonly senderOptions: SenderOptions;
+  private readonly listeners = new Set<(e: ReporterError) => void>();
+  /** The running drill's sender: one at a time, so drill telemetry's memory is one more bounded buffer. */
+  private drill: { id: string; sender: TelemetrySender } | undefined;
+  /** The last ended drill's sender sending what it holds (`close` waits for it). */
+  private retiring: Promise<number> | undefined;
   /** Subscribes to push failures; returns an unsubscribe function. */
   readonly onError: (listener: (e: ReporterError) => void) => () => void;
 
@@ -80,15 +88,25 @@ export class TelemetryReporter {
     this.intervalMs = options.intervalMs ?? 10_000;
     this.coalesceMs = options.coalesceMs ?? 1_000;
     this.requestTimeoutMs = options.requestTimeoutMs ?? 5_000;
-    this.sender = new TelemetrySender({
+    this.senderOptions = {
       url: options.url,
       token: options.token,
       source: { service: options.service, instance: options.instance ?? `${hostname()}-${process.pid}`, sdk: SDK_NAME },
       requestTimeoutMs: this.requestTimeoutMs,
       clock: this.clock,
-      ...pick(options, ['maxBufferedEvents', 'maxBatchEvents', 'gzip', 'maxReplyBytes', 'backoffMs', 'maxBackoffMs', 'random', 'fleetTotals']),
-    });
-    this.onError = (listener) => this.sender.onError(listener);
+      ...pick(options, ['maxBufferedEvents', 'maxBatchEvents', 'gzip', 'maxReplyBytes', 'backoffMs', 'maxBackoffMs', 'random']),
+    };
+    this.sender = new TelemetrySender({ ...this.senderOptions, ...pick(options, ['fleetTotals']) });
+    this.onError = (listener) => {
+      this.listeners.add(listener);
+      const off = this.sender.onError(listener);
+      const offDrill = this.drill?.sender.onError(listener);
+      return () => {
+        this.listeners.delete(listener);
+        off();
+        offDrill?.();
+      };
+    };
     this.scheduleInterval();
   }
 
@@ -104,6 +122,40 @@ export class TelemetryReporter {
     }
   }
 
+  /** Queues one event and sends at once, without waiting to coalesce (a key's failure onset). Never throws. */
+  pushNow(event: TelemetryEvent): void {
+    if (this.closed) return;
+    this.sender.enqueue([event]);
+    this.sender.kick();
+  }
+
+  /** Queues one event of drill `drillId`'s traffic, for its own batches. Never throws. */
+  pushDrill(drillId: string, event: TelemetryEvent, urgent = false): void {
+    if (this.closed) return;
+    const s = this.drillSender(drillId);
+    s.enqueue([event]);
+    if (urgent) s.kick();
+  }
+
+  /** The drill ended: its last aggregates are sent (bounded by the request timeout) and its sender stops. */
+  finishDrill(drillId: string, events: TelemetryEvent[]): void {
+    if (this.closed) return;
+    const s = this.drillSender(drillId);
+    if (events.length) s.enqueue(events);
+    this.drill = undefined;
+    this.retiring = s.close(this.requestTimeoutMs);
+  }
+
+  private drillSender(id: string): TelemetrySender {
+    if (this.drill?.id === id) return this.drill.sender;
+    // A newer drill replaces the older one's sender, which sends what it holds and stops.
+    if (this.drill) this.retiring = this.drill.sender.close(this.requestTimeoutMs);
+    const sender = new TelemetrySender({ ...this.senderOptions, drillId: id, batchIdPrefix: 'drill-' });
+    for (const l of this.listeners) sender.onError(l);
+    this.drill = { id, sender };
+    return sender;
+  }
+
   /** Health counters. */
   stats(): ReporterStats {
     return this.sender.stats();
@@ -115,7 +167,7 @@ export class TelemetryReporter {
    */
   async flush(timeoutMs = this.requestTimeoutMs): Promise<void> {
     this.collect();
-    await this.sender.flush(timeoutMs);
+    await Promise.all([this.sender.flush(timeoutMs), this.drill?.sender.flush(timeoutMs)]);
   }
 
   /** Flushes (bounded by `timeoutMs`), then stops all timers and sockets; later pushes are ignored. */
@@ -124,7 +176,7 @@ export class TelemetryReporter {
     this.collect();
     this.closed = true;
     for (const t of [this.intervalTimer, this.coalesceTimer]) if (t !== undefined) this.clock.clearTimeout(t);
-    await this.sender.close(timeoutMs ?? this.requestTimeoutMs);
+    await Promise.all([this.sender.close(timeoutMs ?? this.requestTimeoutMs), this.drill?.sender.close(timeoutMs ?? this.requestTimeoutMs), this.retiring]);
   }
 
   private scheduleInterval(): void {
@@ -132,14 +184,18 @@ export class TelemetryReporter {
       if (this.closed) return;
       this.collect();
       this.sender.kick();
+      this.drill?.sender.kick();
       this.scheduleInterval();
     }, this.intervalMs, true);
   }
 
   private collect(): void {
     try {
-      const events = this.source.collect(this.clock.now());
+      const now = this.clock.now();
+      const events = this.source.collect(now);
       if (events.length) this.sender.enqueue(events);
+      const drill = this.source.collectDrill?.(now);
+      if (drill && drill.events.length) this.drillSender(drill.id).enqueue(drill.events);
     } catch {
       // A bug in aggregation must not take the host down; the interval is lost.
     }

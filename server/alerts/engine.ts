@@ -1,5 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config/schema.ts';
+import { keysInUse } from '../lifecycle/models-in-use.ts';
+import type { RetirementCalendar } from '../lifecycle/calendar.ts';
 import type { AlertChange, NotificationsPart, Storage, StoredAlert } from '../storage/storage.ts';
 import type { KeyAnalysis } from '../verdicts/analyse.ts';
 import type { VerdictEngine } from '../verdicts/verdict-engine.ts';
@@ -43,7 +45,9 @@ export interface AlertEngine {
 
 /** Everything the engine works with. */
 export interface AlertEngineOptions {
-  storage: Pick<Storage, 'alerts' | 'notifications' | 'rollups' | 'events' | 'lease' | 'samples'>;
+  storage: Pick<Storage, 'alerts' | 'notifications' | 'rollups' | 'events' | 'lease' | 'samples' | 'telemetry'>;
+  /** The retirement calendar (the model_retiring rule). */
+  calendar: RetirementCalendar;
   verdicts: VerdictEngine;
   config: Config['alerts'];
   silences: SilenceStore;
@@ -147,6 +151,7 @@ export function createAlertEngine(o: AlertEngineOptions): AlertEngine {
           return m;
         },
         verdictAnalyses: () => ctx.analysesOver(o.config.verdict_window_s),
+        keysInUse: (from) => keysInUse(o.storage, o.calendar, from, now, { datedOnly: true }),
       };
       // Stage 1: every enabled rule's conditions.
       const conditions = await runRules(ctx, rulesCfg);

@@ -19,7 +19,7 @@ export interface LifecycleRule {
 export function lifecycleStep(now: number, c: Condition, existing: StoredAlert | undefined, rule: LifecycleRule, analysis: KeyAnalysis | undefined): AlertChange | null {
   const summary = c.key ? `${c.text} — ${c.verdict?.phrase ?? verdictPhrase(analysis)}` : c.text;
   const fields = {
-    summary, value: c.value, severity: rule.severity,
+    summary, value: c.value, severity: c.severity ?? rule.severity,
     verdict: c.verdict?.verdict ?? analysis?.decision.verdict ?? null, hint: c.verdict ? c.verdict.hint : (analysis?.decision.hint ?? null), updated_at: now,
   };
   if (!existing) {
@@ -42,7 +42,7 @@ export function lifecycleStep(now: number, c: Condition, existing: StoredAlert |
   return { op: 'update', id: existing.id, fields: { ...fields, state: 'firing', fired_at: existing.fired_at, resolved_at: null } };
 }
 
-/** The condition of a target no rule reported this pass (key gone quiet, rule disabled): clear. */
+/** The condition of a target no rule reported this pass (key gone quiet, rule disabled): clear, resolving at the severity it last had. */
 export function clearedCondition(a: StoredAlert): Condition {
-  return { fingerprint: a.fingerprint, rule: a.rule, keyId: a.keyId, key: a.key, location: a.location, operation: a.operation, status: 'clear', value: a.value, text: a.summary.split(' — ')[0]! };
+  return { fingerprint: a.fingerprint, rule: a.rule, keyId: a.keyId, key: a.key, location: a.location, operation: a.operation, status: 'clear', value: a.value, text: a.summary.split(' — ')[0]!, severity: a.severity };
 }

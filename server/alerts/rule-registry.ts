@@ -9,6 +9,7 @@ import { openShareRule } from './rules/open-share.ts';
 import { probeFailingRule } from './rules/probe-failing.ts';
 import { proberSilentRule } from './rules/prober-silent.ts';
 import { proberUnhealthyRule } from './rules/prober-unhealthy.ts';
+import { modelRetiringRule } from './rules/model-retiring.ts';
 
 /** Every rule by name, one file each under rules/: adding a rule is a file, an entry here and its config. */
 export const RULE_REGISTRY: { [R in RuleName]: Rule<RulesConfig[R]> } = {
@@ -20,6 +21,7 @@ export const RULE_REGISTRY: { [R in RuleName]: Rule<RulesConfig[R]> } = {
   prober_unhealthy: proberUnhealthyRule,
   clients_degraded: clientsDegradedRule,
   prober_silent: proberSilentRule,
+  model_retiring: modelRetiringRule,
 };
 
 /** Stage 1: the conditions of every enabled rule, in `RULES` order. */

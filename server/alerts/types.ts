@@ -28,4 +28,6 @@ export interface Condition {
    * window (a service judged on its own calls), and the phrase said instead of the key's.
    */
   verdict?: { verdict: Verdict; hint: Hint | null; phrase: string };
+  /** The severity of this condition when the rule grades its own (model_retiring); else the rule's configured one. */
+  severity?: Severity;
 }

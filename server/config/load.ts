@@ -3,6 +3,7 @@ import { Value } from '@sinclair/typebox/value';
 import { parse as parseYaml } from 'yaml';
 import { ENV_SETTINGS as ENV } from './env-vars.ts';
 import { ConfigSchema, type Config } from './schema.ts';
+import { shutdownAt } from '../lifecycle/shutdown-date.ts';
 
 /** A configuration problem, described in one line naming the setting. */
 export class ConfigError extends Error {
@@ -100,6 +101,14 @@ function crossFieldConflict(config: Config): { path: string; message: string } |
   if (hold <= renew) {
     return { path: 'storage.leader_hold_ms', message: `must be more than storage.leader_renew_ms (${renew}), got ${hold}: a leader would stop acting before its next renewal, and leadership would flap` };
   }
+  const retiring = config.alerts.rules.model_retiring;
+  if (retiring.critical_days > retiring.warning_days) {
+    return { path: 'alerts.rules.model_retiring.critical_days', message: `must be at most alerts.rules.model_retiring.warning_days (${retiring.warning_days}), got ${retiring.critical_days}` };
+  }
+  const badDate = config.lifecycle.retirements.findIndex((r) => shutdownAt(r.shutdown) === null);
+  if (badDate >= 0) {
+    return { path: `lifecycle.retirements.${badDate}.shutdown`, message: `is not a date in the calendar, got ${JSON.stringify(config.lifecycle.retirements[badDate]!.shutdown)}` };
+  }
   return null;
 }
 
@@ -118,5 +127,6 @@ function describe(schema: Record<string, unknown>): string {
   if (schema.exclusiveMinimum !== undefined) limits.push(`> ${schema.exclusiveMinimum}`);
   if (schema.maximum !== undefined) limits.push(`<= ${schema.maximum}`);
   if (schema.minLength !== undefined) limits.push(`at least ${schema.minLength} characters long`);
+  if (typeof schema.pattern === 'string') limits.push(`matching ${schema.pattern}${typeof schema.description === 'string' ? ` (${schema.description})` : ''}`);
   return [parts.join(' '), limits.join(' and ')].filter(Boolean).join(' ');
 }

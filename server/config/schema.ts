@@ -61,7 +61,7 @@ const SuspicionSection = Type.Object(
     min_instances: Type.Integer({ minimum: 2, default: 3, description: 'this many instances of a key failing at once (one failing window each, the SDK reports its first at once) trigger without waiting for a second window' }),
     min_open_s: Type.Number({ minimum: 0, default: 5, description: 'a breaker open this long without closing (half-open counts as open) triggers' }),
     burst: Type.Integer({ minimum: 1, maximum: 10, default: 3, description: 'requests per location per suspicion (verdicts.min_probes decide a location)' }),
-    burst_gap_s: Type.Number({ minimum: 0, default: 1, description: 'the n-th request of a burst is due n gaps later' }),
+    burst_gap_s: Type.Number({ minimum: 0, default: 0.5, description: 'the n-th request of a burst is due n gaps later' }),
     cooldown_s: Type.Integer({ minimum: 10, default: 300, description: 'at most one suspicion (one burst) per key this often' }),
     max_per_location_per_hour: Type.Integer({ minimum: 1, default: 60, description: 'requests queued for one location per hour, across keys' }),
     request_ttl_s: Type.Integer({ minimum: 5, default: 60, description: 'a request no prober collected by then expires' }),
@@ -135,6 +135,14 @@ const AlertsSection = Type.Object(
           },
           'critical',
           60,
+        ),
+        model_retiring: rule(
+          {
+            traffic_days: Type.Integer({ minimum: 1, maximum: 90, default: 7, description: 'a key called within this many days is in use' }),
+            warning_days: Type.Integer({ minimum: 1, maximum: 365, default: 30, description: 'a model in use that retires within this many days fires as a warning' }),
+            critical_days: Type.Integer({ minimum: 0, maximum: 365, default: 7, description: 'within this many days (and once retired while still called) it is critical' }),
+          },
+          'warning',
         ),
         prober_silent: rule(
           {
@@ -220,6 +228,33 @@ const MemorySection = Type.Object(
   { default: {}, additionalProperties: false },
 );
 
+/** A shutdown date: a day (retired from 00:00 UTC) or an instant in UTC. */
+const ShutdownDate = Type.String({
+  pattern: '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,3})?)?Z)?$',
+  description: 'the day the model stops answering (YYYY-MM-DD, retired from 00:00 UTC), or an instant (YYYY-MM-DDTHH:MM:SSZ)',
+});
+
+/** One model retirement (docs/lifecycle.md, "The calendar"): the shape of an operator entry and of a shipped one. */
+export const RetirementEntrySchema = Type.Object(
+  {
+    provider: Type.String({ minLength: 1, maxLength: 100, description: 'the breaker key\'s provider, exactly (e.g. openai)' }),
+    model: Type.String({ minLength: 1, maxLength: 300, description: 'the model id, exactly, or a pattern where * stands for any characters (e.g. gpt-5-2025-*)' }),
+    shutdown: ShutdownDate,
+    successor: Type.Optional(Type.String({ minLength: 1, maxLength: 300, description: 'the replacement the provider recommends' })),
+    link: Type.Optional(Type.String({ pattern: '^https?://', maxLength: 2000, description: 'where the retirement is announced' })),
+  },
+  { additionalProperties: false },
+);
+
+/** Model lifecycle (docs/lifecycle.md): the retirement calendar behind the model_retiring rule, the model_retired hint and GET /api/lifecycle. */
+const LifecycleSection = Type.Object(
+  {
+    shipped_calendar: Type.Boolean({ default: true, description: 'also read the calendar shipped with the collector (sourced entries only; an operator entry for the same provider and model wins)' }),
+    retirements: Type.Array(RetirementEntrySchema, { default: [], maxItems: 2000, description: 'operator retirement entries: provider, model (or pattern with *), shutdown, successor, link' }),
+  },
+  { default: {}, additionalProperties: false },
+);
+
 /** The fleet feed (docs/fleet.md): decisions the collector sends to subscribed SDK instances. */
 const FleetSection = Type.Object(
   {
@@ -232,6 +267,17 @@ const FleetSection = Type.Object(
     max_buffered_bytes: Type.Integer({ minimum: 1024, maximum: 16 * 1024 * 1024, default: 64 * 1024, description: 'bytes a slow subscriber may have unsent before its feed is closed (memory per subscriber is bounded; it reconnects and gets a fresh snapshot)' }),
     max_drain_s: Type.Integer({ minimum: 60, maximum: 30 * 86_400, default: 86_400, description: 'longest expiry of an operator drain' }),
     recovery_probe_s: Type.Number({ minimum: 0, maximum: 600, default: 5, description: 'while a fleet outage holds, each location that decided it is asked for a probe of the key this often (doubling every minute of the outage, up to 60 s; within suspicion.max_per_location_per_hour): the probes are the fleet\'s half-open trial. 0 = never (recovery then waits for scheduled probes)' }),
+  },
+  { default: {}, additionalProperties: false },
+);
+
+/** Failure drills (docs/drills.md): commands sent over the fleet feed, their telemetry kept apart, and the reports. */
+const DrillsSection = Type.Object(
+  {
+    enabled: Type.Boolean({ default: true, description: 'accept POST /api/drills and drill batches (off: starting a drill answers 404 and a batch with drill_id is refused); the SDK side is off unless an instance enables it' }),
+    grace_s: Type.Integer({ minimum: 0, maximum: 3600, default: 30, description: 'a run is judged this long after it ends, so the telemetry its instances flush late is in the report' }),
+    check_interval_ms: Type.Integer({ minimum: 100, maximum: 600_000, default: 1000, description: 'how often the leader looks for ended runs to judge' }),
+    max_step_s: Type.Integer({ minimum: 1, maximum: 3600, default: 3600, description: 'longest one drill of a run may last' }),
   },
   { default: {}, additionalProperties: false },
 );
@@ -304,6 +350,8 @@ export const ConfigSchema = Type.Object(
     suspicion: SuspicionSection,
     alerts: AlertsSection,
     fleet: FleetSection,
+    lifecycle: LifecycleSection,
+    drills: DrillsSection,
     notifiers: Type.Array(NotifierSchema, { default: [], maxItems: 50, description: 'where alerts are sent (docs/alerts.md)' }),
     metrics: Type.Object(
       {

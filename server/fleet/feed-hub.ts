@@ -5,7 +5,7 @@
  * and gets a fresh snapshot), so memory per subscriber stays bounded whatever the network.
  */
 import type { Writable } from 'node:stream';
-import { FLEET_EVENTS, formatSseEvent, type FleetDecision } from '@breakerbox/protocol';
+import { FLEET_EVENTS, formatSseEvent, type DrillCommand, type FleetDecision } from '@breakerbox/protocol';
 
 /** One open feed. */
 export interface FleetSubscriber {
@@ -13,6 +13,8 @@ export interface FleetSubscriber {
   readonly out: Writable;
   /** Key tags it asked for; null = every key. */
   readonly tags: ReadonlySet<string> | null;
+  /** The service it named (`?service=`): drill commands go only to feeds of their service; null = none named, no drills. */
+  readonly service: string | null;
 }
 
 /** A wire decision with its key's tag (computed once by the source, so a broadcast hashes nothing). */
@@ -37,6 +39,8 @@ export interface FeedHub {
   broadcast(decisions: readonly TaggedDecision[]): void;
   /** Writes decisions to one feed (its snapshot). Returns false when the feed was closed for being slow. */
   send(s: FleetSubscriber, decisions: readonly TaggedDecision[]): boolean;
+  /** Writes a drill command to every feed that named its service; returns how many it went to. */
+  drill(command: DrillCommand): number;
   /** A comment line to every feed, so proxies keep idle ones open. */
   heartbeat(): void;
   /** Ends every feed (collector shutting down). */
@@ -94,6 +98,16 @@ export function createFeedHub(maxBufferedBytes: number, counts: HubCounts): Feed
         counts.sent(d.wire.kind, 1);
       }
       return true;
+    },
+    drill(command) {
+      let n = 0;
+      let text: string | null = null;
+      for (const s of subs) {
+        if (s.service !== command.service) continue;
+        text ??= formatSseEvent({ event: FLEET_EVENTS.drill, data: JSON.stringify(command) });
+        if (write(s, text)) n++;
+      }
+      return n;
     },
     heartbeat() {
       for (const s of subs) write(s, HEARTBEAT);

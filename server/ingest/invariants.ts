@@ -1,4 +1,4 @@
-import type { Histogram, ProbeEvent, TasksEvent, TelemetryEvent, WindowEvent } from '@breakerbox/protocol';
+import type { Histogram, ProbeEvent, ShadowEvent, ShadowSide, TasksEvent, TelemetryEvent, WindowEvent } from '@breakerbox/protocol';
 
 /** A refusal found by the semantic check: where, and why. */
 export interface Violation {
@@ -52,6 +52,27 @@ function probeInvariants(e: ProbeEvent): Violation | null {
   return null;
 }
 
+function shadowSideInvariants(s: ShadowSide, pairs: number, at: string): Violation | null {
+  let failed = 0;
+  for (const n of Object.values(s.errors)) failed += n ?? 0;
+  if (s.ok + failed > pairs) return { path: `${at}/ok`, message: `ok + errors (${s.ok} + ${failed}) must not exceed pairs (${pairs})` };
+  if (s.refusals > pairs) return { path: `${at}/refusals`, message: `refusals (${s.refusals}) must not exceed pairs (${pairs})` };
+  if (s.json && s.json.valid > s.json.checked) return { path: `${at}/json/valid`, message: `json valid (${s.json.valid}) must not exceed checked (${s.json.checked})` };
+  if (s.json && s.json.checked > pairs) return { path: `${at}/json/checked`, message: `json checked (${s.json.checked}) must not exceed pairs (${pairs})` };
+  if (s.validation && s.validation.passed > s.validation.checked) {
+    return { path: `${at}/validation/passed`, message: `validation passed (${s.validation.passed}) must not exceed checked (${s.validation.checked})` };
+  }
+  if (s.validation && s.validation.checked > pairs) return { path: `${at}/validation/checked`, message: `validation checked (${s.validation.checked}) must not exceed pairs (${pairs})` };
+  const latency = histogramTotal(s.latency_ms);
+  if (latency > pairs) return { path: `${at}/latency_ms/counts`, message: `latency counts (${latency}) must not exceed pairs (${pairs})` };
+  if (s.ttft_ms && histogramTotal(s.ttft_ms) > pairs) return { path: `${at}/ttft_ms/counts`, message: `ttft counts must not exceed pairs (${pairs})` };
+  return null;
+}
+
+function shadowInvariants(e: ShadowEvent): Violation | null {
+  return shadowSideInvariants(e.primary, e.pairs, '/primary') ?? shadowSideInvariants(e.shadow, e.pairs, '/shadow');
+}
+
 /**
  * Cross-field checks run after an event matched its schema: figures that each look fine
  * but cannot all be true together (9 errors out of 1 call) would make every share derived
@@ -65,6 +86,8 @@ export function checkInvariants(event: TelemetryEvent): Violation | null {
       return tasksInvariants(event);
     case 'probe':
       return probeInvariants(event);
+    case 'shadow':
+      return shadowInvariants(event);
     default:
       return null;
   }

@@ -93,6 +93,7 @@ export function validateBatch(body: unknown, bounds: TimeBounds): TelemetryBatch
     switch (event.type) {
       case 'window':
       case 'tasks':
+      case 'shadow':
         if (event.end < event.start) invalid(`${path}/end`, 'end must not be before start');
         checkTime(event.start, `${path}/start`, bounds);
         checkTime(event.end, `${path}/end`, bounds);
@@ -100,6 +101,12 @@ export function validateBatch(body: unknown, bounds: TimeBounds): TelemetryBatch
           checkHistogram(event.latency_ms, `${path}/latency_ms`);
           if (event.ttft_ms) checkHistogram(event.ttft_ms, `${path}/ttft_ms`);
           if (event.samples) checkSamples(event.samples, `${path}/samples`, bounds);
+        }
+        if (event.type === 'shadow') {
+          for (const side of ['primary', 'shadow'] as const) {
+            checkHistogram(event[side].latency_ms, `${path}/${side}/latency_ms`);
+            if (event[side].ttft_ms) checkHistogram(event[side].ttft_ms!, `${path}/${side}/ttft_ms`);
+          }
         }
         break;
       default:

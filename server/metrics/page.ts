@@ -14,6 +14,8 @@ export interface PageSources {
   states(): Promise<Map<number, KeyStateNow>>;
   /** At most this many series of the per-key families; keys past it are dropped whole. */
   maxSeries: number;
+  /** Seconds to retirement (negative once retired) of each model in use with a calendar entry. */
+  retirements(): Promise<{ provider: string; model: string; seconds: number }[]>;
 }
 
 /** Keys read per storage query: each query is short, and ingest runs between them. */
@@ -154,6 +156,9 @@ export async function* metricsPage(src: PageSources): AsyncGenerator<string> {
       out.sample('breakerbox_alerts', renderLabels({ state, severity }), n);
     }
   }
+
+  out.family('breakerbox_model_retirement_seconds', 'gauge', 'Seconds until a model in use retires (negative once retired; days: divide by 86400), per provider and model, from the retirement calendar (docs/lifecycle.md); models without a date are not listed.');
+  for (const r of await src.retirements()) out.sample('breakerbox_model_retirement_seconds', renderLabels({ provider: r.provider, model: r.model }), r.seconds);
 
   const exporter = src.health.exporter;
   exporter.series = series;

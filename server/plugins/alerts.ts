@@ -22,7 +22,7 @@ declare module 'fastify' {
 }
 
 /** How often the leader looks for requested probes that answered, ms. */
-const LANDED_CHECK_MS = 1_000;
+const LANDED_CHECK_MS = 250;
 
 /**
  * Alerts: the engine evaluated every `alerts.interval_s` (BREAKERBOX_ALERT_INTERVAL_S; 0 =
@@ -48,7 +48,7 @@ export const alertsPlugin = fp(
       mayDeliver: () => storage.lease.isHeld(),
     });
     engine = createAlertEngine({
-      storage, verdicts: app.verdicts, config: cfg, silences, dispatcher, log: app.log, clock: app.clock, verdictThresholds: app.config.verdicts,
+      storage, calendar: app.retirements, verdicts: app.verdicts, config: cfg, silences, dispatcher, log: app.log, clock: app.clock, verdictThresholds: app.config.verdicts,
       onVerdicts: app.hasDecorator('fleet') ? (now, analyses) => app.fleet.fromVerdicts(now, analyses) : undefined,
     });
     // Deliveries left pending are failed by the collector that leads, when it starts leading:
@@ -77,7 +77,7 @@ export const alertsPlugin = fp(
     });
     if (cfg.interval_s > 0) app.addHook('onReady', async () => job.start());
     // Requested probes that answered complete a verdict (and may confirm a fleet outage): evaluate
-    // then, not up to an interval later. Costs one indexed read a second while no suspicion is open.
+    // then, not up to an interval later. Costs four indexed reads a second while no suspicion is open.
     const landed = createProbesLanded(storage.suspicions, app.config.verdicts.min_probes, app.config.suspicion.pending_max_s * 1000);
     const landedJob = leaderJob({
       intervalMs: LANDED_CHECK_MS,

@@ -13,7 +13,7 @@ export const DASHBOARD_DIST = join(packageRoot(), 'dashboard', 'dist');
  * The dashboard's view URLs. Each answers with `index.html` so a link pasted into an
  * incident channel opens the same view; everything else unknown stays a JSON 404.
  */
-export const VIEW_PATHS = ['/', '/sign-in', '/key', '/alerts', '/cost', '/probes'] as const;
+export const VIEW_PATHS = ['/', '/sign-in', '/key', '/alerts', '/cost', '/probes', '/lifecycle', '/drills'] as const;
 
 /** Options of the dashboard plugin. */
 export interface DashboardOptions {

@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { MAX_FLEET_FEED_KEYS } from '@breakerbox/protocol';
+import { MAX_FLEET_FEED_KEYS, type DrillCommand } from '@breakerbox/protocol';
 import { BreakerboxError } from '../errors.ts';
 import { createFeedHub } from '../fleet/feed-hub.ts';
 import { createFeedSource } from '../fleet/feed-source.ts';
@@ -18,6 +18,8 @@ declare module 'fastify' {
       subscribers(): number;
       /** Reads the decisions in force now and pushes new and changed ones (the timer calls it; tests call it directly). */
       poll(now?: number): Promise<void>;
+      /** Writes a drill command to this collector's feeds of its service (the drills plugin calls it); returns how many. */
+      sendDrill(command: DrillCommand): number;
       /** The leader's pass over one alert evaluation's analyses (the alerts plugin calls it). */
       fromVerdicts(now: number, analyses: readonly FleetAnalysis[]): Promise<void>;
     };
@@ -72,6 +74,7 @@ export const fleetPlugin = fp(
       service,
       subscribers: () => hub.size,
       poll,
+      sendDrill: (command) => hub.drill(command),
       async fromVerdicts(now, analyses) {
         if (!cfg.enabled || !app.storage.lease.isHeld()) return;
         const r = await service.fromVerdicts(now, analyses);
@@ -103,7 +106,7 @@ export const fleetPlugin = fp(
     typed.get('/v1/fleet', { onRequest: app.requireRight('ingest'), schema: FleetFeedRoute }, async (request, reply) => {
       if (!cfg.enabled) throw new BreakerboxError('BB_ERR_FLEET_DISABLED');
       if (hub.size >= cfg.max_subscribers) throw new BreakerboxError('BB_ERR_FLEET_BUSY', undefined, { headers: { 'retry-after': '30' } });
-      const { keys } = request.query;
+      const { keys, service: named } = request.query;
       const tags = keys ? new Set(keys.split(',')) : null;
       if (tags && tags.size > MAX_FLEET_FEED_KEYS) throw new BreakerboxError('BB_ERR_QUERY_INVALID', `at most ${MAX_FLEET_FEED_KEYS} keys per feed; name none to get every key`, { path: '/keys' });
       reply.hijack();
@@ -116,7 +119,7 @@ export const fleetPlugin = fp(
         'x-accel-buffering': 'no',
         connection: 'keep-alive',
       });
-      const sub = { out: raw, tags };
+      const sub = { out: raw, tags, service: named ?? null };
       const remove = hub.add(sub);
       raw.on('close', remove);
       if (hub.send(sub, source.snapshot(app.clock.now()))) raw.write('event: ready\ndata: {}\n\n');

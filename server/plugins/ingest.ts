@@ -12,6 +12,7 @@ import { createLimitCounters, type LimitCounters, type LimitName } from '../inge
 import { validateBatch, type TimeBounds } from '../ingest/validate-batch.ts';
 import { createGroupCommit } from '../ingest/group-commit.ts';
 import { TelemetryRoute } from '../schemas/ingest.ts';
+import { ingestDrillBatch } from '../drills/drill-ingest.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -116,6 +117,12 @@ async function ingestRoutes(app: FastifyInstance): Promise<void> {
       } catch (err) {
         count(err);
         throw err;
+      }
+      if (batch.drill_id !== undefined) {
+        // Drill traffic goes to the drill tables only: not the real rollups, key caps or ingest counters (docs/drills.md).
+        if (!config.drills.enabled) throw new BreakerboxError('BB_ERR_INGEST_INVALID', 'failure drills are turned off on this collector (drills.enabled)', { path: '/drill_id' });
+        const drill = batch as TelemetryBatch & { drill_id: string };
+        return app.ingestWrite(now, () => ingestDrillBatch(app.storage.drills, drill, now));
       }
       const principal = request.principal!;
       const stored = await storedKeys([batch], (list) => app.storage.telemetry.findKeyIds(list));

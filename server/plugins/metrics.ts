@@ -5,6 +5,7 @@ import { createCollectorMetrics, type CollectorMetrics } from '../metrics/collec
 import type { KeyStateNow } from '../metrics/key-families.ts';
 import { metricsPage } from '../metrics/page.ts';
 import { MetricsRoute } from '../schemas/metrics.ts';
+import { keysInUse } from '../lifecycle/models-in-use.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -15,6 +16,7 @@ declare module 'fastify' {
 
 /** How long a scrape waits for the page before it. */
 const QUEUE_WAIT_MS = 30_000;
+const DAY = 86_400_000;
 
 /**
  * Decorates `collectorMetrics`, the registry other plugins count into. Registered right
@@ -61,6 +63,16 @@ export const metricsPlugin = fp(
       }
       return out;
     };
+    const retirements = async () => {
+      // Only keys with a calendar entry; with none among the known keys the week of rollups is not read.
+      const now = app.clock.now();
+      const out = new Map<string, { provider: string; model: string; seconds: number }>();
+      for (const k of await keysInUse(app.storage, app.retirements, now - app.config.alerts.rules.model_retiring.traffic_days * DAY, now, { datedOnly: true })) {
+        if (!k.retirement) continue;
+        out.set(`${k.key.provider}\n${k.key.model}`, { provider: k.key.provider, model: k.key.model, seconds: Math.round((k.retirement.shutdownAt - now) / 1000) });
+      }
+      return [...out.values()];
+    };
     // One page is built at a time (a Prometheus HA pair scrapes together): memory stays that of one
     // page. A client that stops reading holds its turn for at most QUEUE_WAIT_MS.
     let queue: Promise<void> = Promise.resolve();
@@ -70,7 +82,7 @@ export const metricsPlugin = fp(
       queue = new Promise<void>((resolve) => (release = resolve));
       try {
         await Promise.race([previous, sleep(QUEUE_WAIT_MS, undefined, { ref: false })]);
-        yield* metricsPage({ health: app.collectorMetrics, storage: app.storage, states, maxSeries });
+        yield* metricsPage({ health: app.collectorMetrics, storage: app.storage, states, maxSeries, retirements });
       } finally {
         release();
       }

@@ -39,7 +39,7 @@ export const verdictsPlugin = fp(
     const pending = pendingMaxMs === null ? undefined : pendingProbesSource(app.storage.suspicions, pendingMaxMs);
     // Incremental on SQLite only: the change feed sees this process's writes, and on PostgreSQL other collectors write too.
     const incremental = app.config.verdicts.incremental && app.storage.engine === 'sqlite';
-    const engine = createVerdictEngine(app.storage, app.config.verdicts, pending, incremental ? app.storageChanges : undefined);
+    const engine = createVerdictEngine(app.storage, app.config.verdicts, pending, app.retirements, incremental ? app.storageChanges : undefined);
     const maxSpanMs = app.config.retention.rollup_days * DAY;
     app.decorate('verdicts', engine);
     const here = inThreadReads(engine);
@@ -49,6 +49,7 @@ export const verdictsPlugin = fp(
           path: app.config.db,
           thresholds: app.config.verdicts,
           pendingMaxMs,
+          lifecycle: app.config.lifecycle,
           // The worker keeps its own analyses, told of this thread's writes with each question.
           ...(incremental ? { feed: app.storageChanges } : {}),
           fallback: here,

@@ -9,6 +9,7 @@ import { createSqliteStorage } from '../storage/sqlite/sqlite-storage.ts';
 import { feedMirror } from '../storage/change-feed.ts';
 import { pendingProbesSource } from '../verdicts/pending-probes.ts';
 import { createVerdictEngine } from '../verdicts/verdict-engine.ts';
+import { loadCalendar } from '../lifecycle/calendar.ts';
 import type { ReadRequest, ReadReply, ReadWorkerData } from './read-worker.ts';
 
 const data = workerData as ReadWorkerData;
@@ -23,7 +24,7 @@ const storage = createSqliteStorage({
 const pending = data.pendingMaxMs === null ? undefined : pendingProbesSource(storage.suspicions, data.pendingMaxMs);
 // Incremental: the main thread's writes reach this copy of its feed with each question.
 const mirror = data.incremental ? feedMirror() : undefined;
-const engine = createVerdictEngine(storage, data.thresholds, pending, mirror?.feed);
+const engine = createVerdictEngine(storage, data.thresholds, pending, loadCalendar(data.lifecycle), mirror?.feed);
 
 parentPort!.on('message', (message: ReadRequest | 'stop') => {
   if (message === 'stop') {

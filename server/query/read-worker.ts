@@ -7,6 +7,7 @@ import type { VerdictEntry } from '../verdicts/types.ts';
 import type { VerdictThresholds } from '../verdicts/figures.ts';
 import type { TimeRange } from '../verdicts/window.ts';
 import { deltaSince, type ChangeFeed, type FeedDelta } from '../storage/change-feed.ts';
+import type { Config } from '../config/schema.ts';
 
 /** What the worker thread is started with. */
 export interface ReadWorkerData {
@@ -14,6 +15,8 @@ export interface ReadWorkerData {
   thresholds: VerdictThresholds;
   /** `suspicion.pending_max_s` in ms, or null with probe on suspicion off: the worker's verdicts wait for asked probes as the main thread's do. */
   pendingMaxMs: number | null;
+  /** The `lifecycle` section: the worker builds the same retirement calendar (the model_retired hint). */
+  lifecycle: Config['lifecycle'];
   /** The worker keeps its own analyses, advanced by the changes each question carries (docs/verdict-engine.md). */
   incremental: boolean;
 }
@@ -74,7 +77,7 @@ export function startReadWorker(options: Omit<ReadWorkerData, 'incremental'> & {
   const spawn = (): Worker => {
     const ext = extname(fileURLToPath(import.meta.url));
     const file = new URL(`./read-worker-main${ext}`, import.meta.url);
-    const workerData = { path: options.path, thresholds: options.thresholds, pendingMaxMs: options.pendingMaxMs, incremental: feed !== undefined } satisfies ReadWorkerData;
+    const workerData = { path: options.path, thresholds: options.thresholds, pendingMaxMs: options.pendingMaxMs, lifecycle: options.lifecycle, incremental: feed !== undefined } satisfies ReadWorkerData;
     sent = 0;
     // As TypeScript (tests, benchmarks) the thread first registers the same loader tsx gives the main thread.
     const w = ext === '.ts'

@@ -15,3 +15,6 @@ export * from './ingest.ts';
 export * from './metrics.ts';
 export * from './samples.ts';
 export * from './fleet.ts';
+export * from './lifecycle.ts';
+export * from './drills.ts';
+export * from './shadow.ts';

@@ -101,7 +101,7 @@ export function watchChanges(storage: Storage): { storage: Storage; feed: Change
         }
         if (e.type === 'probe') log.probes(at);
         // A key this process has not seen may be new to the database: its join groups, siblings and near matches change.
-        if (!log.key(at, changeKeyOf(e.key), e.type === 'window' ? e.end : e.ts)) log.global(at);
+        if (!log.key(at, changeKeyOf(e.key), 'ts' in e ? e.ts : e.end)) log.global(at);
       }
     }
   };

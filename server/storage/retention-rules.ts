@@ -48,6 +48,7 @@ export function pruneRules(policy: RetentionPolicy): PruneRule[] {
     older('task_minutes', 'minute', rollup, 'minute, operation, service_id'),
     older('task_key_minutes', 'minute', rollup, 'minute, key_id, service_id'),
     older('probe_minutes', 'minute', rollup, 'minute, key_id, location'),
+    older('shadow_windows', '"end"', rollup),
     older('batches', 'received_at', (now) => now - Math.max(24, policy.batchIdHours) * HOUR, 'batch_id'),
     whole('key_hours', 'hour < ?', hours),
     whole('key_hour_sources', 'hour < ?', hours),
@@ -58,6 +59,9 @@ export function pruneRules(policy: RetentionPolicy): PruneRule[] {
     whole('incident_notifications', `last_event = 'resolved' AND last_attempt_at < ?`, history),
     whole('alerts', `state = 'resolved' AND resolved_at < ?`, history),
     whole('notification_deliveries', 'created_at < ?', history),
+    // Drill traffic is judged when its run ends; the reports are kept as long as the rollups.
+    whole('drill_batches', 'received_at < ?', raw),
+    whole('drill_runs', 'issued_at < ?', rollup),
     whole('silences', 'ends_at < ?', (now) => now - policy.silenceDays * DAY),
     // A session expires at its expires_at: nothing to keep after that.
     whole('sessions', 'expires_at <= ?', (now) => now),

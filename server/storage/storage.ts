@@ -13,6 +13,8 @@ import type { TelemetryPart } from './parts/telemetry.ts';
 import type { TokensPart } from './parts/tokens.ts';
 import type { LeaderLease } from './parts/lease.ts';
 import type { FleetPart } from './parts/fleet.ts';
+import type { DrillsPart } from './parts/drills.ts';
+import type { ShadowPart } from './parts/shadow.ts';
 
 export type * from './parts/alerts.ts';
 export type * from './parts/events.ts';
@@ -28,6 +30,8 @@ export type * from './parts/suspicions.ts';
 export type * from './parts/telemetry.ts';
 export * from './parts/tokens.ts';
 export type * from './parts/fleet.ts';
+export type * from './parts/drills.ts';
+export type * from './parts/shadow.ts';
 
 /** The engines behind the interface. */
 export type StorageEngine = 'sqlite' | 'postgres';
@@ -51,6 +55,8 @@ export interface Storage {
   readonly events: EventsPart;
   /** Evidence samples of failed and slow calls (with the raw events' retention). */
   readonly samples: SamplesPart;
+  /** Shadow traffic windows per primary -> candidate pair (with the rollups' retention). */
+  readonly shadow: ShadowPart;
   /** Alert lifecycle rows. */
   readonly alerts: AlertsPart;
   /** Silences. */
@@ -65,6 +71,8 @@ export interface Storage {
   readonly tokens: TokensPart;
   /** Fleet decisions: what subscribed SDK instances are told (docs/fleet.md). */
   readonly fleet: FleetPart;
+  /** Failure drills: runs, their telemetry kept apart from the real data, and reports (docs/drills.md). */
+  readonly drills: DrillsPart;
   /** What `/metrics` reads. */
   readonly metrics: MetricsPart;
   /** The one pruner. */

@@ -10,6 +10,8 @@ import { clientFigures, share, type VerdictThresholds } from './figures.ts';
 import { probeTable, type ProbeTable } from './probe-table.ts';
 import { isOpenState, type InstanceState, type OpenShareReader, type OpenShareResult, type OpenTime } from './open-share.ts';
 import { decide, type Decision } from './rules.ts';
+import { retiredHint } from './retired-hint.ts';
+import type { RetirementCalendar } from '../lifecycle/calendar.ts';
 import { fleetParts, serviceHealth, type ServiceHealth } from './fleet-parts.ts';
 import { siblingProbes } from './sibling-probes.ts';
 import { silentLocations } from './silent-locations.ts';
@@ -56,6 +58,8 @@ export interface AnalyseDeps {
   thresholds: VerdictThresholds;
   /** Probe on suspicion: verdicts wait for requested probes (absent: they never wait). */
   pending?: PendingProbesSource;
+  /** The retirement calendar (the model_retired hint); absent: no key is judged retired. */
+  calendar?: RetirementCalendar;
 }
 
 /** "open on 2 of 5" and its counts, from each counted instance's state. */
@@ -231,11 +235,12 @@ export async function analysePass(deps: AnalyseDeps, range: TimeRange, options: 
     const decided = await decideWithFleet(clients, usable, () => fleetParts(deps, id, range, services, instances, openPerSource), t, siblings);
     const named: Decision = await nameMissing(decided, probes, async () => silentLocations(await probeActivity(), id));
 
+    const judged = retiredHint(named, clients, info.key, deps.calendar, to, t);
     const decision = suspicion && fresh
-      ? holdForProbes(named, suspicion, fresh, Object.keys(usable), to, deps.pending!.pendingMaxMs, t)
-      : deps.pending && clients.degraded ? await holdOpen(deps.pending, id, named, states, Object.keys(usable), to, t) : named;
+      ? holdForProbes(judged, suspicion, fresh, Object.keys(usable), to, deps.pending!.pendingMaxMs, t)
+      : deps.pending && clients.degraded ? await holdOpen(deps.pending, id, judged, states, Object.keys(usable), to, t) : judged;
     // Each service on its own calls; while the key's verdict is held for probes, theirs is too.
-    const held = decision !== named && decision.verdict === 'insufficient_data' ? decision : undefined;
+    const held = decision !== judged && decision.verdict === 'insufficient_data' ? decision : undefined;
     const perService =
       services.size > 1
         ? serviceHealth(await names(), services, range, instances, openPerSource, usable, t, siblings, held)
@@ -250,7 +255,8 @@ export async function analysePass(deps: AnalyseDeps, range: TimeRange, options: 
     const alternative = alternativeOf(decision, clients, usable, t);
     const said = evidence(decision, clients, probes, t, context, alternative);
     if (citesSamples(decision, clients)) citing.push({ keyId: id, evidence: said });
-    if (clients.degraded || decision.verdict === 'insufficient_data' || decision !== named) timeDependent.add(id);
+    // A retirement date on the calendar: the model_retired hint turns on when `to` passes it.
+    if (clients.degraded || decision.verdict === 'insufficient_data' || decision !== named || deps.calendar?.of(info.key.provider, info.key.model)) timeDependent.add(id);
     out.push({
       info,
       clients,

@@ -62,6 +62,8 @@ export interface Decision {
   siblings?: SiblingProbes;
   /** With `probes_stale` and no probes in the window: the locations that stopped probing the key. */
   silent?: { location: string; last_ts: number }[];
+  /** With `model_retired`: the calendar entry past whose date the calls fail. */
+  retired?: { shutdown: string; successor: string | null; link: string | null; bad_request_share: number };
 }
 
 /** What the hold rests on, for the evidence and the summary. */

@@ -14,6 +14,7 @@ import { VERDICTS, type VerdictEntry } from './types.ts';
 import type { TimeRange } from './window.ts';
 
 import type { KeyListEntry } from '../schemas/keys.ts';
+import type { RetirementCalendar } from '../lifecycle/calendar.ts';
 export type { KeyListEntry } from '../schemas/keys.ts';
 
 /** The derived numbers and verdicts: logic over what the storage returns. */
@@ -46,16 +47,19 @@ export function toVerdictEntry(a: KeyAnalysis): VerdictEntry {
 
 /**
  * Creates the engine; `thresholds` is the resolved `verdicts` config section, `pending` the
- * probe-on-suspicion source (absent: verdicts never wait), `feed` the storage's change feed
- * (absent: every fleet-wide analysis is a full pass; present: incremental, docs/verdict-engine.md).
+ * probe-on-suspicion source (absent: verdicts never wait), `calendar` the retirement calendar
+ * (absent: no model_retired hint), `feed` the storage's change feed (absent: every fleet-wide
+ * analysis is a full pass; present: incremental, docs/verdict-engine.md).
  */
 export function createVerdictEngine(
   storage: Pick<Storage, 'telemetry' | 'rollups' | 'events'> & Partial<Pick<Storage, 'samples'>>,
   thresholds: VerdictThresholds,
   pending?: PendingProbesSource,
+  calendar?: RetirementCalendar,
   feed?: ChangeFeed,
 ): VerdictEngine {
   const deps = {
+    ...(calendar ? { calendar } : {}),
     storage,
     openShare: createOpenShareReader(storage.events, { idleAfterMs: thresholds.open_idle_after_s * 1000 }),
     thresholds,

@@ -9,6 +9,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import OpenAI from 'openai';
 import { createBreakerbox, type Breakerbox } from '@breakerbox/sdk';
 import { main as proberMain } from '../../probe/cli.ts';
@@ -76,6 +77,14 @@ export async function failoverRun(feed: boolean, log: (line: string) => void): P
   );
 
   const calls: { at: number; level: number; ok: boolean; durationMs: number; timeout: boolean; attempts: number }[] = [];
+  // Everything runs in this process: a stalled event loop delays calls and probes alike, so the timeline shows it.
+  const loopDelays: { at: number; maxMs: number }[] = [];
+  const loop = monitorEventLoopDelay({ resolution: 20 });
+  loop.enable();
+  const loopTimer = setInterval(() => {
+    loopDelays.push({ at: Date.now(), maxMs: loop.max / 1e6 });
+    loop.reset();
+  }, 1_000);
   const transitions: { at: number; pod: number; to: string; reason: string }[] = [];
   const fleetEvents: { at: number; kind: string; outcome: string }[] = [];
   let failed = 0;
@@ -133,7 +142,7 @@ export async function failoverRun(feed: boolean, log: (line: string) => void): P
         break;
       }
     }
-    const timeline = timelineOf(t0, t1, { transitions, fleetEvents, calls, attempts: fake.attemptsFor(PRIMARY).filter((a) => a.ts >= t0 && a.ts < t1 && a.headers['x-stainless-lang'] !== undefined).map((a) => a.ts), probes: probes(t0 - 120_000), decisions: sqlOf(app).prepare('SELECT kind, issued_at, updated_at, ended_at FROM fleet_decisions ORDER BY issued_at').all() as { kind: string; issued_at: number; updated_at: number; ended_at: number | null }[], suspicions: (sqlOf(app).prepare('SELECT started_at, triggered_at, reason FROM suspicions ORDER BY triggered_at').all() as { started_at: number; triggered_at: number; reason: string }[]) });
+    const timeline = timelineOf(t0, t1, { loopDelays, transitions, fleetEvents, calls, attempts: fake.attemptsFor(PRIMARY).filter((a) => a.ts >= t0 && a.ts < t1 && a.headers['x-stainless-lang'] !== undefined).map((a) => a.ts), probes: probes(t0 - 120_000), decisions: sqlOf(app).prepare('SELECT kind, issued_at, updated_at, ended_at FROM fleet_decisions ORDER BY issued_at').all() as { kind: string; issued_at: number; updated_at: number; ended_at: number | null }[], suspicions: (sqlOf(app).prepare('SELECT started_at, triggered_at, reason FROM suspicions ORDER BY triggered_at').all() as { started_at: number; triggered_at: number; reason: string }[]) });
     const metrics = (await app.inject({ url: '/metrics', headers: { authorization: `Bearer ${(await app.storage.tokens.create('bench-read', ['read'])).secret}` } })).body;
     const sum = (re: RegExp) => [...metrics.matchAll(re)].reduce((a, m) => a + Number(m[1]), 0);
     return {
@@ -141,7 +150,8 @@ export async function failoverRun(feed: boolean, log: (line: string) => void): P
       calls: calls.length,
       failedCalls: failed,
       primaryAttemptsInOutage: primaryAttempts,
-      timeoutWaits: calls.filter((c) => c.timeout || c.durationMs > 5_000).length,
+      // From the outage start: the warm-up's first calls (this process starting 20 SDKs, a collector and two probers) are not the scenario.
+      timeoutWaits: calls.filter((c) => c.at >= t0 && (c.timeout || c.durationMs > 5_000)).length,
       probesOkAfterRecoveryS: okProbe ? (okProbe.ts - t1) / 1000 : null,
       backAfterProbesS: backAt !== null && okProbe ? (backAt - okProbe.ts) / 1000 : null,
       decisionsSent: sum(/^breakerbox_fleet_decisions_sent_total\{[^}]*\} (\d+)/gm),
@@ -150,6 +160,8 @@ export async function failoverRun(feed: boolean, log: (line: string) => void): P
     };
   } finally {
     stopped = true;
+    clearInterval(loopTimer);
+    loop.disable();
     for (const t of timers) clearTimeout(t);
     for (const s of stopProbers) s();
     await Promise.allSettled(probers);
@@ -161,9 +173,10 @@ export async function failoverRun(feed: boolean, log: (line: string) => void): P
 }
 
 interface TimelineInput {
+  loopDelays: { at: number; maxMs: number }[];
   transitions: { at: number; pod: number; to: string; reason: string }[];
   fleetEvents: { at: number; kind: string; outcome: string }[];
-  calls: { at: number; level: number; attempts: number }[];
+  calls: { at: number; level: number; attempts: number; durationMs: number; timeout: boolean }[];
   attempts: number[];
   probes: { ts: number; location: string; outcome: string }[];
   decisions: { kind: string; issued_at: number; updated_at: number; ended_at: number | null }[];
@@ -194,6 +207,14 @@ function timelineOf(t0: number, t1: number, d: TimelineInput): string[] {
   const per10 = [] as number[];
   for (let t = t0; t < t1; t += 10_000) per10.push(d.attempts.filter((a) => a >= t && a < t + 10_000).length);
   out.push(`primary attempts in the outage: ${d.attempts.length} (before the median first open: ${before}); per 10 s: ${per10.join(' ')}`);
+  const per10s = (from: number, to: number, f: (a: number, b: number) => string) => {
+    const out: string[] = [];
+    for (let t = from; t < to; t += 10_000) out.push(f(t, t + 10_000));
+    return out.join(' ');
+  };
+  const slow = (c: { durationMs: number; timeout: boolean }) => c.timeout || c.durationMs > 5_000;
+  out.push(`calls over 5 s (or timeout) per 10 s from t0-60: ${per10s(t0 - 60_000, t1 + 90_000, (a, b) => String(d.calls.filter((c) => c.at >= a && c.at < b && slow(c)).length))}`);
+  out.push(`event-loop delay, worst ms per 10 s from t0-60: ${per10s(t0 - 60_000, t1 + 90_000, (a, b) => Math.max(0, ...d.loopDelays.filter((x) => x.at >= a && x.at < b).map((x) => x.maxMs)).toFixed(0))}`);
   const outageCalls = d.calls.filter((c) => c.at >= t0 && c.at < t1);
   out.push(`calls in the outage: ${outageCalls.length}, attempts per call ${(outageCalls.reduce((a, c) => a + c.attempts, 0) / Math.max(1, outageCalls.length)).toFixed(2)}, served by the primary ${outageCalls.filter((c) => c.level === 0).length}`);
   const back = d.transitions.filter((t) => t.at >= t1 && t.to === 'closed');

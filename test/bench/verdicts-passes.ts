@@ -77,7 +77,7 @@ export async function keptBytes(app: FastifyInstance, now: number): Promise<numb
   if (!gc) return null;
   gc();
   const before = process.memoryUsage().heapUsed;
-  const engine = createVerdictEngine(app.storage, app.config.verdicts, undefined, app.storageChanges);
+  const engine = createVerdictEngine(app.storage, app.config.verdicts, undefined, undefined, app.storageChanges);
   for (const span of [15 * 60_000, 24 * 3_600_000]) {
     await engine.analyse({ from: now - span, to: now });
     await engine.analyse({ from: now - span, to: now }, { all: true });

@@ -131,8 +131,8 @@ describe('feed memory per subscriber', () => {
     // A socket nobody reads: writes pile up in its buffer.
     const stuck = new PassThrough({ highWaterMark: 1 });
     const reading = new Writable({ write: (_chunk, _enc, done) => done() });
-    hub.add({ out: stuck, tags: null });
-    hub.add({ out: reading, tags: null });
+    hub.add({ out: stuck, tags: null, service: null });
+    hub.add({ out: reading, tags: null, service: null });
     const d = { wire: { id: 'x', kind: 'outage' as const, key: OTHER, ttl_ms: 60_000, reason: 'r'.repeat(500), issued_at: 1 }, tag: fleetKeyTag(OTHER) };
     for (let i = 0; i < 50; i++) hub.broadcast([d]);
     expect(stuck.destroyed).toBe(true);

@@ -199,6 +199,42 @@ export function storageContract(engine: string, open: OpenStorage): void {
       expect(await s.samples.forKey(id, { from: now, to: now + MIN, limit: 100 })).toEqual([]);
     });
 
+    it('stores shadow windows, sums them per primary and candidate with merged histograms, and prunes them with the rollups', async () => {
+      const side = (ok: number, errors: Record<string, number>, cost: number, latency: number[]) => ({
+        ok, errors, refusals: 0, latency_ms: { bounds: [100, 1000], counts: latency }, output_tokens: 10 * ok, cost_usd: cost,
+      });
+      const candidate = { provider: 'openai', endpoint: 'chat', model: 'gpt-4.1', region: 'eu' };
+      const shadowBatch = (id: string, instance: string, at: number): TelemetryBatch => ({
+        batch_id: id,
+        source: { service: 'ticket-drafts', instance, sdk: 'breakerbox-js/0.1.0' },
+        events: [{
+          type: 'shadow', start: at - 10_000, end: at, key: KEY, candidate, pairs: 4, dropped: 1,
+          primary: { ...side(4, {}, 0.004, [4, 0, 0]), json: { checked: 4, valid: 4 } },
+          shadow: { ...side(3, { truncated: 1 }, 0.012, [0, 3, 1]), json: { checked: 3, valid: 2 }, ttft_ms: { bounds: [100, 1000], counts: [1, 0, 0] } },
+        }],
+      });
+      await s.telemetry.insertBatches([shadowBatch('sh-1', 'pod-1', now + 10_000), shadowBatch('sh-2', 'pod-2', now + 20_000)], now + 20_000);
+      const id = (await s.telemetry.findKeyId(KEY))!;
+      expect(await s.telemetry.findKeyIds([{ ...candidate }])).toEqual([undefined]);
+      const [pair, ...rest] = await s.shadow.pairs(now, now + MIN);
+      expect(rest).toEqual([]);
+      expect(pair).toMatchObject({
+        keyId: id, candidate, pairs: 8, dropped: 2, services: ['ticket-drafts'], lastEnd: now + 20_000,
+        primary: { ok: 8, errors: {}, json: { checked: 8, valid: 8 }, validation: null, outputTokens: 80 },
+        shadow: { ok: 6, errors: { truncated: 2 }, json: { checked: 6, valid: 4 }, validation: null, outputTokens: 60 },
+      });
+      expect(pair!.shadow.costUsd).toBeCloseTo(0.024, 9);
+      // Re-bucketed onto the rollup bounds: 100 ms is a rollup bound, 1000 ms too.
+      expect(pair!.primary.latency.reduce((a, b) => a + b, 0)).toBe(8);
+      expect(pair!.shadow.latency.reduce((a, b) => a + b, 0)).toBe(8);
+      expect(pair!.shadow.ttft.reduce((a, b) => a + b, 0)).toBe(2);
+      expect(await s.shadow.pairs(now, now + MIN, id + 999)).toEqual([]);
+      expect(await s.shadow.pairs(now + MIN, now + 2 * MIN)).toEqual([]);
+      const { deleted } = await s.retention.prune(now + 400 * 86_400_000);
+      expect(deleted).toMatchObject({ shadow_windows: 2 });
+      expect(await s.shadow.pairs(now, now + MIN)).toEqual([]);
+    });
+
     it('prunes every table in one pass and reports what it deleted', async () => {
       await s.telemetry.insertBatch(batch('old', now), now);
       const { deleted } = await s.retention.prune(now + 400 * 86_400_000);

@@ -73,6 +73,15 @@ export interface FakeProviderOptions {
   tokenIntervalMs?: number;
   /** When set, any other model gets 404 model_not_found. */
   models?: string[];
+  /**
+   * Models retired at a time (ms since the epoch, on `now`): from then on every request for
+   * one gets 404 `model_not_found` in the provider's own error shape, as a retired model
+   * answers (OpenAI `{"error":{"message","type":"invalid_request_error","param":null,"code":"model_not_found"}}`,
+   * Anthropic `not_found_error`); before it, it answers as any model.
+   */
+  retirements?: Record<string, number>;
+  /** The fake's clock for `retirements` (default `Date.now`): tests move it instead of waiting. */
+  now?: () => number;
   /** Interface to listen on (default `127.0.0.1`). */
   host?: string;
   /**

@@ -223,7 +223,8 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
     if (fault.kind === 'no_response') return; // kept open until the client or close() ends it
     await sleep(fault.latencyMs ?? o.latencyMs, signal);
     if (signal.aborted) return;
-    if (o.models && model !== undefined && !o.models.has(model)) {
+    const retiredAt = model === undefined ? undefined : options.retirements?.[model];
+    if ((o.models && model !== undefined && !o.models.has(model)) || (retiredAt !== undefined && (options.now ?? Date.now)() >= retiredAt)) {
       sendError(404, { message: `The model \`${model}\` does not exist or you do not have access to it.` });
       return;
     }

@@ -59,10 +59,10 @@ describe('GET /v1/probe-requests', () => {
     expect(got.body.retry_after_ms).toBe(0);
     expect((await elsewhere).body.requests).toEqual([]);
 
-    // The burst's second and third requests fall due 1 s and 2 s later, on the collector's clock.
-    clock.advance(1_000);
+    // The burst's second and third requests fall due 0.5 s and 1 s later, on the collector's clock.
+    clock.advance(500);
     expect((await poll(url, ingest, 'location=eu-west&wait_s=5')).body.requests).toHaveLength(1);
-    clock.advance(1_000);
+    clock.advance(500);
     expect((await poll(url, ingest, 'location=eu-west&wait_s=5')).body.requests).toHaveLength(1);
     const { locations } = await c!.get('/api/probes');
     expect(locations.find((l: any) => l.location === 'eu-west').on_demand).toMatchObject({ requested: 3, delivered: 3, pending: 0 });

@@ -44,13 +44,13 @@ describe('probe on suspicion: the trigger', () => {
     expect(first.opened).toHaveLength(1);
     expect(first.opened[0]).toMatchObject({ reason: 'breaker_open', startedAt: START - 60_000, triggeredAt: START, locations: ['eu-west', 'us-east'] });
 
-    // The burst: three requests per location, due now, in 1 s and in 2 s; none for ap-south.
+    // The burst: three requests per location, due now, in 0.5 s and in 1 s; none for ap-south.
     const store = c!.app.suspicion.store;
     expect((await store.take('eu-west', START, 10)).map((r) => r.key)).toEqual([KEY]);
     expect(await store.take('ap-south', START + 60_000, 10)).toEqual([]);
-    expect(await store.nextDue('eu-west', START)).toBe(START + 1_000);
-    expect(await store.take('eu-west', START + 2_000, 10)).toHaveLength(2);
-    expect(await store.take('us-east', START + 2_000, 10)).toHaveLength(3);
+    expect(await store.nextDue('eu-west', START)).toBe(START + 500);
+    expect(await store.take('eu-west', START + 1_000, 10)).toHaveLength(2);
+    expect(await store.take('us-east', START + 1_000, 10)).toHaveLength(3);
 
     // Still open 10 s later: no second burst within the cooldown.
     clock.advance(10_000);

@@ -87,7 +87,7 @@ async function property(open: (clock: ManualServerClock) => Promise<Storage>, se
   let raw = await open(c);
   let { storage, feed } = watchChanges(raw);
   const full = (s: Storage): VerdictEngine => createVerdictEngine(s, thresholds);
-  let inc = createVerdictEngine(storage, thresholds, undefined, feed);
+  let inc = createVerdictEngine(storage, thresholds, undefined, undefined, feed);
   const seq = { n: 0 };
   // Breakers made two days back: pruning removes these creations later in the run.
   for (const [i, key] of KEYS.entries()) {
@@ -101,7 +101,7 @@ async function property(open: (clock: ManualServerClock) => Promise<Storage>, se
       await raw.close();
       raw = await open(c);
       ({ storage, feed } = watchChanges(raw));
-      inc = createVerdictEngine(storage, thresholds, undefined, feed);
+      inc = createVerdictEngine(storage, thresholds, undefined, undefined, feed);
       log.push('restart');
     } else if (r < 0.35) {
       c.advance(Math.floor(pick() * 45_000));

@@ -25,8 +25,10 @@ export interface ApiRoutes {
   'GET /api/incidents': RouteTypes<typeof S.IncidentsRoute>;
   'GET /api/key': RouteTypes<typeof S.KeyRoute>;
   'GET /api/key/samples': RouteTypes<typeof S.SamplesRoute>;
+  'GET /api/shadow': RouteTypes<typeof S.ShadowRoute>;
   'GET /api/cost': RouteTypes<typeof S.CostRoute>;
   'GET /api/probes': RouteTypes<typeof S.ProbesRoute>;
+  'GET /api/lifecycle': RouteTypes<typeof S.LifecycleRoute>;
   'GET /api/alerts': RouteTypes<typeof S.AlertsRoute>;
   'GET /api/silences': RouteTypes<typeof S.SilencesRoute>;
   'POST /api/silences': RouteTypes<typeof S.CreateSilenceRoute>;
@@ -38,6 +40,10 @@ export interface ApiRoutes {
   'GET /api/fleet': RouteTypes<typeof S.FleetListRoute>;
   'POST /api/fleet/drain': RouteTypes<typeof S.DrainRoute>;
   'POST /api/fleet/release': RouteTypes<typeof S.ReleaseRoute>;
+  'GET /api/drills': RouteTypes<typeof S.DrillListRoute>;
+  'GET /api/drills/:id': RouteTypes<typeof S.DrillRunRoute>;
+  'POST /api/drills': RouteTypes<typeof S.StartDrillRoute>;
+  'POST /api/drills/:id/stop': RouteTypes<typeof S.StopDrillRoute>;
 }
 /** A route of the map: `"METHOD /path"`. */
 export type Endpoint = keyof ApiRoutes;

@@ -44,12 +44,26 @@ export type KeyDetailReply = S.KeyDetail;
 /** The answer of `GET /api/cost`, and one operation of it. */
 export type CostReply = S.CostView;
 export type CostOperation = S.OperationCost;
+/** The answer of `GET /api/lifecycle`, and one model of it. */
+export type LifecycleReply = S.LifecycleView;
+export type LifecycleModel = S.ModelInUse;
 /** One page of `GET /api/probes`. */
 export type ProbesReply = S.ProbesPage;
 /** A matcher as the silence form sends it (`POST /api/silences`). */
 export type Matcher = S.SilenceInput['matchers'][number];
 /** The body of `POST /api/silences`. */
 export type SilenceInput = Static<typeof S.SilenceBody>;
+/** `GET /api/shadow`, one pair of it and one side of a pair. */
+export type ShadowReply = S.ShadowView;
+export type ShadowPair = S.ShadowPairView;
+export type ShadowSideFigures = S.ShadowSideView;
 /** `GET /api/fleet`, and one fleet decision as the API shows it. */
 export type FleetListReply = Static<typeof S.FleetListReply>;
 export type FleetDecisionView = Static<typeof S.FleetDecisionView>;
+/** A failure drill run, its report and one drill of it (docs/drills.md). */
+export type DrillRunView = S.DrillRunView;
+export type DrillReport = S.DrillReport;
+export type DrillResult = S.DrillResult;
+export type DrillKindName = S.DrillKindName;
+/** The body of `POST /api/drills`. */
+export type StartDrillBody = S.StartDrillBody;

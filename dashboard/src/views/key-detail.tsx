@@ -7,6 +7,7 @@ import { FallbackHealthTable } from '../components/fallback-health.tsx';
 import { FleetPanel } from '../components/fleet-panel.tsx';
 import { Link } from '../components/link.tsx';
 import { RefreshStatus } from '../components/refresh-status.tsx';
+import { ShadowComparison } from '../components/shadow-comparison.tsx';
 import { ProbeStatusBadge, StateBadge, VerdictBadge } from '../components/verdict-badge.tsx';
 import { VerdictTimeline } from '../components/verdict-timeline.tsx';
 import { keyContext, keyFromParams, keyParams, ms, num, pct, usd, VERDICT_LOOK } from '../format.ts';
@@ -90,6 +91,7 @@ export default function KeyDetail({ canAdmin = false }: { canAdmin?: boolean }) 
           <VerdictTimeline series={detail.series} stepMs={detail.step_ms} window={detail.window} />
           <KeyCharts detail={detail} />
           <FailedCalls keyOf={key} range={rangeToApi(range)} />
+          <ShadowComparison keyOf={key} range={rangeToApi(range)} />
           <Reporters detail={detail} />
         </div>
       ) : null}

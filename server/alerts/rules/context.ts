@@ -1,4 +1,5 @@
 import type { Config } from '../../config/schema.ts';
+import type { KeyInUse } from '../../lifecycle/models-in-use.ts';
 import type { Storage } from '../../storage/storage.ts';
 import type { KeyAnalysis } from '../../verdicts/analyse.ts';
 import type { Condition } from '../types.ts';
@@ -11,6 +12,8 @@ export interface RuleContext {
   analysesOver(seconds: number): Promise<Map<number, KeyAnalysis>>;
   /** The analyses over the verdict window (`alerts.verdict_window_s`). */
   verdictAnalyses(): Promise<Map<number, KeyAnalysis>>;
+  /** Keys called over `[from, now)` whose model has a retirement calendar entry, with it (docs/lifecycle.md). */
+  keysInUse(from: number): Promise<KeyInUse[]>;
 }
 
 /** The rules section of the configuration. */

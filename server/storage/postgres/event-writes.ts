@@ -1,10 +1,11 @@
-import type { ConfigEvent, ProbeEvent, TasksEvent, TransitionEvent, WindowEvent } from '@breakerbox/protocol';
+import type { ConfigEvent, ProbeEvent, ShadowEvent, TasksEvent, TransitionEvent, WindowEvent } from '@breakerbox/protocol';
 import { MINUTE_MS } from '@breakerbox/protocol';
 import { histogramJson } from '../histogram.ts';
 import { MAX_SAMPLES_PER_KEY_MINUTE, sampleColumns, samplesOf } from '../sample-rows.ts';
+import { shadowColumns } from '../shadow-rows.ts';
 import type { PgClient } from './pool.ts';
 
-type Kind = 'window' | 'transition' | 'tasks' | 'config' | 'probe';
+type Kind = 'window' | 'transition' | 'tasks' | 'config' | 'probe' | 'shadow';
 
 /** Column lists and types of the raw event tables (migrations/postgres/001), one UNNEST insert each. */
 const TABLES: Record<Kind, { table: string; columns: [string, string][] }> = {
@@ -34,6 +35,12 @@ const TABLES: Record<Kind, { table: string; columns: [string, string][] }> = {
     columns: [['key_id', 'bigint'], ['source_id', 'bigint'], ['location', 'text'], ['ts', 'bigint'], ['outcome', 'text'], ['error_class', 'text'],
       ['status', 'bigint'], ['connect_ms', 'float8'], ['ttfb_ms', 'float8'], ['total_ms', 'float8'], ['cold', 'bigint'], ['cost_usd', 'float8'],
       ['trigger', 'text'], ['upstream_request_id', 'text'], ['error_type', 'text'], ['error_code', 'text'], ['message', 'text']],
+  },
+  // In SHADOW_COLUMNS order (server/storage/shadow-rows.ts).
+  shadow: {
+    table: 'shadow_windows',
+    columns: [['key_id', 'bigint'], ['source_id', 'bigint'], ['candidate_provider', 'text'], ['candidate_endpoint', 'text'], ['candidate_model', 'text'],
+      ['candidate_region', 'text'], ['start', 'bigint'], ['"end"', 'bigint'], ['pairs', 'bigint'], ['dropped', 'bigint'], ['primary_side', 'text'], ['shadow_side', 'text']],
   },
 };
 
@@ -103,6 +110,10 @@ export class EventColumns {
     this.push('probe', [keyId, sourceId, e.location, e.ts, e.outcome, e.error_class ?? null, e.status ?? null,
       e.latency_ms.connect ?? null, e.latency_ms.ttfb ?? null, e.latency_ms.total, e.cold ? 1 : 0, e.cost_usd ?? null, e.trigger ?? null,
       e.upstream_request_id ?? null, e.error_type ?? null, e.error_code ?? null, e.message ?? null]);
+  }
+
+  shadow(keyId: number, sourceId: number, e: ShadowEvent): void {
+    this.push('shadow', shadowColumns(keyId, sourceId, e));
   }
 
   /** Writes what was gathered; call inside the transaction. */

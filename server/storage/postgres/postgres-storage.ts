@@ -7,6 +7,7 @@ import type { Storage } from '../storage.ts';
 import { createPostgresAlerts } from './alerts.ts';
 import { createPostgresEventReads } from './event-reads.ts';
 import { createPostgresSampleReads } from './sample-reads.ts';
+import { createPostgresShadowReads } from './shadow-reads.ts';
 import { createPostgresHealth } from './health.ts';
 import { createPostgresHourRollups } from './hour-rollups.ts';
 import { createLeaderLease, type LeaderLeaseOptions } from './leader-lease.ts';
@@ -22,6 +23,7 @@ import { createPostgresSuspicions } from './suspicions.ts';
 import { createPostgresTelemetry } from './telemetry.ts';
 import { createPostgresTokens } from './tokens.ts';
 import { createPostgresFleet } from './fleet.ts';
+import { createPostgresDrills } from './drills.ts';
 
 /** The storage interface on PostgreSQL, with its pool (tests) and its leader lease. */
 export type PostgresStorage = Storage & {
@@ -84,6 +86,7 @@ export async function createPostgresStorage(options: PostgresStorageOptions): Pr
     },
     events: createPostgresEventReads(pool),
     samples: createPostgresSampleReads(pool),
+    shadow: createPostgresShadowReads(pool),
     alerts: createPostgresAlerts(pool),
     silences: createPostgresSilences(pool),
     notifications: createPostgresNotifications(pool),
@@ -91,6 +94,7 @@ export async function createPostgresStorage(options: PostgresStorageOptions): Pr
     tokens: createPostgresTokens(pool, { now: () => clock.now() }),
     sessions: createPostgresSessions(pool),
     fleet: createPostgresFleet(pool),
+    drills: createPostgresDrills(pool),
     metrics: createPostgresMetricsReads(pool),
     retention: createPostgresPruner(pool, options.retention),
     health: createPostgresHealth(pool, { retryAfterS: options.retryAfterS, onFault: options.onFault }),

@@ -78,7 +78,7 @@ export function createPostgresTelemetry(pool: PgPool): TelemetryPart {
     };
     for (const b of todo) {
       for (const e of b.events) {
-        if (e.type === 'window') seeKey(e.key, e.end);
+        if (e.type === 'window' || e.type === 'shadow') seeKey(e.key, e.end);
         else if (e.type === 'tasks') { if (e.key) seeKey(e.key, e.end); }
         else seeKey(e.key, e.ts);
       }
@@ -155,6 +155,9 @@ export function createPostgresTelemetry(pool: PgPool): TelemetryPart {
             acc.addProbe(k, e);
             break;
           }
+          case 'shadow':
+            events.shadow(keyId.get(keyCacheId(e.key))!, sourceId, e);
+            break;
         }
       }
     }

@@ -12,6 +12,7 @@ import { createHourRollups, type HourRollups } from './hour-rollups.ts';
 import { createRollupReader } from './rollup-reads.ts';
 import { createEventReads } from './event-reads.ts';
 import { createSampleReads } from './sample-reads.ts';
+import { createShadowReads } from './shadow-reads.ts';
 import { createTelemetryPart } from './telemetry-part.ts';
 import { createAlertStore } from './alert-store.ts';
 import { createSilenceStore } from './silence-store.ts';
@@ -20,6 +21,7 @@ import { createSessionStore } from './session-store.ts';
 import { createSuspicionStore } from './suspicion-store.ts';
 import { createTokenStore } from './token-store.ts';
 import { createFleetStore } from './fleet-store.ts';
+import { createDrillStore } from './drill-store.ts';
 import { createMetricsReads } from './metrics-reads.ts';
 import { createPruner } from './retention.ts';
 import { asyncPart } from './sync-part.ts';
@@ -111,6 +113,7 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
     },
     events: asyncPart(createEventReads(db)),
     samples: asyncPart(createSampleReads(db)),
+    shadow: asyncPart(createShadowReads(db)),
     alerts: asyncPart(createAlertStore(db)),
     silences: asyncPart(createSilenceStore(db)),
     notifications: asyncPart(createNotificationStore(db)),
@@ -119,6 +122,7 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
     sessions: asyncPart(createSessionStore(db)),
     tokens: asyncPart(createTokenStore(db)),
     fleet: asyncPart(createFleetStore(db)),
+    drills: asyncPart(createDrillStore(db)),
     metrics: asyncPart(createMetricsReads(db, path)),
     retention: createPruner(db, options.retention),
     lease: alwaysHeldLease(),

@@ -4,6 +4,7 @@ import { RollupAccumulator, prepareRollupStatements } from '../rollups.ts';
 import { histogramJson } from '../histogram.ts';
 import { KEY_CACHE_MAX, keyFromRow, regionColumn } from '../key-rows.ts';
 import { SampleGroups, samplesOf } from '../sample-rows.ts';
+import { SHADOW_COLUMNS, shadowColumns } from '../shadow-rows.ts';
 
 /** A stored key with its id and the span it reported over. */
 export interface StoredKey {
@@ -51,6 +52,7 @@ export function createTelemetryStore(db: Db): TelemetryStore {
     config: db.prepare('INSERT INTO config_events (key_id, source_id, ts, settings, fallbacks, warnings) VALUES (?, ?, ?, ?, ?, ?)'),
     probe: db.prepare(`INSERT INTO probe_events (key_id, source_id, location, ts, outcome, error_class, status, connect_ms, ttfb_ms, total_ms, cold, cost_usd, trigger,
       upstream_request_id, error_type, error_code, message) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+    shadow: db.prepare(`INSERT INTO shadow_windows (${SHADOW_COLUMNS.join(', ')}) VALUES (${SHADOW_COLUMNS.map(() => '?').join(', ')})`),
     sampleCount: db.prepare('SELECT count(*) FROM call_samples WHERE key_id = ? AND ts >= ? AND ts < ?').pluck(),
     sample: db.prepare('INSERT INTO call_samples (key_id, source_id, ts, error_class, status, upstream_request_id, sample) VALUES (?, ?, ?, ?, ?, ?, ?)'),
     listKeys: db.prepare('SELECT id, provider, endpoint, model, region, first_seen, last_seen FROM keys ORDER BY provider, endpoint, model, region'),
@@ -144,6 +146,9 @@ export function createTelemetryStore(db: Db): TelemetryStore {
           acc.addProbe(k, e);
           break;
         }
+        case 'shadow':
+          s.shadow.run(...shadowColumns(keyId(e.key, e.end), sourceId, e));
+          break;
       }
     }
     s.batchInsert.run(batch.batch_id, receivedAt, batch.events.length);

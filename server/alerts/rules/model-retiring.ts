@@ -1,0 +1,58 @@
+import { fingerprint } from '../fingerprint.ts';
+import { num } from '../../verdicts/text.ts';
+import { daysLeft } from '../../lifecycle/calendar.ts';
+import type { KeyInUse } from '../../lifecycle/models-in-use.ts';
+import type { Condition } from '../types.ts';
+import type { Rule, RulesConfig } from './context.ts';
+
+const DAY = 86_400_000;
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+/**
+ * A retirement is a scheduled outage (docs/lifecycle.md, "The model_retiring rule"): every key
+ * called within `traffic_days` whose model the calendar retires within `warning_days` fires,
+ * as the configured severity, and as critical within `critical_days`; a model already retired
+ * and still called (calls since its shutdown) is critical. The text names the services still
+ * calling it and the successor. The value is the days left (negative once retired).
+ */
+export const modelRetiringRule: Rule<RulesConfig['model_retiring']> = async (ctx, cfg) => {
+  const from = ctx.now - cfg.traffic_days * DAY;
+  const out: Condition[] = [];
+  const inUse = (await ctx.keysInUse(from)).filter((k) => k.retirement !== null && daysLeft(k.retirement, ctx.now) <= cfg.warning_days);
+  // A retired model's callers are those since its shutdown: one more read per distinct shutdown
+  // instant (a handful: the calendar's dates, not the traffic), only for keys past their date.
+  const reads = new Map<number, Promise<Map<number, KeyInUse>>>();
+  const since = (at: number) => {
+    let m = reads.get(at);
+    if (!m) reads.set(at, (m = ctx.keysInUse(at).then((list) => new Map(list.map((k) => [k.keyId, k])))));
+    return m;
+  };
+  for (const k of inUse) {
+    const r = k.retirement!;
+    const left = daysLeft(r, ctx.now);
+    const retired = r.shutdownAt <= ctx.now;
+    // Still called after the date: calls in the rollups since the shutdown (minute-rounded, so the shutdown minute counts).
+    const after = retired ? (await since(Math.max(from, r.shutdownAt))).get(k.keyId) : undefined;
+    if (retired && !after) continue; // retired, and nobody called it since: nothing left to warn about
+    const callers = retired ? after!.services : k.services;
+    const calls = retired ? after!.calls : k.calls;
+    const successor = r.successor ? `; successor: ${r.successor}` : '; no successor named';
+    const model = `${r.provider} ${k.key.model}`;
+    const text = retired
+      ? `${model} retired on ${r.shutdown} and is still called: ${num(calls)} calls since by ${callers.join(', ')}${successor}`
+      : `${model} retires on ${r.shutdown}, in ${plural(left, 'day')}; still called by ${callers.join(', ')} (${num(calls)} calls over the last ${plural(cfg.traffic_days, 'day')})${successor}`;
+    out.push({
+      fingerprint: fingerprint('model_retiring', k.key),
+      rule: 'model_retiring',
+      keyId: k.keyId,
+      key: k.key,
+      location: null,
+      operation: null,
+      status: 'fire',
+      value: Number(((r.shutdownAt - ctx.now) / DAY).toFixed(2)),
+      text,
+      severity: retired || left <= cfg.critical_days ? 'critical' : cfg.severity,
+    });
+  }
+  return out;
+};

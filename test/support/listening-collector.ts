@@ -1,0 +1,44 @@
+/**
+ * A real collector (`server/app.ts`) on a fresh SQLite file, listening on a loopback port,
+ * with an ingest token for the SDK and a read token for the API: what the SDK's
+ * end-to-end tests send their telemetry to.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../server/app.ts';
+import { loadConfig } from '../../server/config/load.ts';
+
+/** A started collector; `close` stops it and removes its files. */
+export interface ListeningCollector {
+  app: FastifyInstance;
+  url: string;
+  token: string;
+  readToken: string;
+  close(): Promise<void>;
+}
+
+/** Starts a collector in a temporary directory named after `prefix`. */
+export async function startListeningCollector(prefix: string): Promise<ListeningCollector> {
+  const dir = mkdtempSync(join(tmpdir(), `bbx-${prefix}-`));
+  const config = loadConfig({ env: { BREAKERBOX_DB: join(dir, 'bbx.db'), BREAKERBOX_PORT: '0', BREAKERBOX_LOG_LEVEL: 'silent' } });
+  const app = await buildApp({ config, logger: false });
+  try {
+    await app.ready();
+    const token = (await app.storage.tokens.create('sdk', ['ingest'])).secret;
+    const readToken = (await app.storage.tokens.create('reader', ['read'])).secret;
+    const url = await app.listen({ port: 0, host: '127.0.0.1' });
+    return {
+      app, url, token, readToken,
+      async close() {
+        await app.close();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  } catch (err) {
+    await app.close().catch(() => undefined);
+    rmSync(dir, { recursive: true, force: true });
+    throw err;
+  }
+}
