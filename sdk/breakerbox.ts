@@ -153,7 +153,8 @@ export class Breakerbox implements FetchHost, AdapterHost {
     );
     // Fail at construction, not on the first call, if the defaults are invalid.
     resolveSettings(options.defaults);
-    const fleetOn = options.telemetry !== undefined && options.fleet !== undefined && options.fleet !== false;
+    // On with a collector unless `fleet: false` (docs/fleet.md): the collector decides only on probe-confirmed outages, and every decision is bounded by its TTL.
+    const fleetOn = options.telemetry !== undefined && options.fleet !== false;
     const drillsOn = options.telemetry !== undefined && options.drills?.enabled === true;
     if (drillsOn) {
       this.drills = new DrillController(true, options.telemetry!.service, clock, this.ctx.latencyBounds, {

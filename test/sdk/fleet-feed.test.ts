@@ -237,17 +237,17 @@ describe('fleet feed: applying decisions', () => {
     expect(c.feeds).toHaveLength(2);
   });
 
-  it('is off unless asked for: no fleet option opens no feed', async () => {
+  it('is on with a collector when no fleet option is given: the feed opens once a key is in use', async () => {
     let c!: FakeCollector;
     c = await fakeCollector(feedWith(() => c, sse(decision())));
     const clock = new ManualClock(Date.now());
     const asClock = { now: () => clock.now(), setTimeout: (fn: () => void, ms: number) => clock.setTimeout(fn, ms), clearTimeout: (h: unknown) => clock.clearTimeout(h) };
     const bb = createBreakerbox({ clock: asClock, random: () => 0.5, telemetry: { url: c.url, service: 'drafts', instance: 'pod-1', token: 'tok', gzip: false } });
     instances.push(bb);
-    bb.policy(PRIMARY);
+    bb.declareFallbacks({ key: PRIMARY }, [{ key: FALLBACK }]);
     await clock.advance(5_000);
-    expect(bb.fleetStats()).toBeUndefined();
-    expect(c.feeds).toEqual([]);
+    await until(() => bb.fleetStats()?.applied === 1);
+    expect(c.feeds).toHaveLength(1);
   });
 
   it('turns the feed off with fleet: false', async () => {

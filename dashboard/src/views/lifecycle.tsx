@@ -3,6 +3,7 @@ import type { LifecycleModel } from '../api/types.ts';
 import { usePoll } from '../api/use-poll.ts';
 import { Link } from '../components/link.tsx';
 import { RefreshStatus } from '../components/refresh-status.tsx';
+import { ShadowComparison } from '../components/shadow-comparison.tsx';
 import { keyParams, num, usd } from '../format.ts';
 import { hrefOf } from '../router.ts';
 
@@ -73,8 +74,10 @@ export default function Lifecycle() {
           </table>
         </div>
       ) : null}
-      {/* SHADOW COMPARISON SLOT: the primary → candidate comparison panel (issue 28, SDK half) mounts here. */}
-      <div data-testid="shadow-comparison-slot" />
+      {/* Every primary → candidate pair with shadow traffic, over the page's 7 days: the successor's figures beside the model's. */}
+      <div data-testid="shadow-comparison-slot">
+        <ShadowComparison range={{ window: '7d' }} />
+      </div>
     </section>
   );
 }
