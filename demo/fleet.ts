@@ -126,6 +126,10 @@ export function startFleet(options: FleetOptions): Fleet {
           // instance's telemetry stops. Kicking the send at once makes that window tiny.
           coalesceMs: 1,
         },
+        // The timeline shows each instance's own breakers (flapping, slow calls); with the fleet
+        // feed a probe-confirmed outage holds them open fleet-wide instead (docs/fleet.md), and
+        // the flapping phase would not flap. The feed is measured by `npm run bench -- fleet`.
+        fleet: false,
       });
       bb.onWarning((message) => {
         if (warned.has(message)) return;
