@@ -159,6 +159,7 @@ export class Breakerbox implements FetchHost, AdapterHost {
     if (drillsOn) {
       this.drills = new DrillController(true, options.telemetry!.service, clock, this.ctx.latencyBounds, {
         finished: (run) => this.reporter?.finishDrill(run.id, run.collect(clock.now())),
+        stepEnded: (run) => this.reporter?.pushDrillEvents(run.id, run.collect(clock.now())),
       });
     }
     // One subscription carries both: fleet decisions (applied only with `fleet`) and drills.

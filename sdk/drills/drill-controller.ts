@@ -40,12 +40,20 @@ export type DrillState =
 export interface DrillControllerHost {
   /** A run ended: its last counters are sent in its batches, which then end. */
   finished(run: DrillRun): void;
+  /**
+   * One drill of a run ended and the next begins: the counters so far are sent now, so no
+   * window spans two drills (the collector judges each drill on the windows whose midpoint
+   * falls in its span; a 10 s window over 3 s drills would be judged as one of them).
+   */
+  stepEnded?(run: DrillRun): void;
 }
 
 /** See the module comment. */
 export class DrillController {
   private run: DrillRun | undefined;
   private timer: TimerHandle | undefined;
+  /** The next boundary between two drills of the run. */
+  private stepTimer: TimerHandle | undefined;
   /** The last command id acted on: a feed that reconnects and replays it does not restart it. */
   private lastId: string | undefined;
   private closed = false;
@@ -114,14 +122,33 @@ export class DrillController {
       this.timer = undefined;
       if (this.run === run) this.emitEnded(this.stop('finished'));
     }, run.endsAt - now, true);
+    this.scheduleStep(run, 1);
     return { outcome: 'started', command, endsAt: run.endsAt };
+  }
+
+  /** Cuts the run's windows where drill `k` begins (the last drill's end is the run's). */
+  private scheduleStep(run: DrillRun, k: number): void {
+    if (k >= run.command.kinds.length) return;
+    const at = run.startedAt + k * run.command.step_ms;
+    this.stepTimer = this.clock.setTimeout(() => {
+      this.stepTimer = undefined;
+      if (this.run !== run) return;
+      try {
+        this.host.stepEnded?.(run);
+      } catch {
+        // Telemetry of a drill must never reach the host.
+      }
+      this.scheduleStep(run, k + 1);
+    }, Math.max(0, at - this.clock.now()), true);
   }
 
   private stop(why: 'finished' | 'stopped' | 'replaced' | 'closed'): DrillOutcome | undefined {
     const run = this.run;
     if (!run) return undefined;
     if (this.timer !== undefined) this.clock.clearTimeout(this.timer);
+    if (this.stepTimer !== undefined) this.clock.clearTimeout(this.stepTimer);
     this.timer = undefined;
+    this.stepTimer = undefined;
     this.run = undefined;
     run.end(this.clock.now());
     try {

@@ -137,6 +137,14 @@ export class TelemetryReporter {
     if (urgent) s.kick();
   }
 
+  /** Queues a drill's aggregates cut at a boundary between two of its drills, and sends them. Never throws. */
+  pushDrillEvents(drillId: string, events: TelemetryEvent[]): void {
+    if (this.closed || events.length === 0) return;
+    const s = this.drillSender(drillId);
+    s.enqueue(events);
+    s.kick();
+  }
+
   /** The drill ended: its last aggregates are sent (bounded by the request timeout) and its sender stops. */
   finishDrill(drillId: string, events: TelemetryEvent[]): void {
     if (this.closed) return;

@@ -57,11 +57,15 @@ function checksOf(kind: DrillKind, step: DrillStep, t: StepTraffic, config: Pick
         ],
       };
     case 'slow_first_byte': {
-      const open = t.transitions.find((x) => x.reason === 'slow_calls' && (x.to === 'open' || x.to === 'forced_open'));
+      // The breaker opens on the slow first bytes as slow calls (`slow_calls`), as first-byte timeouts (`error_rate`, a key
+      // with a TTFT timeout), or — left open by the drill before, rate_limit in the standard order — by reopening on a slow
+      // or timed-out half-open trial (`probe_failed`): this drill injects nothing else into the drilled keys.
+      const reasons = new Set<string>(['slow_calls', 'probe_failed', ...(e('timeout') > 0 ? ['error_rate'] : [])]);
+      const open = t.transitions.find((x) => reasons.has(x.reason) && (x.to === 'open' || x.to === 'forced_open'));
       const seconds = open ? round((open.ts - step.from) / 1000) : null;
       return {
         checks: [
-          someOf('slow_call_opens', open ? 1 : 0, 'breaker opened on slow calls'),
+          someOf('slow_call_opens', open ? 1 : 0, `breaker opened on slow first bytes${open ? ` (${open.reason})` : ''}`),
           { ...atMost('seconds_to_open', seconds, T.maxSecondsToOpen, 'seconds from the drill start to the breaker opening'), passed: seconds === null ? false : seconds <= T.maxSecondsToOpen },
         ],
       };
