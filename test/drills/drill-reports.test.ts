@@ -9,6 +9,9 @@ import { DRILL_KINDS, type DrillKind } from '@breakerbox/protocol';
 import { collector, type TestCollector } from '../verdicts/support.ts';
 import { manualClock } from '../../server/clock.ts';
 import type { DrillReport, DrillResult, DrillRunView } from '../../server/schemas/drills.ts';
+import { judgeStep } from '../../server/drills/judge.ts';
+import type { StepTraffic } from '../../server/drills/drill-traffic.ts';
+import type { TransitionEvent } from '@breakerbox/protocol';
 import { CORRECT, FALLBACK, MISCONFIGURED, PRIMARY, sendDrill, stepEvents, type StepBehaviour } from './support.ts';
 
 const STEP_S = 60;
@@ -136,5 +139,25 @@ describe('drill reports', () => {
     const report = (await c.get(`/api/drills/${run.id}`)).run.report as DrillReport;
     // The other chain's 60 failed calls are not this drill's: it passes on the drilled chain's 60 calls.
     expect(report.drills[0]).toMatchObject({ kind: 'primary_down', outcome: 'pass', calls: 60 });
+  });
+
+  it('passes slow_first_byte when the breaker the drill before left open reopens on a slow trial, or opens on first-byte timeouts', () => {
+    // rate_limit runs first and opens the breaker; its half-open trials then meet the slow first bytes (probe_failed).
+    const step = { kind: 'slow_first_byte' as const, from: 0, to: 60_000 };
+    const traffic = (o: Partial<StepTraffic>): StepTraffic => ({
+      attempts: 2, ok: 0, slow: 2, retries: 0, errors: {}, windows: [], calls: 30, failed: 0, fallbackAnswered: 30, callAttempts: 32,
+      transitions: [], authRetriedSamples: 0, instances: new Set(['drafts/pod-1']), ...o,
+    });
+    const opened = (reason: TransitionEvent['reason'], ts = 400): TransitionEvent => ({ type: 'transition', ts, key: PRIMARY, from: 'half_open', to: 'open', reason });
+    const reopened = judgeStep(step, traffic({ transitions: [opened('probe_failed')] }), c.app.config);
+    expect(reopened.outcome).toBe('pass');
+    expect(reopened.checks[0]).toMatchObject({ value: 1, text: 'breaker opened on slow first bytes (probe_failed): 1 (some expected)' });
+    expect(reopened.checks[1]).toMatchObject({ value: 0.4, passed: true });
+    // A key with a first-byte timeout: the held attempts time out, and the breaker opens on their error rate.
+    const timedOut = judgeStep(step, traffic({ slow: 0, attempts: 8, errors: { timeout: 8 }, transitions: [opened('error_rate', 5_000)] }), c.app.config);
+    expect(timedOut.outcome).toBe('pass');
+    // An error-rate opening with no timeout in the step is not this drill's doing; no opening at all fails.
+    expect(judgeStep(step, traffic({ transitions: [opened('error_rate')] }), c.app.config).outcome).toBe('fail');
+    expect(judgeStep(step, traffic({}), c.app.config).reasons).toContain('breaker opened on slow first bytes: 0 (some expected)');
   });
 });

@@ -6,8 +6,8 @@
  * instances inject the faults, send their drill telemetry, and the collector judges it.
  *
  * A correctly configured service (fallback declared, `maxRetries: 0`, `validate` set) passes
- * every drill; a misconfigured one (no fallback, no validation, `maxRetries: 2` left on)
- * fails the drills its mistakes break, with the figures that say why; and the on-call's
+ * every drill; a misconfigured one (no fallback, no validation) fails the drills its
+ * mistakes break, with the figures that say why; and the on-call's
  * webhook, live throughout (alerts evaluated every second), receives nothing for the drill
  * traffic — though it does page for the same failures sent as real traffic afterwards.
  */
@@ -127,8 +127,8 @@ afterAll(async () => {
 describe('failure drills: SDK, official openai client, real collector', () => {
   it('passes a correctly configured service, fails a misconfigured one with its figures, and pages nobody', async () => {
     const good = service('drafts', { fallbacks: { 'gpt-4o': [{ model: 'gpt-4o-mini' }] }, validate: 'request' }, 0);
-    // No fallback declared, no validation, the official client's own retries left on.
-    const bad = service('drafts-misconfigured', {}, 2);
+    // No fallback declared, no validation.
+    const bad = service('drafts-misconfigured', {}, 0);
     const all = [good, bad];
     try {
       for (const s of all) await expect.poll(() => s.bb.fleetStats()?.state, { timeout: 15_000 }).toBe('open');
@@ -140,7 +140,7 @@ describe('failure drills: SDK, official openai client, real collector', () => {
       // 1. The correctly configured service passes every drill, and the CLI exits 0.
       expect(g.run.report!.outcome, g.text).toBe('pass');
       expect(g.code, g.text).toBe(0);
-      expect(g.run.report!.instances).toEqual(['drafts/drafts-pod-1']);
+      expect(g.run.report!.instances).toEqual(['drafts-pod-1']);
       for (const kind of ['rate_limit', 'slow_first_byte', 'primary_down', 'truncated', 'field_renamed', 'auth_revoked'] as const) expect(result(g.run, kind).outcome, `${kind}\n${g.text}`).toBe('pass');
       expect(check(result(g.run, 'primary_down'), 'fallback_answered')!.value).toBeGreaterThan(0);
       expect(check(result(g.run, 'field_renamed'), 'invalid_output')!.value).toBeGreaterThan(0);

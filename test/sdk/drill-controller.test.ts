@@ -16,10 +16,14 @@ const command = (o: Partial<DrillCommand> = {}): DrillCommand => ({ id: 'd1', se
 function controller(enabled = true) {
   const clock = new ManualClock();
   const finished: DrillRun[] = [];
-  const c = new DrillController(enabled, 'drafts', clock, [100, 1000], { finished: (r) => finished.push(r) });
+  const steps: Array<{ at: number; events: ReturnType<DrillRun['collect']> }> = [];
+  const c = new DrillController(enabled, 'drafts', clock, [100, 1000], {
+    finished: (r) => finished.push(r),
+    stepEnded: (r) => steps.push({ at: clock.now(), events: r.collect(clock.now()) }),
+  });
   const outcomes: DrillOutcome[] = [];
   c.onDrill((o) => outcomes.push(o));
-  return { c, clock, finished, outcomes };
+  return { c, clock, finished, outcomes, steps };
 }
 
 describe('drill controller', () => {
@@ -40,6 +44,36 @@ describe('drill controller', () => {
     expect(finished).toEqual([run]);
     expect(outcomes.at(-1)).toEqual({ outcome: 'ended', id: 'd1', why: 'finished' });
     expect(run.faultFor(KEY, true)).toBeUndefined();
+    expect(clock.pending).toBe(0);
+  });
+
+  it('cuts the run\'s windows at each boundary between two drills, so no window spans two of them', async () => {
+    const { c, clock, finished, steps } = controller();
+    const t0 = clock.now();
+    c.apply(command({ kinds: ['rate_limit', 'primary_down', 'truncated'], step_ms: 3_000 }));
+    const run = c.trafficFor(KEY)!;
+    run.keyStats(KEY).attempt(10, 'rate_limit', false, false, false, false);
+    await clock.advance(3_000);
+    run.keyStats(KEY).attempt(10, 'network', false, false, false, false);
+    await clock.advance(3_000);
+    expect(steps.map((s) => s.at - t0)).toEqual([3_000, 6_000]);
+    const windowsOf = (i: number) => steps[i]!.events.filter((e) => e.type === 'window');
+    expect(windowsOf(0)).toEqual([expect.objectContaining({ start: t0, end: t0 + 3_000, errors: { rate_limit: 1 } })]);
+    expect(windowsOf(1)).toEqual([expect.objectContaining({ start: t0 + 3_000, end: t0 + 6_000, errors: { network: 1 } })]);
+    // The last drill's end is the run's: its counters go with \`finished\`, not as a step.
+    await clock.advance(3_000);
+    expect(steps).toHaveLength(2);
+    expect(finished).toEqual([run]);
+    expect(clock.pending).toBe(0);
+  });
+
+  it('cuts no more windows once a run is stopped', async () => {
+    const { c, clock, steps } = controller();
+    c.apply(command({ step_ms: 3_000 }));
+    c.apply(command({ step_ms: 0 }));
+    expect(clock.pending).toBe(0);
+    await clock.advance(10_000);
+    expect(steps).toEqual([]);
     expect(clock.pending).toBe(0);
   });
 
