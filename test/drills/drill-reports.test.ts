@@ -80,7 +80,7 @@ describe('drill reports', () => {
     expect(report.drills.map((d) => [d.kind, d.outcome])).toEqual(DRILL_KINDS.map((k) => [k, 'fail']));
     const d = byKind(report);
     const failedChecks = (kind: DrillKind) => d[kind].checks.filter((x) => x.passed === false).map((x) => x.name);
-    // maxRetries left on in the official client: the doubled attempts show.
+    // Retries stacked on the drilled key: the attempts per call show it.
     expect(failedChecks('rate_limit')).toEqual(['attempts_per_call', 'rate_limited_per_call']);
     expect(d.rate_limit.reasons).toContain('attempts per call (retries within budget): 4 (at most 3)');
     expect(failedChecks('slow_first_byte')).toEqual(['slow_call_opens', 'seconds_to_open']);

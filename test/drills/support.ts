@@ -93,7 +93,7 @@ export const CORRECT: Record<DrillKind, StepBehaviour> = {
 
 /** A misconfigured service, one mistake per drill (the list and more). */
 export const MISCONFIGURED: Record<DrillKind, StepBehaviour> = {
-  // maxRetries left on in the official client: each 429 retried twice underneath the SDK.
+  // Retries stacked on the drilled key (the SDK's retry.maxAttempts set to 3): each 429 retried twice before the fallback.
   rate_limit: {
     primary: { calls: 30, errors: { rate_limit: 30 } },
     fallback: { calls: 10 },
