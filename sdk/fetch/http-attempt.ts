@@ -12,9 +12,8 @@ import { classifyHttpError, providerErrorInfo, retryAfterFromHeaders, upstreamRe
 import { jsonAnswerClass, jsonAnswerFailure, jsonFacts } from './json-answer.ts';
 import { guardStream, type StreamSummary } from '../streams/stream-guard.ts';
 import type { StreamDialect } from '../streams/stream-dialect.ts';
-import type { OutputValidator } from '../validation/output-validator.ts';
 import { invalidOutput } from '../validation/output-validator.ts';
-import { hasStructuredOutput, structuredAnswerProblem } from '../validation/structured-output.ts';
+import { hasStructuredOutput, structuredAnswerProblem, type DeclaredValidation } from '../validation/structured-output.ts';
 
 /** A fetch function (the global one, undici's, or the application's). */
 export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
@@ -67,7 +66,7 @@ export interface HttpAttempt {
   /** Buffered mode: hand a stream over only once it is complete. */
   hold: boolean;
   /** How a non-streamed answer's structured output is validated (the fetch option `validate`). */
-  validate?: OutputValidator | 'request' | undefined;
+  validate?: DeclaredValidation | undefined;
   /** Called once the answer is fully known (JSON read, or stream ended); `answer` is a JSON answer's decoded body. */
   onDone: (ok: boolean, facts: CallFacts, cls: ErrorClass | undefined, cancelled: boolean, answer?: unknown) => void;
 }
