@@ -1,0 +1,125 @@
+/**
+ * The provider's own deprecation signal, end to end: the fake provider sends RFC 9745
+ * `Deprecation` and RFC 8594 `Sunset` headers on a model's answers, the official `openai`
+ * client calls it through the SDK, the SDK reports the signal in its windows, and a real
+ * collector with an empty calendar (1) lists the provider's sunset on /api/lifecycle and pages
+ * `model_retiring` on it, naming the source, and (2) says `model_retired` for a key failing
+ * with 404 model_not_found whose answers carried the signal.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import OpenAI from 'openai';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../../server/app.ts';
+import { loadConfig } from '../../server/config/load.ts';
+import { createBreakerbox } from '../../sdk/index.ts';
+import { startFakeProvider, type FakeProvider } from '../support/fake-provider.ts';
+import type { LifecycleView } from '../../server/schemas/lifecycle.ts';
+
+const DAY = 86_400_000;
+/** Announced with a Sunset 10 days ahead (a day, 00:00 UTC): a warning under the 30/7-day rule. */
+const SUNSETTING = 'gpt-4o-2024-08-06';
+const SUNSET_AT = Math.floor(Date.now() / DAY) * DAY + 10 * DAY;
+const SUNSET_DAY = new Date(SUNSET_AT).toISOString().slice(0, 10);
+/** Deprecated (no Sunset, a junk one) and then gone: 404 model_not_found with the same headers. */
+const GONE = 'gpt-4-0613';
+const DEPRECATED_AT = Math.floor(Date.now() / 1000) - 30 * 86_400;
+
+let app: FastifyInstance;
+let dir: string;
+let url: string;
+let ingest: string;
+let read: string;
+let fake: FakeProvider;
+let fakeNow = 0;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'bbx-signals-'));
+  writeFileSync(join(dir, 'config.json'), JSON.stringify({ lifecycle: { shipped_calendar: false, retirements: [] } }));
+  const config = loadConfig({
+    env: { BREAKERBOX_DB: join(dir, 'bbx.db'), BREAKERBOX_CONFIG: join(dir, 'config.json'), BREAKERBOX_LOG_LEVEL: 'silent', BREAKERBOX_ALERT_INTERVAL_S: '0', BREAKERBOX_SUSPICION_INTERVAL_S: '0' },
+  });
+  app = await buildApp({ config, logger: false });
+  await app.ready();
+  ingest = (await app.storage.tokens.create('sdk', ['ingest'])).secret;
+  read = (await app.storage.tokens.create('reader', ['read'])).secret;
+  url = await app.listen({ port: 0, host: '127.0.0.1' });
+  fake = await startFakeProvider({
+    tokens: 4,
+    retirements: { [GONE]: 1000 },
+    now: () => fakeNow,
+    deprecations: {
+      [SUNSETTING]: { sunset: new Date(SUNSET_AT).toUTCString(), deprecation: `@${DEPRECATED_AT}` },
+      [GONE]: { deprecation: `@${DEPRECATED_AT}`, sunset: 'whenever we feel like it' },
+    },
+  });
+});
+afterAll(async () => {
+  await fake?.close();
+  await app?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const get = async <T = any>(path: string): Promise<T> => {
+  const res = await fetch(`${url}${path}`, { headers: { authorization: `Bearer ${read}` } });
+  expect(res.status).toBe(200);
+  return res.json() as Promise<T>;
+};
+
+describe("a provider's Deprecation / Sunset headers", () => {
+  it('reach the collector through the official client and the SDK: the lifecycle view, model_retiring and model_retired without a calendar entry', async () => {
+    const bb = createBreakerbox({
+      defaults: { retry: { maxAttempts: 1 }, breaker: { minCalls: 1000 } },
+      telemetry: { url, token: ingest, service: 'ticket-drafts', instance: 'pod-1', intervalMs: 60_000 },
+    });
+    const client = new OpenAI({ baseURL: fake.openaiBaseUrl, apiKey: fake.apiKey, maxRetries: 0, fetch: bb.fetch({ provider: 'openai' }) });
+    const ask = (model: string) => client.chat.completions.create({ model, messages: [{ role: 'user', content: 'hi' }] });
+
+    // The official client hands the headers through untouched.
+    const { response } = await ask(SUNSETTING).withResponse();
+    expect(response.headers.get('sunset')).toBe(new Date(SUNSET_AT).toUTCString());
+    for (let i = 0; i < 4; i++) await ask(SUNSETTING);
+    for (let i = 0; i < 3; i++) await ask(GONE);
+    fakeNow = 1000; // GONE is shut down: 404 model_not_found, still with its Deprecation header
+    const errors: unknown[] = [];
+    for (let i = 0; i < 20; i++) await ask(GONE).catch((e: unknown) => errors.push(e));
+    expect(errors).toHaveLength(20);
+    expect(errors[0]).toBeInstanceOf(OpenAI.NotFoundError);
+    expect((errors[0] as InstanceType<typeof OpenAI.NotFoundError>).headers.get('deprecation')).toBe(`@${DEPRECATED_AT}`);
+    await bb.close(2_000);
+    expect(bb.telemetryStats()).toMatchObject({ dropped: 0, buffered: 0 });
+
+    const view = await get<LifecycleView>('/api/lifecycle');
+    expect(view.calendar).toEqual({ configured: 0, shipped: 0 });
+    const sunsetting = view.models.find((m) => m.model === SUNSETTING)!;
+    expect(sunsetting).toMatchObject({
+      provider: 'openai', calls: 5, status: 'warning',
+      retirement: { shutdown: SUNSET_DAY, shutdown_at: SUNSET_AT, source: 'provider', successor: null, read_on: null },
+      provider_signal: { sunset_at: SUNSET_AT, deprecation_at: DEPRECATED_AT * 1000, responses: 5 },
+    });
+    // 10 days ahead, rounded up — 9 if the collector's clock crossed midnight UTC since the test began.
+    expect([9, 10]).toContain(sunsetting.days_left);
+    expect(sunsetting.provider_signal!.text).toBe(`sunset announced by the provider: ${SUNSET_DAY}, seen on 5 responses; deprecated since ${new Date(DEPRECATED_AT * 1000).toISOString().slice(0, 19)}Z`);
+    // A Deprecation without a (parseable) Sunset is no date: the model keeps no_date, the signal is shown.
+    const gone = view.models.find((m) => m.model === GONE)!;
+    expect(gone).toMatchObject({ status: 'no_date', retirement: null, provider_signal: { sunset_at: null, deprecation_at: DEPRECATED_AT * 1000, responses: 23 } });
+    expect(gone.provider_signal!.text).toMatch(/^deprecated by the provider since \S+, seen on 23 responses$/);
+    // Soonest date first, models without one last.
+    expect(view.models.map((m) => m.model)).toEqual([SUNSETTING, GONE]);
+
+    const verdicts = (await get('/api/verdicts?window=15m')).verdicts;
+    const failing = verdicts.find((v: any) => v.key.model === GONE);
+    expect(failing).toMatchObject({ verdict: 'self_inflicted', hint: 'model_retired' });
+    expect(failing.evidence.join('\n')).toContain("hint model_retired: the model is deprecated by the provider's own signal (deprecated by the provider since");
+    expect(verdicts.find((v: any) => v.key.model === SUNSETTING)?.hint ?? null).not.toBe('model_retired');
+
+    await app.alerts.evaluate();
+    const alerts = (await get('/api/alerts?state=firing')).alerts.filter((a: any) => a.rule === 'model_retiring');
+    expect(alerts).toHaveLength(1);
+    expect(alerts[0]).toMatchObject({ severity: 'warning', key: { model: SUNSETTING } });
+    expect(alerts[0].summary).toContain(`openai ${SUNSETTING} retires on ${SUNSET_DAY}, in ${sunsetting.days_left} days; still called by ticket-drafts`);
+    expect(alerts[0].summary).toContain(`(no calendar entry; sunset announced by the provider: ${SUNSET_DAY}, seen on 5 responses`);
+  });
+});
