@@ -159,8 +159,8 @@ function hintSentence(d: Decision, c: ClientFigures, probes: Record<string, Prob
       const r = d.retired!;
       const move = `not a bug in the request: move to ${r.successor ?? 'a successor'}`;
       if (r.signal !== undefined) {
-        const when = r.shutdown ? `retired on ${r.shutdown}` : 'is deprecated';
-        return `hint model_retired: the model ${when} by the provider's own signal (${r.signal}; no calendar entry) and ${pct(r.bad_request_share)} of failures are bad_request (404 model_not_found) — ${move}`;
+        const what = r.shutdown ? `the model retired on ${r.shutdown} by the provider's Sunset header` : "the provider signals the model's deprecation";
+        return `hint model_retired: ${what} (${r.signal}; no calendar entry) and ${pct(r.bad_request_share)} of failures are bad_request (404 model_not_found) — ${move}`;
       }
       return `hint model_retired: the model retired on ${r.shutdown} (retirement calendar${r.link ? `, ${r.link}` : ''}) and ${pct(r.bad_request_share)} of failures since are bad_request (404 model_not_found) — ${move}`;
     }

@@ -112,7 +112,7 @@ describe("a provider's Deprecation / Sunset headers", () => {
     const verdicts = (await get('/api/verdicts?window=15m')).verdicts;
     const failing = verdicts.find((v: any) => v.key.model === GONE);
     expect(failing).toMatchObject({ verdict: 'self_inflicted', hint: 'model_retired' });
-    expect(failing.evidence.join('\n')).toContain("hint model_retired: the model is deprecated by the provider's own signal (deprecated by the provider since");
+    expect(failing.evidence.join('\n')).toContain("hint model_retired: the provider signals the model's deprecation (deprecated by the provider since");
     expect(verdicts.find((v: any) => v.key.model === SUNSETTING)?.hint ?? null).not.toBe('model_retired');
 
     await app.alerts.evaluate();
