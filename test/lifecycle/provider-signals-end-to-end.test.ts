@@ -6,16 +6,11 @@
  * `model_retiring` on it, naming the source, and (2) says `model_retired` for a key failing
  * with 404 model_not_found whose answers carried the signal.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import OpenAI from 'openai';
-import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../server/app.ts';
-import { loadConfig } from '../../server/config/load.ts';
 import { createBreakerbox } from '../../sdk/index.ts';
 import { startFakeProvider, type FakeProvider } from '../support/fake-provider.ts';
+import { startListeningCollector, type ListeningCollector } from '../support/listening-collector.ts';
 import type { LifecycleView } from '../../server/schemas/lifecycle.ts';
 
 const DAY = 86_400_000;
@@ -27,25 +22,15 @@ const SUNSET_DAY = new Date(SUNSET_AT).toISOString().slice(0, 10);
 const GONE = 'gpt-4-0613';
 const DEPRECATED_AT = Math.floor(Date.now() / 1000) - 30 * 86_400;
 
-let app: FastifyInstance;
-let dir: string;
-let url: string;
-let ingest: string;
-let read: string;
+let collector: ListeningCollector;
 let fake: FakeProvider;
 let fakeNow = 0;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'bbx-signals-'));
-  writeFileSync(join(dir, 'config.json'), JSON.stringify({ lifecycle: { shipped_calendar: false, retirements: [] } }));
-  const config = loadConfig({
-    env: { BREAKERBOX_DB: join(dir, 'bbx.db'), BREAKERBOX_CONFIG: join(dir, 'config.json'), BREAKERBOX_LOG_LEVEL: 'silent', BREAKERBOX_ALERT_INTERVAL_S: '0', BREAKERBOX_SUSPICION_INTERVAL_S: '0' },
+  collector = await startListeningCollector('signals', {
+    file: { lifecycle: { shipped_calendar: false, retirements: [] } },
+    env: { BREAKERBOX_ALERT_INTERVAL_S: '0', BREAKERBOX_SUSPICION_INTERVAL_S: '0' },
   });
-  app = await buildApp({ config, logger: false });
-  await app.ready();
-  ingest = (await app.storage.tokens.create('sdk', ['ingest'])).secret;
-  read = (await app.storage.tokens.create('reader', ['read'])).secret;
-  url = await app.listen({ port: 0, host: '127.0.0.1' });
   fake = await startFakeProvider({
     tokens: 4,
     retirements: { [GONE]: 1000 },
@@ -58,21 +43,21 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await fake?.close();
-  await app?.close();
-  rmSync(dir, { recursive: true, force: true });
+  await collector?.close();
 });
 
-const get = async <T = any>(path: string): Promise<T> => {
-  const res = await fetch(`${url}${path}`, { headers: { authorization: `Bearer ${read}` } });
+/** A read API answer (200 asserted). */
+async function read<T = any>(path: string): Promise<T> {
+  const res = await fetch(`${collector.url}${path}`, { headers: { authorization: `Bearer ${collector.readToken}` } });
   expect(res.status).toBe(200);
   return res.json() as Promise<T>;
-};
+}
 
 describe("a provider's Deprecation / Sunset headers", () => {
   it('reach the collector through the official client and the SDK: the lifecycle view, model_retiring and model_retired without a calendar entry', async () => {
     const bb = createBreakerbox({
       defaults: { retry: { maxAttempts: 1 }, breaker: { minCalls: 1000 } },
-      telemetry: { url, token: ingest, service: 'ticket-drafts', instance: 'pod-1', intervalMs: 60_000 },
+      telemetry: { url: collector.url, token: collector.token, service: 'ticket-drafts', instance: 'pod-1', intervalMs: 60_000 },
     });
     const client = new OpenAI({ baseURL: fake.openaiBaseUrl, apiKey: fake.apiKey, maxRetries: 0, fetch: bb.fetch({ provider: 'openai' }) });
     const ask = (model: string) => client.chat.completions.create({ model, messages: [{ role: 'user', content: 'hi' }] });
@@ -91,7 +76,7 @@ describe("a provider's Deprecation / Sunset headers", () => {
     await bb.close(2_000);
     expect(bb.telemetryStats()).toMatchObject({ dropped: 0, buffered: 0 });
 
-    const view = await get<LifecycleView>('/api/lifecycle');
+    const view = await read<LifecycleView>('/api/lifecycle');
     expect(view.calendar).toEqual({ configured: 0, shipped: 0 });
     const sunsetting = view.models.find((m) => m.model === SUNSETTING)!;
     expect(sunsetting).toMatchObject({
@@ -109,14 +94,14 @@ describe("a provider's Deprecation / Sunset headers", () => {
     // Soonest date first, models without one last.
     expect(view.models.map((m) => m.model)).toEqual([SUNSETTING, GONE]);
 
-    const verdicts = (await get('/api/verdicts?window=15m')).verdicts;
+    const verdicts = (await read('/api/verdicts?window=15m')).verdicts;
     const failing = verdicts.find((v: any) => v.key.model === GONE);
     expect(failing).toMatchObject({ verdict: 'self_inflicted', hint: 'model_retired' });
     expect(failing.evidence.join('\n')).toContain("hint model_retired: the provider signals the model's deprecation (deprecated by the provider since");
     expect(verdicts.find((v: any) => v.key.model === SUNSETTING)?.hint ?? null).not.toBe('model_retired');
 
-    await app.alerts.evaluate();
-    const alerts = (await get('/api/alerts?state=firing')).alerts.filter((a: any) => a.rule === 'model_retiring');
+    await collector.app.alerts.evaluate();
+    const alerts = (await read('/api/alerts?state=firing')).alerts.filter((a: any) => a.rule === 'model_retiring');
     expect(alerts).toHaveLength(1);
     expect(alerts[0]).toMatchObject({ severity: 'warning', key: { model: SUNSETTING } });
     expect(alerts[0].summary).toContain(`openai ${SUNSETTING} retires on ${SUNSET_DAY}, in ${sunsetting.days_left} days; still called by ticket-drafts`);
