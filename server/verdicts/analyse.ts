@@ -10,7 +10,7 @@ import { clientFigures, share, type VerdictThresholds } from './figures.ts';
 import { probeTable, type ProbeTable } from './probe-table.ts';
 import { isOpenState, type InstanceState, type OpenShareReader, type OpenShareResult, type OpenTime } from './open-share.ts';
 import { decide, type Decision } from './rules.ts';
-import { retiredHint } from './retired-hint.ts';
+import { failsNotFound, retiredHint } from './retired-hint.ts';
 import { effectiveCalendar } from '../lifecycle/provider-signals.ts';
 import type { RetirementCalendar } from '../lifecycle/calendar.ts';
 import { fleetParts, serviceHealth, type ServiceHealth } from './fleet-parts.ts';
@@ -238,7 +238,7 @@ export async function analysePass(deps: AnalyseDeps, range: TimeRange, options: 
     const decided = await decideWithFleet(clients, usable, () => fleetParts(deps, id, range, services, instances, openPerSource), t, siblings);
     const named: Decision = await nameMissing(decided, probes, async () => silentLocations(await probeActivity(), id));
 
-    const judged = retiredHint(named, clients, info.key, retirements, to, t);
+    const judged = await retiredHint(named, clients, info.key, retirements, to, t, () => failsNotFound(storage.samples, id, from, to));
     const decision = suspicion && fresh
       ? holdForProbes(judged, suspicion, fresh, Object.keys(usable), to, deps.pending!.pendingMaxMs, t)
       : deps.pending && clients.degraded ? await holdOpen(deps.pending, id, judged, states, Object.keys(usable), to, t) : judged;

@@ -4,6 +4,21 @@ import { signalText, type ModelSignal } from '../lifecycle/provider-signals.ts';
 import type { VerdictThresholds } from './figures.ts';
 import type { Decision } from './rules.ts';
 import type { ClientFigures } from './types.ts';
+import type { SamplesPart } from '../storage/storage.ts';
+
+/** How many of a key's latest bad_request samples are looked at for a 404 `model_not_found`. */
+const NOT_FOUND_SAMPLES = 5;
+
+/**
+ * Whether the key's bad_request failures in `[from, to)` are the provider's 404
+ * `model_not_found`, by its latest samples; undefined when none were kept (or no sample store).
+ */
+export async function failsNotFound(samples: SamplesPart | undefined, keyId: number, from: number, to: number): Promise<boolean | undefined> {
+  if (!samples) return undefined;
+  const kept = await samples.forKey(keyId, { from, to, limit: NOT_FOUND_SAMPLES, errorClass: 'bad_request' });
+  if (kept.length === 0) return undefined;
+  return kept.some(({ sample: s }) => s.status === 404 || s.error_code === 'model_not_found');
+}
 
 /** The calendar (with the providers' Sunset dates) and the providers' signals per model, for one pass. */
 export interface RetirementSources {
@@ -18,9 +33,20 @@ export interface RetirementSources {
  * `model_retired` instead of `client_errors` when its model was retired by the window's end —
  * on the calendar, or on the provider's own `Sunset` date — or when its answers carried the
  * provider's `Deprecation` / `Sunset` headers at all: the request is not wrong, the model is
- * gone (docs/lifecycle.md).
+ * gone (docs/lifecycle.md). Without a date passed, a deprecated model can still answer, so a
+ * signal alone needs the failures to be the provider's 404: `notFound` reads the key's
+ * bad_request samples (false: samples kept and none is a 404 `model_not_found`; undefined:
+ * none kept, the share decides as for a date).
  */
-export function retiredHint(d: Decision, c: ClientFigures, key: BreakerKey, sources: RetirementSources | undefined, to: number, t: VerdictThresholds): Decision {
+export async function retiredHint(
+  d: Decision,
+  c: ClientFigures,
+  key: BreakerKey,
+  sources: RetirementSources | undefined,
+  to: number,
+  t: VerdictThresholds,
+  notFound: () => Promise<boolean | undefined>,
+): Promise<Decision> {
   if (!sources || d.verdict !== 'self_inflicted' || c.failed === 0) return d;
   const r = sources.calendar.of(key.provider, key.model);
   const signal = sources.signals.get(`${key.provider}\n${key.model}`);
@@ -28,6 +54,7 @@ export function retiredHint(d: Decision, c: ClientFigures, key: BreakerKey, sour
   if (!dated && !(signal && signal.lastSeen <= to)) return d;
   const share = c.errors.bad_request / c.failed;
   if (share < t.hint_dominant_share) return d;
+  if (!dated && (await notFound()) === false) return d;
   const fromSignal = !dated || r.source === 'provider';
   return {
     ...d,

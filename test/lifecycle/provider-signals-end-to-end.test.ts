@@ -21,6 +21,8 @@ const SUNSET_DAY = new Date(SUNSET_AT).toISOString().slice(0, 10);
 /** Deprecated (no Sunset, a junk one) and then gone: 404 model_not_found with the same headers. */
 const GONE = 'gpt-4-0613';
 const DEPRECATED_AT = Math.floor(Date.now() / 1000) - 30 * 86_400;
+/** Deprecated but still answering; our requests to it are wrong (400): a signal alone does not make that model_retired. */
+const STILL_SERVED = 'gpt-4-32k';
 
 let collector: ListeningCollector;
 let fake: FakeProvider;
@@ -38,6 +40,7 @@ beforeAll(async () => {
     deprecations: {
       [SUNSETTING]: { sunset: new Date(SUNSET_AT).toUTCString(), deprecation: `@${DEPRECATED_AT}` },
       [GONE]: { deprecation: `@${DEPRECATED_AT}`, sunset: 'whenever we feel like it' },
+      [STILL_SERVED]: { deprecation: `@${DEPRECATED_AT}` },
     },
   });
 });
@@ -72,6 +75,9 @@ describe("a provider's Deprecation / Sunset headers", () => {
     for (let i = 0; i < 20; i++) await ask(GONE).catch((e: unknown) => errors.push(e));
     expect(errors).toHaveLength(20);
     expect(errors[0]).toBeInstanceOf(OpenAI.NotFoundError);
+    fake.script(STILL_SERVED, { kind: 'status', status: 400, errorType: 'invalid_request_error', code: 'invalid_value', message: "Invalid value for 'temperature'" }, { persistent: true });
+    for (let i = 0; i < 20; i++) await ask(STILL_SERVED).catch((e: unknown) => errors.push(e));
+    expect(errors).toHaveLength(40);
     expect((errors[0] as InstanceType<typeof OpenAI.NotFoundError>).headers.get('deprecation')).toBe(`@${DEPRECATED_AT}`);
     await bb.close(2_000);
     expect(bb.telemetryStats()).toMatchObject({ dropped: 0, buffered: 0 });
@@ -92,13 +98,15 @@ describe("a provider's Deprecation / Sunset headers", () => {
     expect(gone).toMatchObject({ status: 'no_date', retirement: null, provider_signal: { sunset_at: null, deprecation_at: DEPRECATED_AT * 1000, responses: 23 } });
     expect(gone.provider_signal!.text).toMatch(/^deprecated by the provider since \S+, seen on 23 responses$/);
     // Soonest date first, models without one last.
-    expect(view.models.map((m) => m.model)).toEqual([SUNSETTING, GONE]);
+    expect(view.models.map((m) => m.model)).toEqual([SUNSETTING, GONE, STILL_SERVED]);
 
     const verdicts = (await read('/api/verdicts?window=15m')).verdicts;
     const failing = verdicts.find((v: any) => v.key.model === GONE);
     expect(failing).toMatchObject({ verdict: 'self_inflicted', hint: 'model_retired' });
     expect(failing.evidence.join('\n')).toContain("hint model_retired: the provider signals the model's deprecation (deprecated by the provider since");
     expect(verdicts.find((v: any) => v.key.model === SUNSETTING)?.hint ?? null).not.toBe('model_retired');
+    // Deprecated, but its failures are 400s, not the provider's 404 model_not_found: our bug after all.
+    expect(verdicts.find((v: any) => v.key.model === STILL_SERVED)).toMatchObject({ verdict: 'self_inflicted', hint: 'client_errors' });
 
     await collector.app.alerts.evaluate();
     const alerts = (await read('/api/alerts?state=firing')).alerts.filter((a: any) => a.rule === 'model_retiring');
