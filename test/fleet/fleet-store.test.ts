@@ -5,11 +5,12 @@
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { fleetKeyTag, type BreakerKey } from '@breakerbox/protocol';
+import { fleetKeyTag, type BreakerKey, type ProbeEvent } from '@breakerbox/protocol';
 import { manualClock } from '../../server/clock.ts';
 import { createPostgresStorage } from '../../server/storage/postgres/postgres-storage.ts';
 import { createSqliteStorage } from '../../server/storage/sqlite/sqlite-storage.ts';
 import type { FleetDecisionRecord, Storage } from '../../server/storage/storage.ts';
+import { createFleetService } from '../../server/fleet/fleet-service.ts';
 import { createRecoveryProbes, recoveryIntervalMs } from '../../server/fleet/recovery-probes.ts';
 import { batch, tempDir, windowEvent } from '../server/helpers.ts';
 import { RETENTION, usePostgresCluster } from '../support/postgres-cluster.ts';
@@ -70,6 +71,26 @@ describe.each(ENGINES)('$name engine: fleet decisions', ({ collectors }) => {
     const audit = await leader!.fleet.forKey(fleetKeyTag(KEY), T, 10);
     expect(audit.map((d) => [d.id, d.endedAt, d.endedBy, d.expiresAt])).toEqual([['d2', T + 40_000, 'oncall', T + 3_600_000], ['d1', null, null, T + 90_000]]);
     expect(await leader!.fleet.forKey(fleetKeyTag({ ...KEY, region: 'eu-west' }), T, 10)).toEqual([]);
+  });
+
+  it("ends, of the running outages the leader's tick read once, those whose deciding locations probe ok again and hands back the rest for its recovery probes, using the key ids kept with them", async () => {
+    const [s] = await collectors(1);
+    const OTHER: BreakerKey = { ...KEY, model: 'meta-llama/Llama-3.1-8B-Instruct' };
+    const probe = (key: BreakerKey, location: string, outcome: ProbeEvent['outcome']): ProbeEvent => ({ type: 'probe', ts: T - 1_000, key, location, outcome, latency_ms: { total: 90 } });
+    await s!.telemetry.insertBatch(batch([probe(KEY, 'eu-west', 'ok'), probe(KEY, 'us-east', 'ok'), probe(OTHER, 'eu-west', 'error'), probe(OTHER, 'us-east', 'ok')]), T);
+    const [keyId, otherId] = [await s!.telemetry.findKeyId(KEY), await s!.telemetry.findKeyId(OTHER)];
+    await s!.fleet.insert(row({ id: 'ok-again', keyId: keyId! }));
+    await s!.fleet.insert(row({ id: 'still-failing', key: OTHER, keyTag: fleetKeyTag(OTHER), keyId: otherId! }));
+    let lookups = 0;
+    const telemetry = { findKeyId: async (k: BreakerKey) => (lookups++, s!.telemetry.findKeyId(k)) } as Storage['telemetry'];
+    const service = createFleetService({ fleet: s!.fleet, events: s!.events, telemetry }, { ttlMs: 60_000, maxProbeAgeMs: 120_000 });
+    const { recovered, stillRunning } = await service.checkRecoveries(T, await s!.fleet.running(T, ['outage']));
+    expect(recovered).toBe(1);
+    expect(stillRunning.map((d) => d.id)).toEqual(['still-failing']);
+    expect(lookups).toBe(0);
+    expect((await s!.fleet.running(T, ['outage'])).map((d) => d.id)).toEqual(['still-failing']);
+    // The recovery decision keeps the key id too.
+    expect(await s!.fleet.running(T, ['recovered'])).toEqual([expect.objectContaining({ kind: 'recovered', key: KEY, keyId })]);
   });
 
   it('asks each deciding location for a recovery probe every recovery_probe_s, doubling each minute of the outage, within the hourly budget; any collector hands them out', async () => {
