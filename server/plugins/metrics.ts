@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import fp from 'fastify-plugin';
 import { createCollectorMetrics, type CollectorMetrics } from '../metrics/collector-health.ts';
-import type { KeyStateNow } from '../metrics/key-families.ts';
+import { createLatestStates, statesOf, type LatestStates } from '../metrics/latest-states.ts';
 import { metricsPage } from '../metrics/page.ts';
 import { MetricsRoute } from '../schemas/metrics.ts';
 import { keysInUse } from '../lifecycle/models-in-use.ts';
@@ -11,6 +11,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** The collector's own health figures; plugins count their work through it (one call per site). */
     collectorMetrics: CollectorMetrics;
+    /** The latest state gauges over the metrics window: the alert pass records its own, a scrape reuses them while fresh. */
+    metricsStates: LatestStates;
   }
 }
 
@@ -36,6 +38,8 @@ export const collectorMetricsPlugin = fp(
         fleetSubscribers: () => (app.hasDecorator('fleet') ? app.fleet.subscribers() : 0),
       }),
     );
+    const { state_gauges: stateGauges, window_s: windowS } = app.config.metrics;
+    app.decorate('metricsStates', createLatestStates(stateGauges ? windowS * 1000 : null));
   },
   { name: 'breakerbox-collector-metrics' },
 );
@@ -48,20 +52,17 @@ export const collectorMetricsPlugin = fp(
 export const metricsPlugin = fp(
   async (app) => {
     const { open, window_s: windowS, max_series: maxSeries, state_gauges: stateGauges } = app.config.metrics;
-    const states = async (): Promise<Map<number, KeyStateNow>> => {
+    // States judged within one alert interval (by the leader's alert pass, or by the previous
+    // scrape) are shown as they are, with their age: judging every key again costs seconds per
+    // 10,000 keys (docs/metrics.md, "Cost of a scrape").
+    const maxAgeMs = app.config.alerts.interval_s * 1000;
+    const states = async () => {
+      if (!stateGauges) return null;
       const now = app.clock.now();
-      const out = new Map<number, KeyStateNow>();
-      if (!stateGauges) return out;
-      for (const a of await app.verdicts.analyse({ from: now - windowS * 1000, to: now })) {
-        out.set(a.info.id, {
-          closed: a.state.closed,
-          open: a.state.open,
-          halfOpen: a.state.half_open,
-          openRatio: a.clients.open_share,
-          verdict: a.decision.verdict,
-        });
-      }
-      return out;
+      const kept = app.metricsStates.fresh(now, maxAgeMs);
+      if (kept) return { byKey: kept.byKey, ageSeconds: (now - kept.to) / 1000 };
+      const list = await app.verdicts.analyse({ from: now - windowS * 1000, to: now });
+      return { byKey: (app.metricsStates.record(now, windowS * 1000, list) ?? { byKey: statesOf(list) }).byKey, ageSeconds: 0 };
     };
     const retirements = async () => {
       // Only keys with a calendar entry; with none among the known keys the week of rollups is not read.

@@ -15,6 +15,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Counter, Registry } from 'prom-client';
 import { buildApp } from '../../server/app.ts';
 import { loadConfig } from '../../server/config/load.ts';
@@ -30,6 +31,8 @@ interface Scrape {
   totalMs: number;
   bytes: number;
   rssPeakMb: number;
+  /** Longest the collector's event loop was blocked during the scrape. */
+  loopMaxMs: number;
   series: number;
   droppedKeys: number;
 }
@@ -64,10 +67,13 @@ function peakRssMb(): number {
 
 async function scrape(url: string, token: string): Promise<Scrape> {
   resetPeakRss();
+  const loop = monitorEventLoopDelay({ resolution: 10 });
+  loop.enable();
   const child = spawn(process.execPath, ['-e', CLIENT, url, token], { stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   child.stdout.on('data', (c: Buffer) => (out += c.toString()));
   const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  loop.disable();
   if (code !== 0) throw new Error(`scrape client exited with ${code}`);
   const r = JSON.parse(out) as { ttfb: number; total: number; bytes: number; tail: string };
   const figure = (name: string) => Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(r.tail)?.[1] ?? NaN);
@@ -76,6 +82,7 @@ async function scrape(url: string, token: string): Promise<Scrape> {
     totalMs: r.total,
     bytes: r.bytes,
     rssPeakMb: peakRssMb(),
+    loopMaxMs: loop.max / 1e6,
     series: figure('breakerbox_metrics_series'),
     droppedKeys: figure('breakerbox_metrics_dropped_keys'),
   };
@@ -164,7 +171,8 @@ for (const keys of SIZES) {
       `${String(keys).padStart(6)} ${(maxSeries ? 'lifted' : 'default').padEnd(8)} ${String(best.series).padStart(9)} ${String(best.droppedKeys).padStart(7)}` +
         ` ${best.ttfbMs.toFixed(1).padStart(8)} ${best.totalMs.toFixed(0).padStart(8)} ${mb(best.bytes).padStart(8)}` +
         ` ${rssBefore.toFixed(0).padStart(6)} ${Math.max(first.rssPeakMb, second.rssPeakMb).toFixed(0).padStart(6)}` +
-        `   | ${String(Math.min(best.series, 500_000)).padStart(7)} ${p.totalMs.toFixed(0).padStart(6)} ${mb(p.bytes).padStart(6)}   (seeded in ${seedS.toFixed(1)} s)`,
+        ` ${Math.max(first.loopMaxMs, second.loopMaxMs).toFixed(0).padStart(11)}` +
+        `   | ${String(Math.min(best.series, 500_000)).padStart(7)} ${p.totalMs.toFixed(0).padStart(6)} ${mb(p.bytes).padStart(6)}   (seeded in ${seedS.toFixed(1)} s; scrapes ${first.totalMs.toFixed(0)} / ${second.totalMs.toFixed(0)} ms)`,
     );
     console.log(rows[rows.length - 1]);
     await app.close();
@@ -174,6 +182,6 @@ for (const keys of SIZES) {
 }
 
 console.log('\n/metrics over loopback HTTP from a client process (best of 2 scrapes); rss: collector process before, and its peak during the scrapes');
-console.log('  keys cap         series dropped  ttfb_ms total_ms  body_MB rss_MB peak_MB   | peer: prom-client series  ms     MB');
+console.log('  keys cap         series dropped  ttfb_ms total_ms  body_MB rss_MB peak_MB loop_max_ms   | peer: prom-client series  ms     MB');
 for (const r of rows) console.log(r);
 console.log('targets: bounded time and memory at 50,000 keys (the page is streamed; memory follows the series cap, not the key count)');
