@@ -168,13 +168,13 @@ export async function* metricsPage(src: PageSources): AsyncGenerator<string> {
   exporter.series = series;
   exporter.droppedSeries += droppedSeries;
   exporter.droppedKeys = droppedKeys;
+  out.family('breakerbox_metrics_state_age_seconds', 'gauge', 'Age of the state gauges on this page (breaker instances, open ratio, verdict): seconds from the end of the window they were judged over to this scrape; 0 when judged for it. Absent without state gauges.');
+  if (stateAge !== null) out.sample('breakerbox_metrics_state_age_seconds', '', stateAge);
   out.family('breakerbox_metrics_series', 'gauge', 'Per-key series on this page (under metrics.max_series).');
   out.sample('breakerbox_metrics_series', '', series);
   out.family('breakerbox_metrics_dropped_keys', 'gauge', 'Keys left off this page because their series did not fit under metrics.max_series.');
   out.sample('breakerbox_metrics_dropped_keys', '', droppedKeys);
   out.family('breakerbox_metrics_series_dropped_total', 'counter', 'Series left off /metrics pages under metrics.max_series, summed over scrapes since the process started.');
   out.sample('breakerbox_metrics_series_dropped_total', '', exporter.droppedSeries);
-  out.family('breakerbox_metrics_state_age_seconds', 'gauge', 'Age of the state gauges on this page (breaker instances, open ratio, verdict): seconds from the end of the window they were judged over to this scrape; 0 when judged for it. Absent without state gauges.');
-  if (stateAge !== null) out.sample('breakerbox_metrics_state_age_seconds', '', stateAge);
   yield out.take();
 }
