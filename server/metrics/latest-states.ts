@@ -7,6 +7,7 @@
  * states are kept (one small object per key), never the analyses.
  */
 import type { KeyAnalysis } from '../verdicts/analyse.ts';
+import { VERDICTS, type Verdict } from '../verdicts/types.ts';
 import type { KeyStateNow } from './key-families.ts';
 
 /** States per key id, judged over the window ending at `to`. */
@@ -18,10 +19,10 @@ export interface StatesAt {
 /** The latest states over the metrics window, however they were judged. */
 export interface LatestStates {
   /**
-   * Keeps the states of a pass over `[to - windowMs, to]` and returns them; a pass over
-   * another window, or older than the one kept, is neither judged again nor kept (null).
+   * Keeps the states of a pass over `[to - windowMs, to]` and returns them; of a pass over
+   * another window, or older than the one kept, `states` is not called and null returned.
    */
-  record(to: number, windowMs: number, analyses: readonly KeyAnalysis[]): StatesAt | null;
+  record(to: number, windowMs: number, states: () => Map<number, KeyStateNow>): StatesAt | null;
   /** The kept states when their window ended at most `maxAgeMs` before `now` (and not after it), else null. */
   fresh(now: number, maxAgeMs: number): StatesAt | null;
 }
@@ -38,13 +39,41 @@ export function statesOf(analyses: readonly KeyAnalysis[]): Map<number, KeyState
   return out;
 }
 
+/** Numbers per key in a packed array: id, closed, open, half-open, open ratio (NaN: null), verdict (index in VERDICTS). */
+const PACKED = 6;
+
+/**
+ * The states of a pass as one flat array: what the read worker sends back (a copy of a few
+ * bytes per key instead of a structured clone of an object per key).
+ */
+export function packStates(analyses: readonly KeyAnalysis[]): Float64Array {
+  const out = new Float64Array(analyses.length * PACKED);
+  analyses.forEach((a, i) => {
+    const s = stateOf(a);
+    out.set([a.info.id, s.closed, s.open, s.halfOpen, s.openRatio ?? Number.NaN, VERDICTS.indexOf(s.verdict)], i * PACKED);
+  });
+  return out;
+}
+
+/** `packStates`' array back as states per key id. */
+export function unpackStates(packed: Float64Array): Map<number, KeyStateNow> {
+  const out = new Map<number, KeyStateNow>();
+  for (let i = 0; i < packed.length; i += PACKED) {
+    const ratio = packed[i + 4]!;
+    out.set(packed[i]!, {
+      closed: packed[i + 1]!, open: packed[i + 2]!, halfOpen: packed[i + 3]!, openRatio: Number.isNaN(ratio) ? null : ratio, verdict: VERDICTS[packed[i + 5]!] as Verdict,
+    });
+  }
+  return out;
+}
+
 /** One kept pass over a window of `windowMs` (the metrics window; null: no state gauges, nothing is kept). */
 export function createLatestStates(windowMs: number | null): LatestStates {
   let kept: StatesAt | null = null;
   return {
-    record(to, ms, analyses) {
+    record(to, ms, states) {
       if (ms !== windowMs || (kept && kept.to > to)) return null;
-      kept = { to, byKey: statesOf(analyses) };
+      kept = { to, byKey: states() };
       return kept;
     },
     fresh(now, maxAgeMs) {

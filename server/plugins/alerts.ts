@@ -1,4 +1,5 @@
 import fp from 'fastify-plugin';
+import { statesOf } from '../metrics/latest-states.ts';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { BreakerboxError } from '../errors.ts';
 import { createAlertEngine, type AlertEngine, type EvaluationResult } from '../alerts/engine.ts';
@@ -51,7 +52,7 @@ export const alertsPlugin = fp(
       storage, calendar: app.retirements, verdicts: app.verdicts, config: cfg, silences, dispatcher, log: app.log, clock: app.clock, verdictThresholds: app.config.verdicts,
       onVerdicts: async (now, analyses) => {
         // The /metrics state gauges show this pass's states while they are fresh (docs/metrics.md).
-        app.metricsStates.record(now, cfg.verdict_window_s * 1000, analyses);
+        app.metricsStates.record(now, cfg.verdict_window_s * 1000, () => statesOf(analyses));
         if (app.hasDecorator('fleet')) await app.fleet.fromVerdicts(now, analyses);
       },
     });
