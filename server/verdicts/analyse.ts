@@ -153,6 +153,7 @@ export async function analysePass(deps: AnalyseDeps, range: TimeRange, options: 
   const groups = joinGroups(keys, t.provider_aliases);
   const hasClients = (id: number) => byService.has(id) || reporting.has(id) || open.perKey.has(id) || open.opens.has(id);
   const probed = new Set(probeFiguresOf.all.keys());
+  const nearMatchesOf = nearMatches(keys, probed);
   const suspicions = (await deps.pending?.latestPerKey(from, to)) ?? new Map();
   const usableOf = (other: number) => {
     const all = probeFiguresOf.all.get(other);
@@ -219,7 +220,7 @@ export async function analysePass(deps: AnalyseDeps, range: TimeRange, options: 
       if (setAside.has(location)) probes[location] = { ...f, set_aside: true };
       else usable[location] = f;
     }
-    const near = Object.keys(probes).length === 0 ? nearMatches(info.key, keys, probed) : [];
+    const near = Object.keys(probes).length === 0 ? nearMatchesOf(info.key) : [];
     // A degradation the probers were asked about: its probe side is what they saw since it began.
     const asked = suspicions.get(id);
     const fresh = asked && (clients.degraded || to - asked.triggeredAt <= deps.pending!.pendingMaxMs) ? await deps.pending!.probesSince(id, asked.startedAt, to) : null;
