@@ -170,7 +170,7 @@ export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
     print(`  read token:  ${collector.readToken}`);
     print('               (paste it into the sign-in form; it can read, not write)');
     print(`  fleet:       ${services} — each instance its own SDK, pushing telemetry every ${REPORT_INTERVAL_MS / 1000} s`);
-    print(`  probers:     ${LOCATIONS.map((l) => `${l} (pid ${probers.pids[l]})`).join(', ')}, every model every 2 s`);
+    print(`  probers:     ${LOCATIONS.map((l) => `${l} (pid ${probers.pids[l]})`).join(', ')}, every model every 2 s but the retiring snapshot`);
     const mirrors = SERVICES.flatMap((s) => s.operations.filter((op) => op.pinned).map((op) => `${s.name}/${op.name} mirrors ${Math.round(op.pinned!.shadow.share * 100)} % of its calls to ${op.pinned!.shadow.model}`));
     print(`  retirement:  openai ${RETIRING} shuts down at ${shutdown} ([${clock(retireAt - started)}]), successor ${SUCCESSOR}, on the collector's calendar; ${mirrors.join('; ')}`);
     print(`  data:        ${dir} (removed on exit)`);

@@ -4,7 +4,7 @@
  * retirement during the first loop. Each phase and event says what it does and where to
  * look; `--fast` shortens the phases so one loop takes 4 minutes.
  */
-import { FT_TRIAGE, RETIRING, SUCCESSOR } from './catalog.ts';
+import { FT_TRIAGE, RETIRING, SERVICES, SUCCESSOR } from './catalog.ts';
 import type { Providers } from './providers.ts';
 
 /** Phase ids, also printed, so a script can follow the demo's output. */
@@ -127,6 +127,9 @@ export interface TimelineEvent {
   start(fleet: { migrate(): void }): void;
 }
 
+/** The operation that migrates to the successor. */
+const PINNED_OP = SERVICES.flatMap((s) => s.operations).find((op) => op.pinned?.migration.model === SUCCESSOR);
+
 /**
  * The retirement, then the migration: the snapshot is on the calendar from the start (the
  * model_retiring warning, the Lifecycle view, the shadow comparison), fails with 404 from its
@@ -143,7 +146,7 @@ export const EVENTS: TimelineEvent[] = [
   },
   {
     id: 'migration',
-    title: `ticket-drafts ships the migration: polish-reply calls ${SUCCESSOR}, with max_tokens raised to 1000 as the shadow comparison warned`,
+    title: `ticket-drafts ships the migration: polish-reply calls ${SUCCESSOR}, with max_tokens raised to ${PINNED_OP?.pinned?.migration.maxTokens} as the shadow comparison warned`,
     lookAt: `Lifecycle: the ${RETIRING} → ${SUCCESSOR} comparison (truncation share, latency, cost per call, projected monthly bill); clients_degraded resolves within a minute; model_retiring stays critical until nobody has called ${RETIRING} since its date for 7 days (alerts.rules.model_retiring.traffic_days)`,
     atS: { normal: 690, fast: 190 },
     start: (fleet) => fleet.migrate(),
