@@ -26,6 +26,10 @@ export interface ModelSpec {
    * short for a provider that fails intermittently: that is what makes them flap.
    */
   cooldownMs?: number;
+  /** One answer in `every` is `tokens` long instead: a model that writes more than the caller's `max_tokens` allows now and then. */
+  longAnswers?: { every: number; tokens: number };
+  /** False: the probers leave it out (default true). */
+  probed?: boolean;
 }
 
 /** Endpoint family per provider dialect. */
@@ -34,12 +38,31 @@ export const ENDPOINT: Record<ProviderName, string> = { openai: 'chat', anthropi
 /** The fine-tuned triage model: a model id with colons, as real catalogues have. */
 export const FT_TRIAGE = 'ft:gpt-4o-mini:acme:triage:9xYz';
 
+/**
+ * The model the demo retires (docs/lifecycle.md, "In the demo"): a pinned snapshot, on the
+ * collector's retirement calendar with a shutdown instant a few minutes into the first loop
+ * (`demo/timeline.ts`, `EVENTS`), and its successor. The date is the demo's own, not OpenAI's.
+ */
+export const RETIRING = 'gpt-4o-2024-05-13';
+/** The successor the calendar names and `polish-reply` mirrors a share of its calls to. */
+export const SUCCESSOR = 'gpt-4.1';
+
 /** Every model, by id. Prices are USD per million tokens (list prices, mid-2025). */
 export const MODELS: Record<string, ModelSpec> = {
   'gpt-4o': { provider: 'openai', model: 'gpt-4o', medianMs: 650, tokens: 160, ceilingMs: 4000, price: { inputPerMTok: 2.5, outputPerMTok: 10 } },
   'gpt-4o-mini': { provider: 'openai', model: 'gpt-4o-mini', medianMs: 320, tokens: 90, ceilingMs: 3000, price: { inputPerMTok: 0.15, outputPerMTok: 0.6 } },
   [FT_TRIAGE]: { provider: 'openai', model: FT_TRIAGE, medianMs: 260, tokens: 12, ceilingMs: 3000, price: { inputPerMTok: 0.3, outputPerMTok: 1.2 } },
   'gpt-4.1-mini': { provider: 'openai', model: 'gpt-4.1-mini', medianMs: 380, tokens: 12, ceilingMs: 3000, price: { inputPerMTok: 0.4, outputPerMTok: 1.6 } },
+  // Off the probes: once retired its probes would fail with 404 every 2 s, which the prober
+  // logs as its own misconfiguration — an operator takes a model off the probes as it retires.
+  [RETIRING]: { provider: 'openai', model: RETIRING, medianMs: 600, tokens: 120, ceilingMs: 4000, price: { inputPerMTok: 5, outputPerMTok: 15 }, probed: false },
+  // Cheaper per token than the snapshot, slower, and it writes three times as much: one answer
+  // in four needs more than the 400 tokens polish-reply allows, so the shadow comparison shows
+  // it cut on its limit and the bill rising — which the migration acts on.
+  [SUCCESSOR]: {
+    provider: 'openai', model: SUCCESSOR, medianMs: 900, tokens: 360, ceilingMs: 4000, price: { inputPerMTok: 2, outputPerMTok: 8 },
+    longAnswers: { every: 4, tokens: 560 },
+  },
   'claude-sonnet-4-20250514': {
     provider: 'anthropic', model: 'claude-sonnet-4-20250514', medianMs: 700, tokens: 200, ceilingMs: 1500, price: { inputPerMTok: 3, outputPerMTok: 15 },
   },
@@ -83,6 +106,12 @@ export interface OperationSpec {
   streamed?: boolean;
   /** What the prompt asks for; a ticket text is appended. */
   prompt: string;
+  /**
+   * Through the SDK's fetch wrapper, non-streamed, one model (the chain's only entry), a share
+   * of its calls mirrored to `shadow.model` (shadow traffic, docs/lifecycle.md); from the fleet's
+   * migration on (`Fleet.migrate`) it calls `migration.model` with `migration.maxTokens` instead.
+   */
+  pinned?: { shadow: { model: string; share: number }; migration: { model: string; maxTokens: number } };
 }
 
 /** A service of the simulated fleet. */
@@ -107,6 +136,15 @@ export const SERVICES: ServiceSpec[] = [
       },
       { name: 'summarize-thread', chain: ['gpt-4o-mini', 'claude-3-5-haiku-20241022'], ratePerS: 0.7, prompt: 'Summarize this ticket thread in three bullet points.' },
       { name: 'tag-ticket', chain: ['claude-3-5-haiku-20241022', 'gpt-4o-mini'], ratePerS: 1.1, prompt: 'Return up to three tags for this ticket.' },
+      // Pinned to a dated snapshot, as the field advises — so it retires on a known date. No
+      // fallback: on the date its calls fail until the migration ships (a scheduled outage).
+      {
+        name: 'polish-reply',
+        chain: [RETIRING],
+        ratePerS: 0.6,
+        prompt: 'Polish this reply: keep the facts, use our house tone.',
+        pinned: { shadow: { model: SUCCESSOR, share: 0.1 }, migration: { model: SUCCESSOR, maxTokens: 1_000 } },
+      },
     ],
   },
   {

@@ -34,9 +34,21 @@ export const DEMO_COLLECTOR_SETTINGS = {
       probe_failing: { consecutive: 3, resolve_consecutive: 2, lookback_s: 120 },
       // A phase's page resolves within a minute or so of its end, like open_share's.
       clients_degraded: { window_s: 60, min_calls: 10 },
+      // The demo's retirement is minutes away, not days: with the default (7) it would be
+      // critical from the start; 0 shows the warning turning critical in place on the date.
+      model_retiring: { critical_days: 0 },
     },
   },
 } as const;
+
+/** A retirement on the demo collector's calendar (`lifecycle.retirements`, docs/lifecycle.md). */
+export interface DemoRetirement {
+  provider: string;
+  model: string;
+  /** The shutdown instant, ISO 8601. */
+  shutdown: string;
+  successor: string;
+}
 
 /** Options of `startCollector`. */
 export interface CollectorOptions {
@@ -48,6 +60,8 @@ export interface CollectorOptions {
   alertIntervalS: number;
   /** The operator's environment, for the collector's own variables (BREAKERBOX_ALERT_INTERVAL_S, OTEL_…). */
   env: Record<string, string | undefined>;
+  /** The calendar's operator entries (the shipped calendar is read as well). */
+  retirements: DemoRetirement[];
 }
 
 /** A running collector and the tokens the demo made. */
@@ -64,7 +78,11 @@ export interface DemoCollector {
 /** Starts the collector on `dir/breakerbox.db`. */
 export async function startCollector(options: CollectorOptions): Promise<DemoCollector> {
   const file = join(options.dir, 'collector.json');
-  const settings = { ...DEMO_COLLECTOR_SETTINGS, alerts: { ...DEMO_COLLECTOR_SETTINGS.alerts, interval_s: options.alertIntervalS } };
+  const settings = {
+    ...DEMO_COLLECTOR_SETTINGS,
+    alerts: { ...DEMO_COLLECTOR_SETTINGS.alerts, interval_s: options.alertIntervalS },
+    lifecycle: { retirements: options.retirements },
+  };
   writeFileSync(file, JSON.stringify(settings, null, 2));
   const env: Record<string, string | undefined> = {
     BREAKERBOX_ALERT_INTERVAL_S: options.env.BREAKERBOX_ALERT_INTERVAL_S,

@@ -8,13 +8,13 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SERVICES } from './catalog.ts';
+import { MODELS, RETIRING, SERVICES, SUCCESSOR } from './catalog.ts';
 import { startCollector } from './collector.ts';
 import { DEMO_ERROR_CODES, DemoError } from './errors.ts';
 import { startFleet, type Fleet, type FleetTotals } from './fleet.ts';
 import { LOCATIONS, startProbers } from './probers.ts';
 import { startProviders } from './providers.ts';
-import { PHASES, loopSeconds, runTimeline } from './timeline.ts';
+import { PHASES, eventAtMs, eventOf, loopSeconds, runTimeline } from './timeline.ts';
 
 /** Options of `startDemo`, resolved by the caller (`main.ts`). */
 export interface DemoOptions {
@@ -119,13 +119,25 @@ export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
       }
     })());
 
+  // The retirement's instant, on the collector's calendar and at the fake provider alike (and
+  // when the timeline announces it), so the 404s begin exactly where the calendar says the model is gone.
+  const retireAt = started + eventAtMs(eventOf('retirement'), options.fast);
+  const shutdown = new Date(retireAt).toISOString();
+
   try {
     ensureDashboard(options.root, print);
-    const providers = await startProviders();
+    const providers = await startProviders({ [RETIRING]: retireAt });
     closers.push(['fake providers', () => providers.close()]);
     const port = await freePort(options.port, options.host);
     if (port !== options.port) print(`demo: port ${options.port} is taken, using a free one`);
-    const collector = await startCollector({ dir, port, host: options.host, alertIntervalS: options.fast ? 2 : 5, env: options.env });
+    const collector = await startCollector({
+      dir,
+      port,
+      host: options.host,
+      alertIntervalS: options.fast ? 2 : 5,
+      env: options.env,
+      retirements: [{ provider: MODELS[RETIRING]!.provider, model: RETIRING, shutdown, successor: SUCCESSOR }],
+    });
     closers.push(['collector', () => collector.close()]);
     // Warnings raised while the fleet starts are shown under the header, not above it.
     let warnings: string[] | undefined = [];
@@ -133,8 +145,6 @@ export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
       providers,
       collectorUrl: collector.url,
       ingestToken: collector.ingestToken,
-      // Every instance has tasks finishing within any 5 s, which the SDK reporter needs
-      // today: an interval with nothing to send stops it for good (reported to the lead).
       reportIntervalMs: REPORT_INTERVAL_MS,
       onWarning: (message) => (warnings ? warnings.push(message) : stamp(`SDK configuration warning: ${message}`)),
       onTelemetryError: (instance, message) => stamp(`telemetry of ${instance} failed: ${message}`),
@@ -160,7 +170,9 @@ export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
     print(`  read token:  ${collector.readToken}`);
     print('               (paste it into the sign-in form; it can read, not write)');
     print(`  fleet:       ${services} — each instance its own SDK, pushing telemetry every ${REPORT_INTERVAL_MS / 1000} s`);
-    print(`  probers:     ${LOCATIONS.map((l) => `${l} (pid ${probers.pids[l]})`).join(', ')}, every model every 2 s`);
+    print(`  probers:     ${LOCATIONS.map((l) => `${l} (pid ${probers.pids[l]})`).join(', ')}, every model every 2 s but the retiring snapshot`);
+    const mirrors = SERVICES.flatMap((s) => s.operations.filter((op) => op.pinned).map((op) => `${s.name}/${op.name} mirrors ${Math.round(op.pinned!.shadow.share * 100)} % of its calls to ${op.pinned!.shadow.model}`));
+    print(`  retirement:  openai ${RETIRING} shuts down at ${shutdown} ([${clock(retireAt - started)}]), successor ${SUCCESSOR}, on the collector's calendar; ${mirrors.join('; ')}`);
     print(`  data:        ${dir} (removed on exit)`);
     print('  Ctrl-C stops everything.');
     for (const w of warnings) print(`  SDK configuration warning: ${w}`);
@@ -168,15 +180,20 @@ export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
     print('');
 
     let before = fleet.totals();
-    const timeline = runTimeline(providers, {
+    const timeline = runTimeline(providers, fleet, {
       fast: options.fast,
       once: options.once,
+      startedAt: started,
       onPhase(phase, index, loop) {
         if (index > 0 || loop > 1) stamp(fleetLine(fleet.totals(), before));
         before = fleet.totals();
         const seconds = options.fast ? phase.durationS.fast : phase.durationS.normal;
         stamp(`phase ${index + 1}/${PHASES.length} ${phase.id} (loop ${loop}, ${seconds} s): ${phase.title}`);
         stamp(`  look at: ${phase.lookAt}`);
+      },
+      onEvent(event) {
+        stamp(`event ${event.id} (loop 1): ${event.title}`);
+        stamp(`  look at: ${event.lookAt}`);
       },
       onDone() {
         stamp(fleetLine(fleet.totals(), before));

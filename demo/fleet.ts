@@ -37,6 +37,8 @@ export interface Fleet {
   totals(): FleetTotals;
   /** Telemetry reporter health per instance (`service/instance`). */
   telemetry(): Record<string, ReporterStats | undefined>;
+  /** Ships the migration: pinned operations call their successor from now on (`OperationSpec.pinned`). */
+  migrate(): void;
   /** Stops the traffic, waits briefly for calls in flight, and flushes telemetry. */
   stop(): Promise<void>;
 }
@@ -83,6 +85,7 @@ export function startFleet(options: FleetOptions): Fleet {
   const names: string[] = [];
   const warned = new Set<string>();
   let stopped = false;
+  let migrated = false;
 
   const drive = (task: DemoTask, ratePerS: number) => {
     let running = 0;
@@ -121,10 +124,6 @@ export function startFleet(options: FleetOptions): Fleet {
           service: service.name,
           instance,
           intervalMs: options.reportIntervalMs,
-          // Works around an SDK reporter race (reported to the lead): a coalesced send that
-          // finds the queue already drained leaves the reporter "sending" forever, and the
-          // instance's telemetry stops. Kicking the send at once makes that window tiny.
-          coalesceMs: 1,
         },
         // The timeline shows each instance's own breakers (flapping, slow calls); with the fleet
         // feed a probe-confirmed outage holds them open fleet-wide instead (docs/fleet.md), and
@@ -152,7 +151,7 @@ export function startFleet(options: FleetOptions): Fleet {
       });
       sdks.push(bb);
       names.push(`${service.name}/${instance}`);
-      const tasks = buildTasks(bb, service, options.providers);
+      const tasks = buildTasks(bb, service, options.providers, () => migrated);
       service.operations.forEach((op, j) => drive(tasks[j]!, op.ratePerS));
     }
   }
@@ -161,6 +160,9 @@ export function startFleet(options: FleetOptions): Fleet {
     instances: names,
     totals: () => ({ ...totals }),
     telemetry: () => Object.fromEntries(sdks.map((bb, i) => [names[i]!, bb.telemetryStats()])),
+    migrate: () => {
+      migrated = true;
+    },
     async stop() {
       stopped = true;
       for (const t of timers) clearTimeout(t);

@@ -18,7 +18,8 @@ const USAGE = `usage: npm run demo [-- options]
 
 Starts the collector with its dashboard on a fresh temporary database, two fake providers,
 a fleet of two services × three instances using the SDK, two probers, and a looping
-incident timeline. Prints the dashboard URL, a sign-in token, and a line per phase.
+incident timeline; during the first loop a pinned model retires (docs/lifecycle.md).
+Prints the dashboard URL, a sign-in token, and a line per phase and event.
 Ctrl-C (or SIGTERM) stops everything and removes the temporary database.`;
 
 function parseFlags(argv: string[]) {

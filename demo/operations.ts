@@ -2,7 +2,8 @@
  * One instance's operations, built the way an application would build them with the SDK:
  * cross-provider chains as SDK operations whose levels call the official `openai` and
  * `@anthropic-ai/sdk` clients (with `maxRetries: 0`: the SDK decides retries), and the
- * streamed same-provider chain through the SDK's `fetch` wrapper.
+ * streamed same-provider chain and the pinned snapshot with its shadow traffic through the
+ * SDK's `fetch` wrapper.
  */
 import OpenAI from 'openai';
 import Anthropic from '@anthropic-ai/sdk';
@@ -27,8 +28,8 @@ const MAX_TOKENS = 400;
 /** Deadline of one task across its whole chain, ms. */
 const TASK_DEADLINE_MS = 20_000;
 
-/** Builds every operation of `service` for one instance running on `bb`. */
-export function buildTasks(bb: Breakerbox, service: ServiceSpec, providers: Providers): DemoTask[] {
+/** Builds every operation of `service` for one instance running on `bb`; `migrated` says whether the fleet's migration has shipped. */
+export function buildTasks(bb: Breakerbox, service: ServiceSpec, providers: Providers, migrated: () => boolean): DemoTask[] {
   const apiKey = ACCOUNTS[service.name];
   const openai = new OpenAI({ apiKey, baseURL: providers.baseUrl('openai'), maxRetries: 0 });
   const anthropic = new Anthropic({ apiKey, baseURL: providers.baseUrl('anthropic'), maxRetries: 0 });
@@ -47,7 +48,9 @@ export function buildTasks(bb: Breakerbox, service: ServiceSpec, providers: Prov
     return { text, facts: { inputTokens: r.usage.input_tokens, outputTokens: r.usage.output_tokens, finishReason: r.stop_reason ?? undefined } };
   };
 
-  return service.operations.map((op) => (op.streamed ? streamedTask(bb, op, providers, apiKey) : chainTask(bb, op, call)));
+  return service.operations.map((op) =>
+    op.pinned ? pinnedTask(bb, op, providers, apiKey, migrated) : op.streamed ? streamedTask(bb, op, providers, apiKey) : chainTask(bb, op, call),
+  );
 }
 
 function chainTask(bb: Breakerbox, op: OperationSpec, call: (model: string, prompt: string, ticket: string, signal: AbortSignal | undefined) => Promise<Answer>): DemoTask {
@@ -67,6 +70,29 @@ function chainTask(bb: Breakerbox, op: OperationSpec, call: (model: string, prom
     name: op.name,
     run: async (ticket) => {
       await operation.run(ticket, { deadlineMs: TASK_DEADLINE_MS });
+    },
+  };
+}
+
+/**
+ * A pinned snapshot through the SDK's fetch wrapper, a share of its requests mirrored to the
+ * successor (the caller's answer is always the snapshot's); after the migration, the successor
+ * with the `max_tokens` the shadow comparison asked for.
+ */
+function pinnedTask(bb: Breakerbox, op: OperationSpec, providers: Providers, apiKey: string, migrated: () => boolean): DemoTask {
+  const [pinned] = op.chain;
+  const { shadow, migration } = op.pinned!;
+  const baseURL = providers.baseUrl('openai');
+  if (!pinned || op.chain.length !== 1 || [pinned, shadow.model, migration.model].some((m) => MODELS[m]?.provider !== 'openai')) {
+    throw new DemoError(DEMO_ERROR_CODES.CATALOG, `demo catalog: pinned operation ${op.name} must call one model at the OpenAI-compatible provider`);
+  }
+  const fetch = bb.fetch({ baseURL, provider: 'openai', operation: op.name, shadow: { [pinned]: shadow } });
+  const client = new OpenAI({ apiKey, baseURL, maxRetries: 0, fetch });
+  return {
+    name: op.name,
+    run: async (ticket) => {
+      const [model, maxTokens] = migrated() ? [migration.model, migration.maxTokens] : [pinned, MAX_TOKENS];
+      await client.chat.completions.create({ model, max_tokens: maxTokens, messages: [{ role: 'system', content: op.prompt }, { role: 'user', content: ticket }] });
     },
   };
 }

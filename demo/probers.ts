@@ -38,20 +38,20 @@ export interface Probers {
   stop(graceMs?: number): Promise<void>;
 }
 
-/** The probers' targets file: one target per model, every 2 s, ceilings as the fleet's. */
+/** The probers' targets file: one target per probed model, every 2 s, ceilings as the fleet's. */
 export function probeConfig(providers: Providers): Record<string, unknown> {
   return {
     max_concurrent: 16,
     collector: { token_env: 'BREAKERBOX_TOKEN', flush_interval: '1s' },
     defaults: { interval: '2s', jitter: '1s', timeouts: { connect_ms: 2000, first_byte_ms: 10000, total_ms: 12000 } },
-    targets: Object.values(MODELS).map((m) => ({
+    targets: Object.values(MODELS).filter((m) => m.probed !== false).map((m) => ({
       name: m.model.replaceAll(':', '-'),
       key: { provider: m.provider, endpoint: ENDPOINT[m.provider], model: m.model },
       kind: m.provider === 'openai' ? 'openai-chat' : 'anthropic-messages',
       base_url: providers.baseUrl(m.provider),
       api_key_env: KEY_ENV[m.provider],
       // Room for the whole answer: a cut answer would be reported as truncated, not ok.
-      request: { max_tokens: 400 },
+      request: { max_tokens: Math.max(400, m.longAnswers?.tokens ?? 0) },
       latency_ceiling_ms: m.ceilingMs,
       price: { input_per_mtok: m.price.inputPerMTok, output_per_mtok: m.price.outputPerMTok },
     })),

@@ -2,7 +2,8 @@
  * The two fake providers of the demo (the fault-injecting fake from `test/support/`), each
  * behind an account gate, with a realistic latency spread per model and the faults the
  * timeline switches on and off: an outage (503 / 529 overloaded), slow successes, an
- * exhausted account.
+ * exhausted account — and a model retired at an instant (404 `model_not_found` from then on,
+ * the fake's `retirements`).
  */
 import { startFakeProvider, type FakeProvider, type Fault } from '../test/support/fake-provider.ts';
 import { startAccountGate, type AccountGate } from './account-gate.ts';
@@ -45,7 +46,8 @@ function healthyFaults(model: string): Fault[] {
     // Box-Muller: a standard normal from two uniforms.
     const z = Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
     const latencyMs = Math.min(spec.ceilingMs * 0.75, Math.round(spec.medianMs * Math.exp(0.35 * z)));
-    out.push({ kind: 'ok', latencyMs, tokens: spec.tokens, tokenIntervalMs: 4 });
+    const long = spec.longAnswers && i % spec.longAnswers.every === spec.longAnswers.every - 1;
+    out.push({ kind: 'ok', latencyMs, tokens: long ? spec.longAnswers!.tokens : spec.tokens, tokenIntervalMs: 4 });
   }
   return out;
 }
@@ -54,13 +56,18 @@ function outageFault(provider: ProviderName): Fault {
   return provider === 'openai' ? { kind: 'status', status: 503, latencyMs: 60 } : { kind: 'status', status: 529, latencyMs: 60 };
 }
 
-/** Starts both providers and their gates; every model starts healthy. */
-export async function startProviders(): Promise<Providers> {
+/**
+ * Starts both providers and their gates; every model starts healthy. `retirements`: model
+ * id → shutdown instant (ms since the epoch); from then on the model answers 404 `model_not_found`.
+ */
+export async function startProviders(retirements: Record<string, number> = {}): Promise<Providers> {
   const apiKeys = Object.values(ACCOUNTS);
   const fakes = {} as Record<ProviderName, FakeProvider>;
   const gates = {} as Record<ProviderName, AccountGate>;
   for (const provider of ['openai', 'anthropic'] as const) {
-    fakes[provider] = await startFakeProvider({ apiKeys, models: modelsOf(provider).map((m) => m.model) });
+    const models = modelsOf(provider).map((m) => m.model);
+    const retired = Object.fromEntries(Object.entries(retirements).filter(([model]) => models.includes(model)));
+    fakes[provider] = await startFakeProvider({ apiKeys, models, retirements: retired });
     gates[provider] = await startAccountGate(fakes[provider].url);
   }
   const fakeOf = (model: string) => fakes[MODELS[model]!.provider];

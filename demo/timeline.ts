@@ -1,9 +1,10 @@
 /**
  * The scripted incident timeline: six phases, each switching faults on at the providers
- * and off again when it ends, looping (or once, then healthy). Each phase says what it
- * does and where to look; `--fast` shortens the phases so one loop takes 4 minutes.
+ * and off again when it ends, looping (or once, then healthy), and the events of a model
+ * retirement during the first loop. Each phase and event says what it does and where to
+ * look; `--fast` shortens the phases so one loop takes 4 minutes.
  */
-import { FT_TRIAGE } from './catalog.ts';
+import { FT_TRIAGE, RETIRING, SERVICES, SUCCESSOR } from './catalog.ts';
 import type { Providers } from './providers.ts';
 
 /** Phase ids, also printed, so a script can follow the demo's output. */
@@ -107,13 +108,62 @@ export const PHASES: Phase[] = [
   },
 ];
 
+/** Event ids, printed as phase ids are. */
+export type EventId = 'retirement' | 'migration';
+
+/**
+ * A one-off event of the first loop, at a fixed time after the demo starts rather than a
+ * phase: a retired model stays retired, so later loops do not repeat it. The retirement's
+ * instant is on the collector's calendar and the fake provider's `retirements` from the start
+ * (`demo.ts`); its event only says so when it comes.
+ */
+export interface TimelineEvent {
+  id: EventId;
+  title: string;
+  lookAt: string;
+  /** Seconds after the demo starts. */
+  atS: { normal: number; fast: number };
+  /** What it changes in the fleet (the providers' side follows the calendar by itself). */
+  start(fleet: { migrate(): void }): void;
+}
+
+/** The operation that migrates to the successor. */
+const PINNED_OP = SERVICES.flatMap((s) => s.operations).find((op) => op.pinned?.migration.model === SUCCESSOR);
+
+/**
+ * The retirement, then the migration: the snapshot is on the calendar from the start (the
+ * model_retiring warning, the Lifecycle view, the shadow comparison), fails with 404 from its
+ * instant on, and the migration to the successor ships a while later. Placed so the
+ * migration's page resolves before a `--once` run's flapping alert does (the test's last wait).
+ */
+export const EVENTS: TimelineEvent[] = [
+  {
+    id: 'retirement',
+    title: `openai ${RETIRING} reaches its shutdown instant on the retirement calendar: every polish-reply call now fails with 404 model_not_found (no fallback: its users wait for the migration)`,
+    lookAt: `${RETIRING}: self_inflicted with hint model_retired (not client_errors), "move to ${SUCCESSOR}"; the model_retiring alert turns critical in place ("retired and is still called"), clients_degraded pages; Lifecycle: status retired`,
+    atS: { normal: 540, fast: 150 },
+    start: () => undefined,
+  },
+  {
+    id: 'migration',
+    title: `ticket-drafts ships the migration: polish-reply calls ${SUCCESSOR}, with max_tokens raised to ${PINNED_OP?.pinned?.migration.maxTokens} as the shadow comparison warned`,
+    lookAt: `Lifecycle: the ${RETIRING} → ${SUCCESSOR} comparison (truncation share, latency, cost per call, projected monthly bill); clients_degraded resolves within a minute; model_retiring stays critical until nobody has called ${RETIRING} since its date for 7 days (alerts.rules.model_retiring.traffic_days)`,
+    atS: { normal: 690, fast: 190 },
+    start: (fleet) => fleet.migrate(),
+  },
+];
+
 /** Options of `runTimeline`. */
 export interface TimelineOptions {
   fast: boolean;
   /** Run the phases once, then stay healthy. */
   once: boolean;
+  /** When the demo started (ms since the epoch): events are timed from it. */
+  startedAt: number;
   /** Called when a phase starts (`loop` counts from 1). */
   onPhase(phase: Phase, index: number, loop: number): void;
+  /** Called when an event happens. */
+  onEvent(event: TimelineEvent): void;
   /** Called when a `once` timeline has run its last phase. */
   onDone(): void;
 }
@@ -124,11 +174,18 @@ export interface Timeline {
   stop(): void;
 }
 
-/** Runs the phases against `providers`. */
-export function runTimeline(providers: Providers, options: TimelineOptions): Timeline {
+/** Runs the phases against `providers`, and the events once against `fleet`. */
+export function runTimeline(providers: Providers, fleet: { migrate(): void }, options: TimelineOptions): Timeline {
   let timer: NodeJS.Timeout | undefined;
   let undo: (() => void) | undefined;
   let stopped = false;
+  const eventTimers = EVENTS.map((event) =>
+    setTimeout(() => {
+      if (stopped) return;
+      options.onEvent(event);
+      event.start(fleet);
+    }, Math.max(0, options.startedAt + eventAtMs(event, options.fast) - Date.now())),
+  );
   const run = (index: number, loop: number) => {
     if (stopped) return;
     if (index === PHASES.length) {
@@ -149,6 +206,7 @@ export function runTimeline(providers: Providers, options: TimelineOptions): Tim
     stop() {
       stopped = true;
       clearTimeout(timer);
+      for (const t of eventTimers) clearTimeout(t);
       undo?.();
       undo = undefined;
     },
@@ -158,4 +216,14 @@ export function runTimeline(providers: Providers, options: TimelineOptions): Tim
 /** Length of one loop, s. */
 export function loopSeconds(fast: boolean): number {
   return PHASES.reduce((s, p) => s + (fast ? p.durationS.fast : p.durationS.normal), 0);
+}
+
+/** When `event` happens, ms after the demo starts. */
+export function eventAtMs(event: TimelineEvent, fast: boolean): number {
+  return (fast ? event.atS.fast : event.atS.normal) * 1000;
+}
+
+/** The event with this id. */
+export function eventOf(id: EventId): TimelineEvent {
+  return EVENTS.find((e) => e.id === id)!;
 }

@@ -1,7 +1,8 @@
 /**
  * Runs `demo/main.ts` as a child process (as `npm run demo` does), follows its output —
- * the dashboard URL, the read token, the probers' pids, the temporary folder, and each
- * phase's start — and reads the collector's public APIs with the printed token.
+ * the dashboard URL, the read token, the probers' pids, the retirement's instant, the
+ * temporary folder, and each phase's and event's start — and reads the collector's public
+ * APIs with the printed token.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
@@ -25,10 +26,14 @@ export interface DemoProcess {
   token: string;
   dir: string;
   proberPids: number[];
+  /** The shutdown instant of the demo's retiring model, as printed (ms since the epoch). */
+  retireAt: number;
   /** Every line printed so far (stdout and stderr). */
   lines: string[];
   /** Resolves when the phase starts (it may have started already). */
   phase(id: string, timeoutMs: number): Promise<PhaseSeen>;
+  /** Resolves with when a timeline event was printed (ms since the epoch). */
+  event(id: string, timeoutMs: number): Promise<number>;
   /** Resolves when a line matching `re` has been printed. */
   line(re: RegExp, timeoutMs: number): Promise<RegExpMatchArray>;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
@@ -40,6 +45,7 @@ export async function startDemoProcess(args: string[], env: NodeJS.ProcessEnv): 
   const lines: string[] = [];
   const waiters = new Set<() => void>();
   const phases = new Map<string, PhaseSeen>();
+  const events = new Map<string, number>();
   const onData = (chunk: Buffer) => {
     for (const line of chunk.toString('utf8').split('\n')) {
       if (!line) continue;
@@ -49,6 +55,8 @@ export async function startDemoProcess(args: string[], env: NodeJS.ProcessEnv): 
         const start = Date.now();
         phases.set(m[2]!, { id: m[2]!, index: Number(m[1]), start, end: start + Number(m[3]) * 1000 });
       }
+      const e = /event (\w+) \(loop 1\)/.exec(line);
+      if (e && !events.has(e[1]!)) events.set(e[1]!, Date.now());
     }
     for (const w of waiters) w();
   };
@@ -78,6 +86,7 @@ export async function startDemoProcess(args: string[], env: NodeJS.ProcessEnv): 
   const url = (await line(/dashboard:\s+(http:\/\/\S+?)\/?$/, 90_000))[1]!;
   const token = (await line(/read token:\s+(\S+)/, 5_000))[1]!;
   const probers = (await line(/probers:\s+(.*)$/, 5_000))[1]!;
+  const retireAt = Date.parse((await line(/retirement:\s+\S+ \S+ shuts down at (\S+)/, 5_000))[1]!);
   const dir = (await line(/data:\s+(\S+) \(removed on exit\)/, 5_000))[1]!;
   return {
     child,
@@ -85,8 +94,10 @@ export async function startDemoProcess(args: string[], env: NodeJS.ProcessEnv): 
     token,
     dir,
     proberPids: [...probers.matchAll(/pid (\d+)/g)].map((m) => Number(m[1])),
+    retireAt,
     lines,
     phase: (id, timeoutMs) => waitFor(() => phases.get(id), timeoutMs, `phase ${id}`),
+    event: (id, timeoutMs) => waitFor(() => events.get(id), timeoutMs, `event ${id}`),
     line,
     exited,
   };
@@ -123,6 +134,8 @@ export function readApi(url: string, token: string) {
     verdictsWindow: (window: string) => get<{ verdicts: VerdictEntry[] }>(`/api/verdicts?window=${window}`).then((r) => r.verdicts),
     alerts: (state?: string) => get<{ alerts: AlertEntry[] }>(`/api/alerts${state ? `?state=${state}` : ''}`).then((r) => r.alerts),
     key: (k: BreakerKey, from: number, to: number) => get<KeyDetail>(`/api/key?${keyQuery(k)}&from=${from}&to=${to}`),
+    lifecycle: () => get<{ models: LifecycleModel[] }>('/api/lifecycle').then((r) => r.models),
+    shadow: (window: string) => get<{ pairs: ShadowPair[] }>(`/api/shadow?window=${window}`).then((r) => r.pairs),
     cost: (operation: string, from: number, to: number) =>
       get<{ operations: { operation: string; levels: Record<string, number | null>; fallback: { invoked: number; failed: number } }[] }>(
         `/api/cost?from=${from}&to=${to}&operation=${encodeURIComponent(operation)}`,
@@ -155,6 +168,36 @@ export interface IncidentEntry {
   keys: { key: BreakerKey; verdict: string }[];
 }
 
+/** The parts of a `/api/lifecycle` model the test reads. */
+export interface LifecycleModel {
+  provider: string;
+  model: string;
+  services: string[];
+  retirement: { shutdown: string; shutdown_at: number; successor: string | null; source: string } | null;
+  days_left: number | null;
+  status: string;
+}
+
+/** One side of a `/api/shadow` pair, the parts the test reads. */
+export interface ShadowSide {
+  answers: number;
+  truncation_share: { value: number; n: number } | null;
+  output_tokens_per_call: number | null;
+  cost_per_call_usd: number | null;
+}
+
+/** The parts of a `/api/shadow` pair the test reads. */
+export interface ShadowPair {
+  key: BreakerKey;
+  candidate: BreakerKey;
+  services: string[];
+  pairs: number;
+  primary: ShadowSide;
+  shadow: ShadowSide;
+  bill: { primary_usd_per_month: number; projected_usd_per_month: number; ratio: number; delta_usd_per_month: number } | null;
+  bill_statement: string;
+}
+
 /** The parts of an alert the test reads. */
 export interface AlertEntry {
   rule: string;
@@ -162,6 +205,7 @@ export interface AlertEntry {
   state: 'pending' | 'firing' | 'resolved';
   severity: string;
   summary: string;
+  hint: string | null;
   started_at: number;
   fired_at: number | null;
   resolved_at: number | null;

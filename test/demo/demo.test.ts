@@ -6,13 +6,15 @@
  * (`UPDATE_DEMO_SCREENSHOT=1` writes `docs/demo-outage.png`, otherwise `test-artifacts/`).
  *
  * The run takes about six minutes: the flapping alert looks back five minutes (the
- * collector's shortest flapping window), so its resolution is the last thing seen.
+ * collector's shortest flapping window), so its resolution is the last thing seen. The
+ * model retirement (its events fall inside the phases' time) adds checks, not waiting.
  */
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BreakerKey } from '../../sdk/index.ts';
-import { FT_TRIAGE, keyOf } from '../../demo/catalog.ts';
+import { FT_TRIAGE, RETIRING, SUCCESSOR, keyOf } from '../../demo/catalog.ts';
+import { eventAtMs, eventOf } from '../../demo/timeline.ts';
 import { artifact, ensureBuilt, launchBrowser } from '../dashboard/browser-harness.ts';
 import { ROOT, alive, eventually, readApi, startDemoProcess, type AlertEntry, type DemoProcess, type PhaseSeen, type VerdictEntry } from './demo-harness.ts';
 
@@ -22,6 +24,11 @@ const HAIKU = keyOf('claude-3-5-haiku-20241022');
 const SONNET = keyOf('claude-sonnet-4-20250514');
 const TRIAGE = keyOf(FT_TRIAGE);
 const PRIMARIES = [GPT_4O, GPT_4O_MINI, HAIKU, SONNET, TRIAGE];
+/** The pinned snapshot the demo retires, and its successor. */
+const PINNED = keyOf(RETIRING);
+const NEXT = keyOf(SUCCESSOR);
+/** From the retirement to the migration, ms (`--fast`). */
+const RETIRED_FOR_MS = eventAtMs(eventOf('migration'), true) - eventAtMs(eventOf('retirement'), true);
 
 /** Checks of a phase may finish a little after it ends: data arrives every few seconds. */
 const GRACE_MS = 8_000;
@@ -106,10 +113,28 @@ describe('npm run demo -- --fast --once', () => {
     expect(res.headers.get('set-cookie')).toMatch(/bb_session=/);
   });
 
-  it('all healthy: every primary model turns healthy and no alert fires', async () => {
+  it('all healthy: every primary model turns healthy and no alert fires but the retiring snapshot\'s model_retiring', async () => {
     const phase = await demo.phase('healthy', 60_000);
     for (const key of PRIMARIES) await verdictDuring(phase, key, 'healthy', (v) => v.verdict === 'healthy');
-    expect(await api.alerts('firing')).toEqual([]);
+    const firing = await api.alerts('firing');
+    expect(firing.filter((a) => !(a.rule === 'model_retiring' && same(a.key, PINNED)))).toEqual([]);
+  }, 2 * MINUTE);
+
+  it('before its date the retiring snapshot warns: model_retiring as a warning naming ticket-drafts and the successor, and Lifecycle lists its date', async () => {
+    const phase = await demo.phase('healthy', 60_000);
+    // The retirement is on the calendar from the start: a scheduled outage is seen coming.
+    const warning = await alertOn('model_retiring', PINNED, 'firing', phase.end + GRACE_MS);
+    expect(warning.fired_at).toBeLessThan(demo.retireAt);
+    expect(warning.severity).toBe('warning');
+    expect(warning.summary).toContain(`retires on ${new Date(demo.retireAt).toISOString()}, in 1 day; still called by ticket-drafts`);
+    expect(warning.summary).toContain(`successor: ${SUCCESSOR}`);
+    const listed = (await api.lifecycle()).find((m) => m.provider === PINNED.provider && m.model === RETIRING);
+    expect(listed).toMatchObject({
+      services: ['ticket-drafts'],
+      retirement: { shutdown: new Date(demo.retireAt).toISOString(), shutdown_at: demo.retireAt, successor: SUCCESSOR, source: 'config' },
+      days_left: 1,
+      status: 'warning',
+    });
   }, 2 * MINUTE);
 
   it('flapping: claude-3-5-haiku breakers open and close over and over, and the flapping alert fires', async () => {
@@ -183,6 +208,48 @@ describe('npm run demo -- --fast --once', () => {
     expect(Object.values(v.probes).map((p) => p.status)).toEqual(['failing', 'failing']);
   }, 7 * MINUTE);
 
+  it('model retirement: after its instant the snapshot is model_retired and pages critical; the shadow comparison projects the bill; the migration serves it', async () => {
+    const retired = await demo.event('retirement', 8 * MINUTE);
+    expect(Math.abs(retired - demo.retireAt)).toBeLessThan(5_000);
+    const span: PhaseSeen = { id: 'retirement', index: 0, start: demo.retireAt, end: demo.retireAt + RETIRED_FOR_MS };
+
+    // The hint names the retirement, not a bug in the request; probes are not needed (our own class).
+    const v = await verdictDuring(span, PINNED, 'self_inflicted with hint model_retired', (e) => e.verdict === 'self_inflicted' && e.hint === 'model_retired');
+    expect(v.clients.errors.bad_request).toBeGreaterThan(0);
+    expect(v.evidence.join('\n')).toContain(`move to ${SUCCESSOR}`);
+
+    // The same alert that warned turns critical in place once the retired model is still called.
+    let last: AlertEntry | undefined;
+    const critical = await eventually(`model_retiring critical on ${RETIRING}`, span.end + GRACE_MS, async () => {
+      last = (await api.alerts('firing')).find((a) => a.rule === 'model_retiring' && same(a.key, PINNED));
+      return last?.severity === 'critical' && last.hint === 'model_retired' ? last : undefined;
+    }, () => JSON.stringify(last));
+    expect(critical.fired_at).toBeLessThan(demo.retireAt);
+    expect(critical.summary).toMatch(new RegExp(`retired on \\S+ and is still called: [\\d,]+ calls since by ticket-drafts; successor: ${SUCCESSOR.replaceAll('.', '\\.')}`));
+    expect((await api.lifecycle()).find((m) => m.model === RETIRING)).toMatchObject({ status: 'retired', retirement: { successor: SUCCESSOR } });
+
+    // Shadow traffic before the date: the successor measured on polish-reply's own requests.
+    const pair = (await api.shadow('15m')).find((p) => same(p.key, PINNED) && same(p.candidate, NEXT));
+    expect(pair, 'a shadow pair gpt-4o-2024-05-13 -> gpt-4.1').toBeDefined();
+    console.info(`demo retirement: shadow ${pair!.pairs} pairs; ${pair!.bill_statement}`);
+    expect(pair!.services).toEqual(['ticket-drafts']);
+    expect(pair!.pairs).toBeGreaterThan(0);
+    expect(pair!.primary.truncation_share?.value).toBe(0);
+    // One successor answer in four needs more than polish-reply's max_tokens 400: cut.
+    expect(pair!.shadow.truncation_share?.value).toBeGreaterThan(0);
+    expect(pair!.shadow.output_tokens_per_call).toBeGreaterThan(pair!.primary.output_tokens_per_call!);
+    expect(pair!.bill).not.toBeNull();
+    expect(pair!.bill!.ratio).toBeGreaterThan(1);
+    expect(pair!.bill!.projected_usd_per_month).toBeGreaterThan(pair!.bill!.primary_usd_per_month);
+    expect(pair!.bill_statement).toMatch(/raises the bill by ×/);
+
+    // The migration ships: polish-reply calls the successor with room for its longer answers.
+    const migrated = await demo.event('migration', Math.max(5_000, span.end - Date.now() + GRACE_MS));
+    const after: PhaseSeen = { id: 'migration', index: 0, start: migrated, end: migrated + 30_000 };
+    // Without the raised max_tokens one call in four would be cut: 20 calls without one say it was raised.
+    await verdictDuring(after, NEXT, 'called by ticket-drafts, no answer cut', (e) => e.clients.calls >= 20 && !(e.clients.errors.truncated! > 0));
+  }, 9 * MINUTE);
+
   it('failing fallback: the fine-tuned triage model is provider_outage and the critical fallback_failing alert fires on it', async () => {
     const phase = await demo.phase('fallback_failing', 7 * MINUTE);
     const alert = await alertOn('fallback_failing', TRIAGE, 'firing', phase.end + GRACE_MS);
@@ -190,21 +257,24 @@ describe('npm run demo -- --fast --once', () => {
     await verdictDuring(phase, TRIAGE, 'provider_outage', (e) => e.verdict === 'provider_outage' && e.hint === null);
   }, 8 * MINUTE);
 
-  it('after the timeline every alert resolves, the flapping one about five minutes after the flapping stopped', async () => {
+  it('after the timeline every alert resolves, the flapping one about five minutes after the flapping stopped — but the retired snapshot\'s', async () => {
     const flapping = await demo.phase('flapping', MINUTE);
     await demo.line(/timeline done/, 8 * MINUTE);
     const resolved = await alertOn('flapping', HAIKU, 'resolved', flapping.end + 6 * MINUTE);
     expect(resolved.resolved_at).toBeGreaterThan(flapping.end);
+    // model_retiring holds while the snapshot was called since its date within traffic_days (7 days).
+    const retiring = (a: AlertEntry) => a.rule === 'model_retiring' && same(a.key, PINNED);
     let open: AlertEntry[] = [];
     await eventually(
-      'every alert resolved',
+      'every alert resolved but model_retiring on the retired snapshot',
       Date.now() + 2 * MINUTE,
       async () => {
         open = [...(await api.alerts('firing')), ...(await api.alerts('pending'))];
-        return open.length === 0 ? true : undefined;
+        return open.every(retiring) ? true : undefined;
       },
       () => JSON.stringify(open.map((a) => a.summary)),
     );
+    expect(open.map((a) => `${a.rule} ${a.key?.model} ${a.state} ${a.severity}`)).toEqual([`model_retiring ${RETIRING} firing critical`]);
   }, 10 * MINUTE);
 
   it('SIGINT stops the probers, closes the collector and removes the temporary database', async () => {

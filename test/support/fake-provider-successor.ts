@@ -18,7 +18,7 @@ export interface SuccessorProfile {
   price: ModelPrice;
 }
 
-/** The successor used by the shadow tests and the demo: 3× the output tokens at 1.6× gpt-4o's output price, 1 in 4 truncated. */
+/** The successor used by the shadow tests: 3× the output tokens at 1.6× gpt-4o's output price, 1 in 4 truncated (the demo has its own, `demo/catalog.ts`). */
 export const SUCCESSOR: SuccessorProfile = {
   model: 'gpt-4o-successor',
   latencyMs: 120,
