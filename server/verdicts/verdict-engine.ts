@@ -2,6 +2,7 @@ import type { BreakerKey } from '@breakerbox/protocol';
 import type { Storage } from '../storage/storage.ts';
 import { analyse, type KeyAnalysis } from './analyse.ts';
 import { createAnalysisCache, type CacheStats } from './analysis-cache.ts';
+import { createMinuteWindow } from './minute-window.ts';
 import type { ChangeFeed } from '../storage/change-feed.ts';
 import { costView, type CostView } from './cost-view.ts';
 import type { VerdictThresholds } from './figures.ts';
@@ -35,6 +36,9 @@ export interface VerdictEngine {
   cacheStats(): CacheStats | null;
 }
 
+/** Minutes of rollup rows the incremental engine keeps: a 15 m window not on a minute covers 16. */
+export const KEPT_MINUTES = 16;
+
 const rank = (v: VerdictEntry['verdict']) => VERDICTS.indexOf(v);
 
 /** Shapes an analysis as a `/api/verdicts` entry. */
@@ -60,6 +64,8 @@ export function createVerdictEngine(
 ): VerdictEngine {
   const deps = {
     ...(calendar ? { calendar } : {}),
+    // The latest minutes in memory: a window up to KEPT_MINUTES long reads no per-minute rollup rows the feed has not seen change.
+    ...(feed ? { minutes: createMinuteWindow(storage.rollups, feed, KEPT_MINUTES * 60_000) } : {}),
     storage,
     openShare: createOpenShareReader(storage.events, { idleAfterMs: thresholds.open_idle_after_s * 1000 }),
     thresholds,
