@@ -1,6 +1,5 @@
 import type { ChangeFeed } from '../storage/change-feed.ts';
 import type { KeyLocationSums, KeyServiceSums, KeySourceMinutes, ProbeMinute, RecentProbes, RollupsPart } from '../storage/storage.ts';
-import { addInto } from './counters.ts';
 import { floorMinute } from './window.ts';
 
 const MINUTE = 60_000;
@@ -36,21 +35,53 @@ const byNumber = (a: number, b: number) => a - b;
 // The rollup reads order text groups (probe locations) as bytes: locations are ASCII.
 const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
-/** Sums nested per-minute maps into one, inner and outer keys in the reads' order. */
+/**
+ * Adds `x` into `sum` with Kahan-Babuska-Neumaier compensation in `err`, the steps SQLite's
+ * SUM() takes over REAL values: summed in the same order (minutes ascending, as the rollup
+ * read scans them), the result `sum + err` is the number SQLite returns, to the last bit.
+ */
+function addCompensated(sum: Float64Array, err: Float64Array, x: Float64Array): void {
+  for (let i = 0; i < sum.length; i++) {
+    const s = sum[i]!;
+    const r = x[i]!;
+    const t = s + r;
+    err[i]! += Math.abs(s) > Math.abs(r) ? s - t + r : r - t + s;
+    sum[i] = t;
+  }
+}
+
+/** Sums nested per-minute maps into one, inner and outer keys in the reads' order (sorted once at the end). */
 function sumNested<K2 extends number | string>(maps: Map<number, Map<K2, Float64Array>>[], inner: (a: K2, b: K2) => number): Map<number, Map<K2, Float64Array>> {
-  const ids = new Set<number>();
-  for (const m of maps) for (const id of m.keys()) ids.add(id);
-  const out = new Map<number, Map<K2, Float64Array>>();
-  for (const id of [...ids].sort(byNumber)) {
-    const acc = new Map<K2, Float64Array>();
-    for (const m of maps) {
-      for (const [k, sums] of m.get(id) ?? []) {
-        const a = acc.get(k);
-        if (a) addInto(a, sums);
-        else acc.set(k, Float64Array.from(sums));
+  const acc = new Map<number, Map<K2, [Float64Array, Float64Array]>>();
+  for (const m of maps) {
+    for (const [id, byInner] of m) {
+      let into = acc.get(id);
+      if (!into) acc.set(id, (into = new Map()));
+      for (const [k, sums] of byInner) {
+        const a = into.get(k);
+        if (a) addCompensated(a[0], a[1], sums);
+        else into.set(k, [Float64Array.from(sums), new Float64Array(sums.length)]);
       }
     }
-    out.set(id, new Map([...acc].sort(([a], [b]) => inner(a, b))));
+  }
+  const out = new Map<number, Map<K2, Float64Array>>();
+  for (const [id, into] of acc) {
+    const done = new Map<K2, Float64Array>();
+    for (const [k, [sum, err]] of into) {
+      for (let i = 0; i < sum.length; i++) sum[i]! += err[i]!;
+      done.set(k, sum);
+    }
+    out.set(id, done);
+  }
+  return sortedNested(out, inner);
+}
+
+/** The map with outer keys in number order and inner keys in `inner` order (inner maps of one entry as they are). */
+function sortedNested<K2, V>(acc: Map<number, Map<K2, V>>, inner: (a: K2, b: K2) => number): Map<number, Map<K2, V>> {
+  const out = new Map<number, Map<K2, V>>();
+  for (const id of [...acc.keys()].sort(byNumber)) {
+    const m = acc.get(id)!;
+    out.set(id, m.size > 1 ? new Map([...m].sort(([a], [b]) => inner(a, b))) : m);
   }
   return out;
 }
@@ -60,7 +91,7 @@ function sumNested<K2 extends number | string>(maps: Map<number, Map<K2, Float64
  * span inside it from memory. Each read asks the feed for the earliest minute written since
  * the previous read (late data included) and reads again only the minutes from there on, and
  * the minutes not kept yet, one minute at a time; pruning of per-minute rows drops everything.
- * Only the writes the feed sees are seen: give it a feed only where it sees every write (SQLite).
+ * Only the writes the feed sees are seen, and float sums are SQLite's: SQLite only.
  */
 export function createMinuteWindow(reader: Pick<RollupsPart, 'keyServiceSums' | 'keySources' | 'probesBoth'>, feed: ChangeFeed, spanMs: number): MinuteWindow {
   const minutes = new Map<number, Minute>();
@@ -86,29 +117,32 @@ export function createMinuteWindow(reader: Pick<RollupsPart, 'keyServiceSums' | 
     await refresh(first, last);
     const span: Minute[] = [];
     for (let m = first; m <= last; m += MINUTE) span.push(minutes.get(m)!);
-    const reporting: KeySourceMinutes = new Map();
-    const reported = new Set<number>();
-    for (const x of span) for (const id of x.sources.keys()) reported.add(id);
-    for (const id of [...reported].sort(byNumber)) {
-      const acc = new Map<number, number>();
-      for (const x of span) for (const [source, n] of x.sources.get(id) ?? []) acc.set(source, (acc.get(source) ?? 0) + n);
-      reporting.set(id, new Map([...acc].sort(([a], [b]) => a - b)));
-    }
-    const recent: RecentProbes = new Map();
-    // Newest minute first, as the rollup read orders them.
-    for (const s of [...span].reverse()) {
-      for (const [id, byLocation] of s.probes.recent) {
-        let inner = recent.get(id);
-        if (!inner) recent.set(id, (inner = new Map()));
-        for (const [location, list] of byLocation) inner.set(location, [...(inner.get(location) ?? []), ...list.map((x): ProbeMinute => ({ ...x }))]);
+    const reporting = new Map<number, Map<number, number>>();
+    for (const x of span) {
+      for (const [id, bySource] of x.sources) {
+        let into = reporting.get(id);
+        if (!into) reporting.set(id, (into = new Map()));
+        for (const [source, n] of bySource) into.set(source, (into.get(source) ?? 0) + n);
       }
     }
-    const ordered: RecentProbes = new Map([...recent].sort(([a], [b]) => a - b).map(([id, inner]) => [id, new Map([...inner].sort(([a], [b]) => byText(a, b)))]));
+    const recent = new Map<number, Map<string, ProbeMinute[]>>();
+    // Newest minute first, as the rollup read orders them; fresh lists (callers sort merged ones).
+    for (let i = span.length - 1; i >= 0; i--) {
+      for (const [id, byLocation] of span[i]!.probes.recent) {
+        let into = recent.get(id);
+        if (!into) recent.set(id, (into = new Map()));
+        for (const [location, list] of byLocation) {
+          const to = into.get(location);
+          if (to) to.push(...list);
+          else into.set(location, [...list]);
+        }
+      }
+    }
     return {
       byService: sumNested(span.map((s) => s.keys), byNumber),
-      reporting,
+      reporting: sortedNested(reporting, byNumber),
       probeSums: sumNested(span.map((s) => s.probes.sums), byText),
-      recent: ordered,
+      recent: sortedNested(recent, byText),
     };
   }
 

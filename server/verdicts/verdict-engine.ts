@@ -56,7 +56,7 @@ export function toVerdictEntry(a: KeyAnalysis): VerdictEntry {
  * analysis is a full pass; present: incremental, docs/verdict-engine.md).
  */
 export function createVerdictEngine(
-  storage: Pick<Storage, 'telemetry' | 'rollups' | 'events'> & Partial<Pick<Storage, 'samples'>>,
+  storage: Pick<Storage, 'telemetry' | 'rollups' | 'events'> & Partial<Pick<Storage, 'samples' | 'engine'>>,
   thresholds: VerdictThresholds,
   pending?: PendingProbesSource,
   calendar?: RetirementCalendar,
@@ -65,7 +65,8 @@ export function createVerdictEngine(
   const deps = {
     ...(calendar ? { calendar } : {}),
     // The latest minutes in memory: a window up to KEPT_MINUTES long reads no per-minute rollup rows the feed has not seen change.
-    ...(feed ? { minutes: createMinuteWindow(storage.rollups, feed, KEPT_MINUTES * 60_000) } : {}),
+    // SQLite only: its sums are the ones repeated in memory (PostgreSQL adds floats in its own order).
+    ...(feed && storage.engine === 'sqlite' ? { minutes: createMinuteWindow(storage.rollups, feed, KEPT_MINUTES * 60_000) } : {}),
     storage,
     openShare: createOpenShareReader(storage.events, { idleAfterMs: thresholds.open_idle_after_s * 1000 }),
     thresholds,

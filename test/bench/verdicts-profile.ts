@@ -1,6 +1,6 @@
 /**
  * Where one full verdict pass spends its time on SQLite (not a benchmark:
- * `BENCH_DB=<kept verdicts bench database> node bin/run-ts.js test/bench/verdicts-profile.ts [minutes ...]`;
+ * `BENCH_DB=<kept verdicts bench database> node bin/run-ts.js test/bench/verdicts-profile.ts [--kept-minutes] [minutes ...]`;
  * keep a database with `BENCH_KEEP_DB=1 npm run bench -- verdicts ...`). Times every storage
  * read a full `analyse` of the fleet makes (each call of the rollups, events, telemetry and
  * samples parts) over a window of `minutes` (default 15), several passes, and prints the
@@ -12,7 +12,11 @@ import { buildApp } from '../../server/app.ts';
 import { manualClock } from '../../server/clock.ts';
 import { loadConfig } from '../../server/config/load.ts';
 import { openDatabase } from '../../server/storage/sqlite/database.ts';
-import { createVerdictEngine } from '../../server/verdicts/verdict-engine.ts';
+import { createVerdictEngine, KEPT_MINUTES } from '../../server/verdicts/verdict-engine.ts';
+import { analyse } from '../../server/verdicts/analyse.ts';
+import { createMinuteWindow } from '../../server/verdicts/minute-window.ts';
+import { createOpenShareReader } from '../../server/verdicts/open-share.ts';
+import type { TimeRange } from '../../server/verdicts/window.ts';
 import { loadLine } from './bench-engines.ts';
 
 const RUNS = 4;
@@ -52,10 +56,17 @@ const timed = <T extends object>(part: string, o: T): T => {
 };
 const s = app.storage;
 const storage = { telemetry: timed('telemetry', s.telemetry), rollups: timed('rollups', s.rollups), events: timed('events', s.events), samples: timed('samples', s.samples) };
-const engine = createVerdictEngine(storage, app.config.verdicts);
+// --kept-minutes: the incremental engine's minute window (server/verdicts/minute-window.ts) answers the per-minute reads, every pass still full.
+const keptMinutes = process.argv.includes('--kept-minutes');
+const deps = {
+  storage, openShare: createOpenShareReader(storage.events, { idleAfterMs: app.config.verdicts.open_idle_after_s * 1000 }), thresholds: app.config.verdicts,
+  minutes: createMinuteWindow(storage.rollups, app.storageChanges, KEPT_MINUTES * 60_000),
+};
+const engine = keptMinutes ? { analyse: (range: TimeRange) => analyse(deps, range) } : createVerdictEngine(storage, app.config.verdicts);
 
 console.log(`${keyCount} keys, traffic up to ${new Date(end).toISOString()}, load average ${loadLine()}`);
-for (const minutes of (process.argv.slice(2).length > 0 ? process.argv.slice(2) : ['15']).map(Number)) {
+const spans = process.argv.slice(2).filter((a) => /^\d+$/.test(a));
+for (const minutes of (spans.length > 0 ? spans : ['15']).map(Number)) {
   const range = { from: end - minutes * 60_000, to: end };
   await engine.analyse(range);
   spent.clear();
