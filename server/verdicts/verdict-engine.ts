@@ -34,6 +34,8 @@ export interface VerdictEngine {
   incidents(range: TimeRange): Promise<Incident[]>;
   /** How the incremental analysis answered (null: every pass is full). */
   cacheStats(): CacheStats | null;
+  /** The rollup minutes kept in memory (null: none, every window reads the storage). */
+  keptMinutes(): { minutes: number; rows: number } | null;
 }
 
 /** Minutes of rollup rows the incremental engine keeps: a 15 m window not on a minute covers 16. */
@@ -62,11 +64,12 @@ export function createVerdictEngine(
   calendar?: RetirementCalendar,
   feed?: ChangeFeed,
 ): VerdictEngine {
+  // The latest minutes in memory: a window up to KEPT_MINUTES long reads no per-minute rollup rows the feed has not seen change.
+  // SQLite only: its sums are the ones repeated in memory (PostgreSQL adds floats in its own order).
+  const minutes = feed && storage.engine === 'sqlite' ? createMinuteWindow(storage.rollups, feed, KEPT_MINUTES * 60_000) : undefined;
   const deps = {
     ...(calendar ? { calendar } : {}),
-    // The latest minutes in memory: a window up to KEPT_MINUTES long reads no per-minute rollup rows the feed has not seen change.
-    // SQLite only: its sums are the ones repeated in memory (PostgreSQL adds floats in its own order).
-    ...(feed && storage.engine === 'sqlite' ? { minutes: createMinuteWindow(storage.rollups, feed, KEPT_MINUTES * 60_000) } : {}),
+    ...(minutes ? { minutes } : {}),
     storage,
     openShare: createOpenShareReader(storage.events, { idleAfterMs: thresholds.open_idle_after_s * 1000 }),
     thresholds,
@@ -81,6 +84,7 @@ export function createVerdictEngine(
   return {
     analyse: fleet,
     cacheStats: () => cache?.stats() ?? null,
+    keptMinutes: () => minutes?.size() ?? null,
     async verdicts(range) {
       return (await fleet(range))
         .sort((a, b) => rank(a.decision.verdict) - rank(b.decision.verdict) || b.clients.calls - a.clients.calls || a.info.id - b.info.id)
