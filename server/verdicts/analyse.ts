@@ -97,7 +97,8 @@ export interface AnalysisPass {
 /** Judge only `only`, reading per key, over a probe table `probes` already read for the same window. */
 export interface PassScope {
   only: ReadonlySet<number>;
-  probes: ProbeTable;
+  /** Absent: read again (from the kept minutes, a sliding window's). */
+  probes?: ProbeTable;
 }
 
 /**

@@ -27,6 +27,13 @@ export interface MinuteWindow {
    * than the minutes kept (the caller reads the storage).
    */
   read(first: number, end: number): Promise<MinuteReads | null>;
+  /**
+   * Key ids with any key, source or probe row in the kept minutes `[first, end)` (minutes
+   * left or entered by a sliding window); null when one of those minutes is not kept.
+   */
+  keysIn(first: number, end: number): Set<number> | null;
+  /** Whether `read(first, end)` is answered from memory (the span fits). */
+  covers(first: number, end: number): boolean;
   /** Minutes and rows kept (rows: key × service, key × source, key × location per minute). */
   size(): { minutes: number; rows: number };
 }
@@ -111,9 +118,11 @@ export function createMinuteWindow(reader: Pick<RollupsPart, 'keyServiceSums' | 
     }
   }
 
+  const covers = (first: number, end: number) => first % MINUTE === 0 && floorMinute(end - 1) - first < spanMs;
+
   async function read(first: number, end: number): Promise<MinuteReads | null> {
     const last = floorMinute(end - 1);
-    if (first % MINUTE !== 0 || last - first >= spanMs) return null;
+    if (!covers(first, end)) return null;
     await refresh(first, last);
     const span: Minute[] = [];
     for (let m = first; m <= last; m += MINUTE) span.push(minutes.get(m)!);
@@ -152,6 +161,16 @@ export function createMinuteWindow(reader: Pick<RollupsPart, 'keyServiceSums' | 
       const p = queue.then(() => read(first, end));
       queue = p.catch(() => undefined);
       return p;
+    },
+    covers,
+    keysIn(first, end) {
+      const out = new Set<number>();
+      for (let m = first; m < end; m += MINUTE) {
+        const x = minutes.get(m);
+        if (!x) return null;
+        for (const part of [x.keys, x.sources, x.probes.sums]) for (const id of part.keys()) out.add(id);
+      }
+      return out;
     },
     size() {
       let rows = 0;

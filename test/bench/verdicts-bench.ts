@@ -66,10 +66,10 @@ async function benchEngine(engine: BenchEngine, asked: DayShape, cluster?: Postg
   const tally = new Map<string, number>();
   for (const v of (await app.verdicts.verdicts({ from: now - 15 * MIN, to: now }))) tally.set(`${v.verdict}${v.hint ? `/${v.hint}` : ''}`, (tally.get(`${v.verdict}${v.hint ? `/${v.hint}` : ''}`) ?? 0) + 1);
   console.log(`verdicts over 15 m: ${[...tally].map(([k, n]) => `${k} ${n}`).join(', ')}`);
-  const kept = await keptBytes(app, now);
-  if (kept !== null) console.log(`kept analyses (15 m and 24 h, verdicts and all keys): ${(kept / 1e6).toFixed(1)} MB, ${(kept / shape.keys / 1000).toFixed(0)} kB per key = ${(kept / shape.keys / 1000).toFixed(0)} MB per 1,000 keys`);
   const minutes = await keptMinuteBytes(app, now);
   if (minutes) console.log(`kept rollup minutes (${minutes.minutes} minutes, ${minutes.rows.toLocaleString('en-US')} rows): ${(minutes.bytes / 1e6).toFixed(1)} MB = ${(minutes.bytes / shape.keys / 1000).toFixed(1)} MB per 1,000 keys`);
+  const kept = await keptBytes(app, now);
+  if (kept !== null) console.log(`kept analyses (15 m and 24 h, verdicts and all keys; the rollup minutes included): ${(kept / 1e6).toFixed(1)} MB, ${(kept / shape.keys / 1000).toFixed(0)} kB per key = ${(kept / shape.keys / 1000).toFixed(0)} MB per 1,000 keys`);
   const rounds = Number(arg('rounds', shape.keys >= 2000 ? '3' : '6'));
   const rows: Row[] = [];
   for (const fleet of ['live', 'quiet'] as const) {
