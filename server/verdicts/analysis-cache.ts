@@ -29,6 +29,8 @@ export interface CacheStats {
   partial: number;
   /** Passes that judged no key again. */
   reused: number;
+  /** Partial or reusing passes whose window slid past a minute edge or took in probe results (kept rollup minutes). */
+  slid: number;
   /** Keys judged again by the last pass that was not full. */
   lastDirty: number;
   /** Analyses kept, over every window. */
@@ -61,7 +63,7 @@ export function createAnalysisCache(deps: AnalyseDeps, feed: ChangeFeed, options
   const t = deps.thresholds;
   const kept = new Map<string, Kept>();
   const inFlight = new Map<string, Promise<KeyAnalysis[]>>();
-  const stats = { full: 0, partial: 0, reused: 0, lastDirty: 0 };
+  const stats = { full: 0, partial: 0, reused: 0, slid: 0, lastDirty: 0 };
 
   const boundsOf = ({ from, to }: TimeRange) =>
     [floorMinute(from), ceilMinute(to), floorMinute(to - t.probe_recent_lookback_s * 1000), floorMinute(to - t.stale_probe_lookback_s * 1000), Math.floor(from / 3_600_000), Math.floor(to / 3_600_000)].join(':');
@@ -131,6 +133,7 @@ export function createAnalysisCache(deps: AnalyseDeps, feed: ChangeFeed, options
     for (const a of pass.list) byId.set(a.info.id, a);
     for (const id of pass.timeDependent) timeDependent.add(id);
     if (minutes) pass.probes.keepOnly(await joinedKeys());
+    if (minutes && (k.bounds !== boundsOf(range) || changes.probes)) stats.slid++;
     if (dirty.size === 0) stats.reused++;
     else stats.partial++;
     stats.lastDirty = dirty.size;
