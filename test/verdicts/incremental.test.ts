@@ -11,7 +11,7 @@ import { createVerdictEngine, toVerdictEntry, type VerdictEngine } from '../../s
 import type { KeyAnalysis } from '../../server/verdicts/analyse.ts';
 import { tempDir } from '../server/helpers.ts';
 import { RETENTION, usePostgresCluster } from '../support/postgres-cluster.ts';
-import { MIN, probes, transition, windows } from './support.ts';
+import { MIN, probes, random, transition, windows } from './support.ts';
 
 const postgres = usePostgresCluster();
 const DAY = 86_400_000;
@@ -30,16 +30,6 @@ const KEYS: BreakerKey[] = [
 const SOURCES = [{ service: 'api', instance: 'a' }, { service: 'api', instance: 'b' }, { service: 'jobs', instance: 'c' }];
 const WINDOWS_MS = [15 * MIN, 60 * MIN];
 
-/** A small deterministic generator (mulberry32): a failing seed replays. */
-function random(seed: number) {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let x = Math.imul(a ^ (a >>> 15), 1 | a);
-    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** What every consumer reads of an analysis, without the fields that carry no judgement (source last-seen times). */
 const view = (a: KeyAnalysis) => ({ entry: toVerdictEntry(a), state: a.state, services: a.services, opens: [...a.opensPerSource], states: [...a.states] });

@@ -8,7 +8,7 @@ import { createMinuteWindow } from '../../server/verdicts/minute-window.ts';
 import { floorMinute } from '../../server/verdicts/window.ts';
 import { tempDir } from '../server/helpers.ts';
 import { RETENTION } from '../support/postgres-cluster.ts';
-import { MIN, probes, transition, windows } from './support.ts';
+import { MIN, probes, random, transition, windows } from './support.ts';
 
 const KEYS: BreakerKey[] = [
   { provider: 'openai', endpoint: 'chat', model: 'gpt-4o' },
@@ -17,16 +17,6 @@ const KEYS: BreakerKey[] = [
 ];
 const SOURCES = [{ service: 'api', instance: 'a' }, { service: 'api', instance: 'b' }, { service: 'jobs', instance: 'c' }];
 
-/** mulberry32: a failing seed replays. */
-function random(seed: number) {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let x = Math.imul(a ^ (a >>> 15), 1 | a);
-    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 // Float64Arrays compare by their numbers; maps keep their order (the evidence lists instances in it).
 const plain = (v: unknown): unknown =>
