@@ -1,6 +1,8 @@
 import type { ChangeFeed } from '../storage/change-feed.ts';
 import type { KeyLocationSums, KeyServiceSums, KeySourceMinutes, ProbeMinute, RecentProbes, RollupsPart } from '../storage/storage.ts';
 import { floorMinute } from './window.ts';
+import { KEY_COLUMNS, PROBE_COLUMNS } from '@breakerbox/protocol';
+import { P } from './counters.ts';
 
 const MINUTE = 60_000;
 
@@ -12,11 +14,56 @@ export interface MinuteReads {
   recent: RecentProbes;
 }
 
-/** One minute's rows, as the rollup reads return them for that minute alone. */
+/**
+ * One minute's rows of one rollup table, packed (no object per row): row `i` is
+ * (`ids[i]`, `inner[i]`) and its nonzero columns `cols[at[i]..at[i+1])` with values `vals[…]`.
+ * Most histogram buckets of a minute are zero, and adding a zero changes no sum.
+ */
+interface Packed<K2> {
+  ids: Int32Array;
+  inner: K2[];
+  at: Int32Array;
+  cols: Uint8Array;
+  vals: Float64Array;
+  width: number;
+}
+
+/** One minute's key, source and probe rows, as the rollup reads return them for that minute alone. */
 interface Minute {
-  keys: KeyServiceSums;
-  sources: KeySourceMinutes;
-  probes: { sums: KeyLocationSums; recent: RecentProbes };
+  keys: Packed<number>;
+  /** key id, source id, and reported minutes (1) per row. */
+  sources: Int32Array;
+  probes: Packed<string>;
+}
+
+function pack<K2>(m: Map<number, Map<K2, Float64Array>>, width: number): Packed<K2> {
+  let rows = 0;
+  let nonzero = 0;
+  for (const inner of m.values()) for (const v of inner.values()) {
+    rows++;
+    for (let c = 0; c < width; c++) if (v[c] !== 0) nonzero++;
+  }
+  const out: Packed<K2> = { ids: new Int32Array(rows), inner: [], at: new Int32Array(rows + 1), cols: new Uint8Array(nonzero), vals: new Float64Array(nonzero), width };
+  let i = 0;
+  let j = 0;
+  for (const [id, inner] of m) {
+    for (const [k, v] of inner) {
+      out.ids[i] = id;
+      out.inner.push(k);
+      for (let c = 0; c < width; c++) if (v[c] !== 0) {
+        out.cols[j] = c;
+        out.vals[j++] = v[c]!;
+      }
+      out.at[++i] = j;
+    }
+  }
+  return out;
+}
+
+/** The value of column `c` of packed row `i`. */
+function valueOf(p: Packed<unknown>, i: number, c: number): number {
+  for (let j = p.at[i]!; j < p.at[i + 1]!; j++) if (p.cols[j] === c) return p.vals[j]!;
+  return 0;
 }
 
 /** The per-minute rollup rows of the last few minutes, kept in memory (docs/verdict-engine.md). */
@@ -43,31 +90,28 @@ const byNumber = (a: number, b: number) => a - b;
 const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /**
- * Adds `x` into `sum` with Kahan-Babuska-Neumaier compensation in `err`, the steps SQLite's
- * SUM() takes over REAL values: summed in the same order (minutes ascending, as the rollup
- * read scans them), the result `sum + err` is the number SQLite returns, to the last bit.
+ * Sums packed minutes into nested maps, inner and outer keys in the reads' order (sorted once
+ * at the end), each column with Kahan-Babuska-Neumaier compensation: the steps SQLite's SUM()
+ * takes over REAL values, in the same order (minutes ascending, as SQLite scans them), so
+ * `sum + err` is the number SQLite returns, to the last bit.
  */
-function addCompensated(sum: Float64Array, err: Float64Array, x: Float64Array): void {
-  for (let i = 0; i < sum.length; i++) {
-    const s = sum[i]!;
-    const r = x[i]!;
-    const t = s + r;
-    err[i]! += Math.abs(s) > Math.abs(r) ? s - t + r : r - t + s;
-    sum[i] = t;
-  }
-}
-
-/** Sums nested per-minute maps into one, inner and outer keys in the reads' order (sorted once at the end). */
-function sumNested<K2 extends number | string>(maps: Map<number, Map<K2, Float64Array>>[], inner: (a: K2, b: K2) => number): Map<number, Map<K2, Float64Array>> {
+function sumPacked<K2 extends number | string>(parts: Packed<K2>[], width: number, inner: (a: K2, b: K2) => number): Map<number, Map<K2, Float64Array>> {
   const acc = new Map<number, Map<K2, [Float64Array, Float64Array]>>();
-  for (const m of maps) {
-    for (const [id, byInner] of m) {
+  for (const p of parts) {
+    for (let i = 0; i < p.ids.length; i++) {
+      const id = p.ids[i]!;
       let into = acc.get(id);
       if (!into) acc.set(id, (into = new Map()));
-      for (const [k, sums] of byInner) {
-        const a = into.get(k);
-        if (a) addCompensated(a[0], a[1], sums);
-        else into.set(k, [Float64Array.from(sums), new Float64Array(sums.length)]);
+      let a = into.get(p.inner[i]!);
+      if (!a) into.set(p.inner[i]!, (a = [new Float64Array(width), new Float64Array(width)]));
+      const [sum, err] = a;
+      for (let j = p.at[i]!; j < p.at[i + 1]!; j++) {
+        const c = p.cols[j]!;
+        const s = sum[c]!;
+        const r = p.vals[j]!;
+        const t = s + r;
+        err[c]! += Math.abs(s) > Math.abs(r) ? s - t + r : r - t + s;
+        sum[c] = t;
       }
     }
   }
@@ -75,7 +119,7 @@ function sumNested<K2 extends number | string>(maps: Map<number, Map<K2, Float64
   for (const [id, into] of acc) {
     const done = new Map<K2, Float64Array>();
     for (const [k, [sum, err]] of into) {
-      for (let i = 0; i < sum.length; i++) sum[i]! += err[i]!;
+      for (let c = 0; c < width; c++) sum[c]! += err[c]!;
       done.set(k, sum);
     }
     out.set(id, done);
@@ -114,7 +158,10 @@ export function createMinuteWindow(reader: Pick<RollupsPart, 'keyServiceSums' | 
     for (let m = first; m <= last; m += MINUTE) {
       if (minutes.has(m)) continue;
       const [keys, sources, probes] = await Promise.all([reader.keyServiceSums(m, m + MINUTE), reader.keySources(m, m + MINUTE), reader.probesBoth(m, m + MINUTE)]);
-      minutes.set(m, { keys, sources, probes });
+      const rows: number[] = [];
+      for (const [id, bySource] of sources) for (const [source, n] of bySource) rows.push(id, source, n);
+      // The per-minute probe counts are the minute's own row (probes, slow + error, misconfigured): kept once, in the sums.
+      minutes.set(m, { keys: pack(keys, KEY_COLUMNS.length), sources: Int32Array.from(rows), probes: pack(probes.sums, PROBE_COLUMNS.length) });
     }
   }
 
@@ -128,29 +175,32 @@ export function createMinuteWindow(reader: Pick<RollupsPart, 'keyServiceSums' | 
     for (let m = first; m <= last; m += MINUTE) span.push(minutes.get(m)!);
     const reporting = new Map<number, Map<number, number>>();
     for (const x of span) {
-      for (const [id, bySource] of x.sources) {
+      for (let i = 0; i < x.sources.length; i += 3) {
+        const id = x.sources[i]!;
         let into = reporting.get(id);
         if (!into) reporting.set(id, (into = new Map()));
-        for (const [source, n] of bySource) into.set(source, (into.get(source) ?? 0) + n);
+        into.set(x.sources[i + 1]!, (into.get(x.sources[i + 1]!) ?? 0) + x.sources[i + 2]!);
       }
     }
     const recent = new Map<number, Map<string, ProbeMinute[]>>();
-    // Newest minute first, as the rollup read orders them; fresh lists (callers sort merged ones).
-    for (let i = span.length - 1; i >= 0; i--) {
-      for (const [id, byLocation] of span[i]!.probes.recent) {
+    // Newest minute first, as the rollup read orders them.
+    for (let n = span.length - 1; n >= 0; n--) {
+      const p = span[n]!.probes;
+      const minute = last - (span.length - 1 - n) * MINUTE;
+      for (let i = 0; i < p.ids.length; i++) {
+        const id = p.ids[i]!;
         let into = recent.get(id);
         if (!into) recent.set(id, (into = new Map()));
-        for (const [location, list] of byLocation) {
-          const to = into.get(location);
-          if (to) to.push(...list);
-          else into.set(location, [...list]);
-        }
+        const row: ProbeMinute = { minute, probes: valueOf(p, i, P.probes), failed: valueOf(p, i, P.slow) + valueOf(p, i, P.error), misconfigured: valueOf(p, i, P.misconfigured) };
+        const list = into.get(p.inner[i]!);
+        if (list) list.push(row);
+        else into.set(p.inner[i]!, [row]);
       }
     }
     return {
-      byService: sumNested(span.map((s) => s.keys), byNumber),
+      byService: sumPacked(span.map((x) => x.keys), KEY_COLUMNS.length, byNumber),
       reporting: sortedNested(reporting, byNumber),
-      probeSums: sumNested(span.map((s) => s.probes.sums), byText),
+      probeSums: sumPacked(span.map((x) => x.probes), PROBE_COLUMNS.length, byText),
       recent: sortedNested(recent, byText),
     };
   }
@@ -168,15 +218,14 @@ export function createMinuteWindow(reader: Pick<RollupsPart, 'keyServiceSums' | 
       for (let m = first; m < end; m += MINUTE) {
         const x = minutes.get(m);
         if (!x) return null;
-        for (const part of [x.keys, x.sources, x.probes.sums]) for (const id of part.keys()) out.add(id);
+        for (const ids of [x.keys.ids, x.probes.ids]) for (const id of ids) out.add(id);
+        for (let i = 0; i < x.sources.length; i += 3) out.add(x.sources[i]!);
       }
       return out;
     },
     size() {
       let rows = 0;
-      for (const m of minutes.values()) {
-        for (const part of [m.keys, m.sources, m.probes.sums]) for (const inner of part.values()) rows += inner.size;
-      }
+      for (const m of minutes.values()) rows += m.keys.ids.length + m.sources.length / 3 + m.probes.ids.length;
       return { minutes: minutes.size, rows };
     },
   };
