@@ -130,7 +130,7 @@ export class Breakerbox implements FetchHost, AdapterHost {
       // A key starting to fail is reported at once: the collector's probes and fleet decision need not wait out the interval.
       onFailureOnset: (stats) => {
         const w = this.reporter ? stats.drain(clock.now()) : undefined;
-        if (w) this.reporter!.pushNow(w);
+        if (w) this.reporter!.cutNow([w]);
       },
     };
     this.chainHost = {
@@ -159,7 +159,7 @@ export class Breakerbox implements FetchHost, AdapterHost {
     if (drillsOn) {
       this.drills = new DrillController(true, options.telemetry!.service, clock, this.ctx.latencyBounds, {
         finished: (run) => this.reporter?.finishDrill(run.id, run.collect(clock.now())),
-        stepEnded: (run) => this.reporter?.pushDrillEvents(run.id, run.collect(clock.now())),
+        stepEnded: (run) => this.reporter?.cutNow(run.collect(clock.now()), run.id),
       });
     }
     // One subscription carries both: fleet decisions (applied only with `fleet`) and drills.

@@ -122,13 +122,6 @@ export class TelemetryReporter {
     }
   }
 
-  /** Queues one event and sends at once, without waiting to coalesce (a key's failure onset). Never throws. */
-  pushNow(event: TelemetryEvent): void {
-    if (this.closed) return;
-    this.sender.enqueue([event]);
-    this.sender.kick();
-  }
-
   /** Queues one event of drill `drillId`'s traffic, for its own batches. Never throws. */
   pushDrill(drillId: string, event: TelemetryEvent, urgent = false): void {
     if (this.closed) return;
@@ -137,10 +130,15 @@ export class TelemetryReporter {
     if (urgent) s.kick();
   }
 
-  /** Queues a drill's aggregates cut at a boundary between two of its drills, and sends them. Never throws. */
-  pushDrillEvents(drillId: string, events: TelemetryEvent[]): void {
+  /**
+   * The one early window cut: aggregates cut before the interval's end are queued and sent at
+   * once, without waiting to coalesce. Two causes: a key's failure onset (its window, in the
+   * instance's batches) and a boundary between two drills of a run (`drillId`: in that drill's
+   * batches, so no window spans two drills). Never throws.
+   */
+  cutNow(events: TelemetryEvent[], drillId?: string): void {
     if (this.closed || events.length === 0) return;
-    const s = this.drillSender(drillId);
+    const s = drillId === undefined ? this.sender : this.drillSender(drillId);
     s.enqueue(events);
     s.kick();
   }

@@ -9,7 +9,8 @@ import type { ProbeFigures, Verdict } from '../verdicts/types.ts';
 
 /** What the rules read of one key's analysis (a `KeyAnalysis` fits). */
 export interface FleetAnalysis {
-  info: { key: FleetDecisionRecord['key'] };
+  /** The key and its id (`keys.id`), kept with the outage it opens. */
+  info: { id: number; key: FleetDecisionRecord['key'] };
   decision: { verdict: Verdict };
   probes: Record<string, ProbeFigures>;
   evidence: string[];
@@ -87,7 +88,7 @@ export function deriveFleetChanges(
       if (current) out.renew.push({ id: current.id, expiresAt: now + s.ttlMs });
       else {
         const why = a.evidence[0] ? `; ${a.evidence[0]}` : '';
-        out.insert.push(record(newId(), 'outage', key, tag, now, now + s.ttlMs, failing, `provider_outage of ${keyLabel(key)}: probes failing from ${failing.join(', ')}${why}`));
+        out.insert.push(record(newId(), 'outage', key, tag, a.info.id, now, now + s.ttlMs, failing, `provider_outage of ${keyLabel(key)}: probes failing from ${failing.join(', ')}${why}`));
       }
       continue;
     }
@@ -113,9 +114,12 @@ export function recoveredOutages(now: number, running: readonly FleetDecisionRec
 function recover(out: FleetChanges, current: FleetDecisionRecord, now: number, s: FleetRuleSettings, newId: () => string): void {
   out.end.push(current.id);
   // A recovery acts once; it stays listed for a TTL so an instance that reconnects meanwhile still gets it.
-  out.insert.push(record(newId(), 'recovered', current.key, current.keyTag, now, now + s.ttlMs, current.locations, `probes ok again from ${current.locations.join(', ')}`));
+  out.insert.push(record(newId(), 'recovered', current.key, current.keyTag, current.keyId, now, now + s.ttlMs, current.locations, `probes ok again from ${current.locations.join(', ')}`));
 }
 
-function record(id: string, kind: 'outage' | 'recovered', key: FleetDecisionRecord['key'], keyTag: string, now: number, expiresAt: number, locations: string[], reason: string): FleetDecisionRecord {
-  return { id, kind, key, keyTag, origin: 'verdict', reason: reason.slice(0, 1000), createdBy: null, locations, issuedAt: now, updatedAt: now, expiresAt, endedAt: null, endedBy: null };
+function record(
+  id: string, kind: 'outage' | 'recovered', key: FleetDecisionRecord['key'], keyTag: string, keyId: number | null,
+  now: number, expiresAt: number, locations: string[], reason: string,
+): FleetDecisionRecord {
+  return { id, kind, key, keyTag, origin: 'verdict', reason: reason.slice(0, 1000), createdBy: null, locations, issuedAt: now, updatedAt: now, expiresAt, endedAt: null, endedBy: null, keyId };
 }

@@ -39,8 +39,12 @@ export const REASON_OF_KIND: Record<FleetDecisionRecord['kind'], TransitionReaso
 export interface FleetService {
   /** The leader's pass: opens, renews and recovers verdict outages from one evaluation's analyses. Returns what changed. */
   fromVerdicts(now: number, analyses: readonly FleetAnalysis[]): Promise<{ opened: number; renewed: number; recovered: number }>;
-  /** The leader's quick check between evaluations: running outages whose deciding locations all probe ok again end. Returns how many. */
-  checkRecoveries(now: number): Promise<number>;
+  /**
+   * The leader's quick check between evaluations: of `running` (the tick's one read of the
+   * running outages), those whose deciding locations all probe ok again end. Returns how many
+   * ended and the outages still running, for the tick's recovery probes.
+   */
+  checkRecoveries(now: number, running: readonly FleetDecisionRecord[]): Promise<{ recovered: number; stillRunning: FleetDecisionRecord[] }>;
   /** Drains a key fleet-wide until `expiresAt` (replacing a running drain of it). */
   drain(key: BreakerKey, reason: string, expiresAt: number, by: string, now: number): Promise<FleetDecisionView>;
   /** Ends the running drain of a key; null when none runs. */
@@ -53,12 +57,13 @@ export interface FleetService {
 export function createFleetService(storage: Pick<Storage, 'fleet' | 'telemetry' | 'events'>, rules: FleetRuleSettings): FleetService {
   const store = storage.fleet;
   /** Reads the latest fresh warm probe of each (key, location) pair the rules will ask about. */
-  const latestOf = async (now: number, pairs: { key: BreakerKey; keyTag: string; location: string }[]): Promise<LatestProbe> => {
+  const latestOf = async (now: number, pairs: { key: BreakerKey; keyTag: string; keyId: number | null; location: string }[]): Promise<LatestProbe> => {
     const found = new Map<string, string | null>();
     for (const p of pairs) {
       const id = `${p.keyTag}\u0001${p.location}`;
       if (found.has(id)) continue;
-      const keyId = await storage.telemetry.findKeyId(p.key);
+      // Rows stored before the key id was kept with them (migration 066) look it up.
+      const keyId = p.keyId ?? (await storage.telemetry.findKeyId(p.key));
       const outcomes = keyId === undefined ? [] : await storage.events.warmOutcomes(keyId, p.location, now - rules.maxProbeAgeMs, now + 1, now);
       found.set(id, outcomes[0] ?? null);
     }
@@ -77,29 +82,30 @@ export function createFleetService(storage: Pick<Storage, 'fleet' | 'telemetry' 
   const runningDrain = async (tag: string, now: number) => (await store.running(now, ['drain'])).find((d) => d.keyTag === tag);
   const operatorRow = (kind: 'drain' | 'release', key: BreakerKey, reason: string, by: string, now: number, expiresAt: number): FleetDecisionRecord => ({
     id: randomUUID(), kind, key, keyTag: fleetKeyTag(key), origin: 'operator', reason, createdBy: by, locations: [],
-    issuedAt: now, updatedAt: now, expiresAt, endedAt: null, endedBy: null,
+    issuedAt: now, updatedAt: now, expiresAt, endedAt: null, endedBy: null, keyId: null,
   });
   return {
     async fromVerdicts(now, analyses) {
       const running = await store.running(now, ['outage']);
-      const pairs = running.flatMap((d) => d.locations.map((location) => ({ key: d.key, keyTag: d.keyTag, location })));
+      const pairs = running.flatMap((d) => d.locations.map((location) => ({ key: d.key, keyTag: d.keyTag, keyId: d.keyId, location })));
       for (const a of analyses) {
         if (a.decision.verdict !== 'provider_outage') continue;
         const key = cleanKey(a.info.key);
-        for (const location of Object.keys(a.probes)) if (a.probes[location]!.status === 'failing') pairs.push({ key, keyTag: fleetKeyTag(key), location });
+        for (const location of Object.keys(a.probes)) if (a.probes[location]!.status === 'failing') pairs.push({ key, keyTag: fleetKeyTag(key), keyId: a.info.id, location });
       }
       const changes = deriveFleetChanges(now, analyses, running, rules, randomUUID, await latestOf(now, pairs));
       await apply(now, changes);
       const recovered = changes.insert.filter((d) => d.kind === 'recovered').length;
       return { opened: changes.insert.length - recovered, renewed: changes.renew.length, recovered };
     },
-    async checkRecoveries(now) {
-      const running = (await store.running(now, ['outage'])).filter((d) => d.origin === 'verdict');
-      if (running.length === 0) return 0;
-      const latest = await latestOf(now, running.flatMap((d) => d.locations.map((location) => ({ key: d.key, keyTag: d.keyTag, location }))));
-      const changes = recoveredOutages(now, running, rules, randomUUID, latest);
+    async checkRecoveries(now, running) {
+      const verdict = running.filter((d) => d.kind === 'outage' && d.origin === 'verdict');
+      if (verdict.length === 0) return { recovered: 0, stillRunning: [...running] };
+      const latest = await latestOf(now, verdict.flatMap((d) => d.locations.map((location) => ({ key: d.key, keyTag: d.keyTag, keyId: d.keyId, location }))));
+      const changes = recoveredOutages(now, verdict, rules, randomUUID, latest);
       await apply(now, changes);
-      return changes.end.length;
+      const ended = new Set(changes.end);
+      return { recovered: ended.size, stillRunning: running.filter((d) => !ended.has(d.id)) };
     },
     async drain(rawKey, reason, expiresAt, by, now) {
       const key = cleanKey(rawKey);

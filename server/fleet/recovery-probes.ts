@@ -44,7 +44,8 @@ export function createRecoveryProbes(storage: Pick<Storage, 'suspicions' | 'tele
       let queued = 0;
       for (const d of running) {
         if (d.kind !== 'outage' || d.origin !== 'verdict' || d.locations.length === 0) continue;
-        const keyId = await storage.telemetry.findKeyId(d.key);
+        // Rows stored before the key id was kept with them (migration 066) look it up.
+        const keyId = d.keyId ?? (await storage.telemetry.findKeyId(d.key));
         if (keyId === undefined) continue;
         const due = recoveryIntervalMs(s.baseMs, now - d.issuedAt);
         for (const location of d.locations) {

@@ -58,14 +58,15 @@ export const fleetPlugin = fp(
     };
     /**
      * The timer's tick: on the leader, recoveries first (so they go out in this same poll) and
-     * the recovery probes of the outages still running, then the push.
+     * the recovery probes of the outages still running, then the push. The running outages
+     * are read once and serve both.
      */
     const tick = async () => {
       const now = app.clock.now();
       if (app.storage.lease.isHeld()) {
-        const recovered = await service.checkRecoveries(now);
+        const { recovered, stillRunning } = await service.checkRecoveries(now, await app.storage.fleet.running(now, ['outage']));
         if (recovered) app.log.info({ recovered }, 'fleet outages recovered: their probes are ok again');
-        const queued = await recoveryProbes.queue(now, await app.storage.fleet.running(now, ['outage']));
+        const queued = await recoveryProbes.queue(now, stillRunning);
         if (queued) app.log.debug({ queued }, 'fleet outages: recovery probes requested');
       }
       await poll(now);

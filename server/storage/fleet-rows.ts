@@ -16,18 +16,19 @@ export interface FleetRow {
   expires_at: number;
   ended_at: number | null;
   ended_by: string | null;
+  key_id: number | null;
 }
 
 /** The columns of an insert, in order (both engines bind this list). */
 export function fleetRowValues(d: FleetDecisionRecord): unknown[] {
   return [
     d.id, d.kind, JSON.stringify(d.key), d.keyTag, d.origin, d.reason, d.createdBy, JSON.stringify(d.locations),
-    d.issuedAt, d.updatedAt, d.expiresAt, d.endedAt, d.endedBy,
+    d.issuedAt, d.updatedAt, d.expiresAt, d.endedAt, d.endedBy, d.keyId,
   ];
 }
 
 /** The insert's column list. */
-export const FLEET_COLUMNS = 'id, kind, key, key_tag, origin, reason, created_by, locations, issued_at, updated_at, expires_at, ended_at, ended_by';
+export const FLEET_COLUMNS = 'id, kind, key, key_tag, origin, reason, created_by, locations, issued_at, updated_at, expires_at, ended_at, ended_by, key_id';
 
 /** A row as the part returns it. */
 export function fleetRecord(r: FleetRow): FleetDecisionRecord {
@@ -45,5 +46,6 @@ export function fleetRecord(r: FleetRow): FleetDecisionRecord {
     expiresAt: r.expires_at,
     endedAt: r.ended_at,
     endedBy: r.ended_by,
+    keyId: r.key_id ?? null,
   };
 }

@@ -59,9 +59,15 @@ export function pruneRules(policy: RetentionPolicy): PruneRule[] {
     whole('incident_notifications', `last_event = 'resolved' AND last_attempt_at < ?`, history),
     whole('alerts', `state = 'resolved' AND resolved_at < ?`, history),
     whole('notification_deliveries', 'created_at < ?', history),
-    // Drill traffic is judged when its run ends; the reports are kept as long as the rollups.
-    whole('drill_batches', 'received_at < ?', raw),
-    whole('drill_runs', 'issued_at < ?', rollup),
+    // Drill traffic is judged when its run ends: a batch stays until its run has a report, however
+    // short raw retention is set (a run lasts up to 6 h); then it goes with the raw events.
+    whole('drill_batches', 'received_at < ? AND NOT EXISTS (SELECT 1 FROM drill_runs r WHERE r.id = drill_batches.drill_id AND r.report IS NULL)', raw),
+    // Runs (and their reports) are kept as long as the rollups, counted from their end, so a
+    // running one (its end still ahead) is never pruned.
+    whole('drill_runs', 'ends_at < ?', rollup),
+    // Fleet decisions, the audit trail of drains, as long as the rollups after they ended or
+    // expired: a decision in force (not ended, expiring later) is never pruned.
+    whole('fleet_decisions', 'COALESCE(ended_at, expires_at) < ?', rollup),
     whole('silences', 'ends_at < ?', (now) => now - policy.silenceDays * DAY),
     // A session expires at its expires_at: nothing to keep after that.
     whole('sessions', 'expires_at <= ?', (now) => now),

@@ -5,8 +5,8 @@
  *
  * Then the fetch wrapper's per-call cost with shadow traffic off, on at share 0 and at 0.05.
  *
- * Run: `npm run bench -- sdk` (node --expose-gc, through tsx); `npm run bench -- sdk --shadow-only`
- * for the shadow figures alone.
+ * Run: `npm run bench -- sdk` (node --expose-gc, through tsx) for all of it; `npm run bench -- sdk --drills`
+ * for the drills/validation figures alone, `npm run bench -- sdk --shadow-only` for the shadow figures alone.
  */
 import CircuitBreaker from 'opossum';
 import { bulkhead, circuitBreaker, ConsecutiveBreaker, handleAll, wrap } from 'cockatiel';
@@ -50,9 +50,11 @@ function gc(): void {
   }
 }
 
-// `--drills`: only the drills/validation figures; `--shadow-only`: only the shadow figures (short runs).
+// Which parts run: all three by default; `--drills` only the drills/validation figures,
+// `--shadow-only` only the shadow figures (short runs). Each flag names its part alone.
 const drillsOnly = process.argv.includes('--drills');
 const shadowOnly = process.argv.includes('--shadow-only');
+if (drillsOnly && shadowOnly) throw new Error('sdk bench: --drills and --shadow-only each run one part alone; pass one of them, or neither for all');
 const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 if (!drillsOnly && !shadowOnly) {
   const bb = createBreakerbox();
@@ -104,36 +106,39 @@ if (!drillsOnly && !shadowOnly) {
 }
 
 if (!shadowOnly) await drillsAndValidation({ loop, med });
+if (!drillsOnly) await shadowTraffic();
 
 // Shadow traffic (issue 28): per-call cost of the fetch wrapper with `shadow` off, on at
 // share 0 and on at share 0.05, over an in-memory provider (the stub answers at once, so the
 // figures are the wrapper's own work; at 0.05 they include the mirrors' — 1 call in 20
 // sends a second request and compares both answers).
-const CHAT_ANSWER = JSON.stringify({
-  id: 'chatcmpl-1', object: 'chat.completion', created: 1, model: 'gpt-4o',
-  choices: [{ index: 0, message: { role: 'assistant', content: 'hello there', refusal: null }, logprobs: null, finish_reason: 'stop' }],
-  usage: { prompt_tokens: 11, completion_tokens: 2, total_tokens: 13 },
-});
-const stubFetch = async () => new Response(CHAT_ANSWER, { status: 200, headers: { 'content-type': 'application/json' } });
-const REQUEST = { method: 'POST', headers: { authorization: 'Bearer k', 'content-type': 'application/json' }, body: JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] }) };
-const FETCH_N = 2_000;
-function fetchVariant(share: number | undefined) {
-  const box = createBreakerbox({ shadowLimits: { maxConcurrent: 64 } });
-  const f = box.fetch({ fetch: stubFetch, ...(share === undefined ? {} : { shadow: { 'gpt-4o': { model: 'gpt-4.1', share } } }) });
-  return { box, call: async () => (await f('https://api.openai.com/v1/chat/completions', REQUEST)).text() };
+async function shadowTraffic(): Promise<void> {
+  const CHAT_ANSWER = JSON.stringify({
+    id: 'chatcmpl-1', object: 'chat.completion', created: 1, model: 'gpt-4o',
+    choices: [{ index: 0, message: { role: 'assistant', content: 'hello there', refusal: null }, logprobs: null, finish_reason: 'stop' }],
+    usage: { prompt_tokens: 11, completion_tokens: 2, total_tokens: 13 },
+  });
+  const stubFetch = async () => new Response(CHAT_ANSWER, { status: 200, headers: { 'content-type': 'application/json' } });
+  const REQUEST = { method: 'POST', headers: { authorization: 'Bearer k', 'content-type': 'application/json' }, body: JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] }) };
+  const FETCH_N = 2_000;
+  function fetchVariant(share: number | undefined) {
+    const box = createBreakerbox({ shadowLimits: { maxConcurrent: 64 } });
+    const f = box.fetch({ fetch: stubFetch, ...(share === undefined ? {} : { shadow: { 'gpt-4o': { model: 'gpt-4.1', share } } }) });
+    return { box, call: async () => (await f('https://api.openai.com/v1/chat/completions', REQUEST)).text() };
+  }
+  const variants = { off: fetchVariant(undefined), share0: fetchVariant(0), share005: fetchVariant(0.05) };
+  const fetchTotals = { off: [] as number[], share0: [] as number[], share005: [] as number[] };
+  // Variants take turns every round (9 rounds), so drift of the shared machine hits them alike.
+  for (const v of Object.values(variants)) await loop(v.call, FETCH_N / 4);
+  for (let round = 0; round < 9; round++) {
+    for (const name of ['off', 'share0', 'share005'] as const) fetchTotals[name].push(await loop(variants[name].call, FETCH_N));
+  }
+  const fOff = med(fetchTotals.off);
+  console.log(`fetch wrapper, in-memory provider, ${FETCH_N} sequential calls x 9 interleaved rounds (medians):`);
+  console.log(`  shadow off:        ${(fOff / 1000).toFixed(1)} µs/call`);
+  console.log(`  shadow share 0:    ${(med(fetchTotals.share0) / 1000).toFixed(1)} µs/call (${((med(fetchTotals.share0) - fOff) / 1000).toFixed(1)} µs over off)`);
+  console.log(`  shadow share 0.05: ${(med(fetchTotals.share005) / 1000).toFixed(1)} µs/call (${((med(fetchTotals.share005) - fOff) / 1000).toFixed(1)} µs over off, mirrors included)`);
+  const mirrored = variants.share005.box.collect().filter((e) => e.type === 'shadow').reduce((a, e) => a + (e.type === 'shadow' ? e.pairs : 0), 0);
+  console.log(`  mirrored at 0.05: ${mirrored} pairs recorded`);
+  for (const v of Object.values(variants)) await v.box.close();
 }
-const variants = { off: fetchVariant(undefined), share0: fetchVariant(0), share005: fetchVariant(0.05) };
-const fetchTotals = { off: [] as number[], share0: [] as number[], share005: [] as number[] };
-// Variants take turns every round (9 rounds), so drift of the shared machine hits them alike.
-for (const v of Object.values(variants)) await loop(v.call, FETCH_N / 4);
-for (let round = 0; round < 9; round++) {
-  for (const name of ['off', 'share0', 'share005'] as const) fetchTotals[name].push(await loop(variants[name].call, FETCH_N));
-}
-const fOff = med(fetchTotals.off);
-console.log(`fetch wrapper, in-memory provider, ${FETCH_N} sequential calls x 9 interleaved rounds (medians):`);
-console.log(`  shadow off:        ${(fOff / 1000).toFixed(1)} µs/call`);
-console.log(`  shadow share 0:    ${(med(fetchTotals.share0) / 1000).toFixed(1)} µs/call (${((med(fetchTotals.share0) - fOff) / 1000).toFixed(1)} µs over off)`);
-console.log(`  shadow share 0.05: ${(med(fetchTotals.share005) / 1000).toFixed(1)} µs/call (${((med(fetchTotals.share005) - fOff) / 1000).toFixed(1)} µs over off, mirrors included)`);
-const mirrored = variants.share005.box.collect().filter((e) => e.type === 'shadow').reduce((a, e) => a + (e.type === 'shadow' ? e.pairs : 0), 0);
-console.log(`  mirrored at 0.05: ${mirrored} pairs recorded`);
-for (const v of Object.values(variants)) await v.box.close();

@@ -14,7 +14,7 @@ function probe(status: ProbeFigures['status'], o: Partial<ProbeFigures> = {}): P
     latency_ms: { p50: null, p95: null, mean: null }, recent: { probes: 3, failed: status === 'failing' ? 3 : 0 }, status, last_ts: NOW - 30_000, set_aside: false, ...o,
   };
 }
-const analysis = (verdict: Verdict, probes: Record<string, ProbeFigures>, key = KEY): FleetAnalysis => ({ info: { key }, decision: { verdict }, probes, evidence: ['server errors 80% of 1,200 calls'] });
+const analysis = (verdict: Verdict, probes: Record<string, ProbeFigures>, key = KEY): FleetAnalysis => ({ info: { id: 7, key }, decision: { verdict }, probes, evidence: ['server errors 80% of 1,200 calls'] });
 /** The latest fresh probe per location of KEY (other keys: none). */
 const latestOf = (outcomes: Record<string, string>): LatestProbe => (tag, location) => (tag === fleetKeyTag(KEY) ? outcomes[location] ?? null : null);
 const FAILING = latestOf({ 'eu-west': 'error', 'us-east': 'error' });
@@ -22,14 +22,14 @@ let n = 0;
 const ids = () => `d${++n}`;
 const running = (o: Partial<FleetDecisionRecord> = {}): FleetDecisionRecord => ({
   id: 'run-1', kind: 'outage', key: KEY, keyTag: fleetKeyTag(KEY), origin: 'verdict', reason: 'x', createdBy: null, locations: ['eu-west', 'us-east'],
-  issuedAt: NOW - 90_000, updatedAt: NOW - 15_000, expiresAt: NOW + 45_000, endedAt: null, endedBy: null, ...o,
+  issuedAt: NOW - 90_000, updatedAt: NOW - 15_000, expiresAt: NOW + 45_000, endedAt: null, endedBy: null, keyId: 7, ...o,
 });
 
 describe('fleet decision rules', () => {
   it('opens a fleet outage with a TTL for a provider_outage whose own probes fail freshly, naming the locations', () => {
     const c = deriveFleetChanges(NOW, [analysis('provider_outage', { 'eu-west': probe('failing'), 'us-east': probe('failing') })], [], RULES, ids, FAILING);
     expect(c.insert).toHaveLength(1);
-    expect(c.insert[0]).toMatchObject({ kind: 'outage', key: KEY, origin: 'verdict', locations: ['eu-west', 'us-east'], issuedAt: NOW, expiresAt: NOW + 60_000 });
+    expect(c.insert[0]).toMatchObject({ kind: 'outage', key: KEY, keyId: 7, origin: 'verdict', locations: ['eu-west', 'us-east'], issuedAt: NOW, expiresAt: NOW + 60_000 });
     expect(c.insert[0]!.reason).toContain('probes failing from eu-west, us-east');
   });
 
@@ -70,7 +70,7 @@ describe('fleet decision rules', () => {
     const all = deriveFleetChanges(NOW, now, [running()], RULES, ids, latestOf({ 'eu-west': 'ok', 'us-east': 'ok' }));
     expect(all.end).toEqual(['run-1']);
     expect(all.insert).toHaveLength(1);
-    expect(all.insert[0]).toMatchObject({ kind: 'recovered', key: KEY, locations: ['eu-west', 'us-east'] });
+    expect(all.insert[0]).toMatchObject({ kind: 'recovered', key: KEY, keyId: 7, locations: ['eu-west', 'us-east'] });
   });
 
   it('stops confirming from a location whose latest probe passed, even while its window still reads failing', () => {

@@ -3,32 +3,20 @@
  * batches — transitions, config, window — are accepted as valid protocol v1.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../server/app.ts';
-import { loadConfig } from '../../server/config/load.ts';
 import { createBreakerbox } from '../../sdk/index.ts';
+import { startListeningCollector, type ListeningCollector } from '../support/listening-collector.ts';
 
-let app: FastifyInstance;
-let dir: string;
+let collector: ListeningCollector;
 let url: string;
 let token: string;
 let readToken: string;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'bbx-sdk-'));
-  const config = loadConfig({ env: { BREAKERBOX_DB: join(dir, 'bbx.db'), BREAKERBOX_PORT: '0', BREAKERBOX_LOG_LEVEL: 'silent' } });
-  app = await buildApp({ config, logger: false });
-  await app.ready();
-  token = (await app.storage.tokens.create('sdk', ['ingest'])).secret;
-  readToken = (await app.storage.tokens.create('reader', ['read'])).secret;
-  url = await app.listen({ port: 0, host: '127.0.0.1' });
+  collector = await startListeningCollector('sdk');
+  ({ url, token, readToken } = collector);
 });
 afterAll(async () => {
-  await app?.close();
-  rmSync(dir, { recursive: true, force: true });
+  await collector?.close();
 });
 
 describe('SDK → real collector', () => {

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createBreakerbox, TelemetryReporter, type TelemetryEvent, type WindowEvent } from '../../sdk/index.ts';
 import { ManualClock } from '../support/manual-clock.ts';
 import { startReceiver } from './telemetry-receiver.ts';
+import { windowEvent } from '../server/helpers.ts';
 
 type Receiver = Awaited<ReturnType<typeof startReceiver>>;
 let rx: Receiver | undefined;
@@ -115,6 +116,22 @@ describe('TelemetryReporter', () => {
 });
 
 describe('SDK telemetry end to end (local receiver)', () => {
+  it('sends a window cut early at once, without waiting for the interval: in the instance batches, or with a drill id in that drill’s batches', async () => {
+    rx = await startReceiver();
+    const rep = reporter(rx.url, { intervalMs: 3_600_000, coalesceMs: 3_600_000 });
+    const w = (model: string) => windowEvent({ key: { ...KEY, model } });
+    rep.cutNow([w('onset')]);
+    rep.cutNow([w('step-1'), w('step-1b')], 'drill-7');
+    rep.cutNow([], 'drill-7'); // nothing cut: nothing sent
+    const deadline = Date.now() + 5_000;
+    while (rx.received.length < 2 && Date.now() < deadline) await sleep(10);
+    const sent = rx.received.map((r) => ({ drill: r.batch.drill_id, models: r.batch.events.map((e) => (e as WindowEvent).key.model) }));
+    expect(sent).toEqual(expect.arrayContaining([{ drill: undefined, models: ['onset'] }, { drill: 'drill-7', models: ['step-1', 'step-1b'] }]));
+    expect(sent).toHaveLength(2);
+    expect(rx.received.every((r) => r.problems.length === 0)).toBe(true);
+    await rep.close();
+  });
+
   it('sends each breaker’s first state, its config, its transitions at once, its window at once on a failure onset and otherwise per interval', async () => {
     rx = await startReceiver();
     const bb = createBreakerbox({

@@ -4,39 +4,27 @@
  * read API gives back their upstream request ids, statuses and redacted provider messages.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import OpenAI from 'openai';
 import Anthropic from '@anthropic-ai/sdk';
-import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../server/app.ts';
-import { loadConfig } from '../../server/config/load.ts';
 import { createBreakerbox } from '../../sdk/index.ts';
 import type { SamplesReply as SamplesReplyBody } from '../../server/schemas/samples.ts';
 import { startFakeProvider, type FakeProvider } from '../support/fake-provider.ts';
+import { startListeningCollector, type ListeningCollector } from '../support/listening-collector.ts';
 
-let app: FastifyInstance;
-let dir: string;
+let collector: ListeningCollector;
 let url: string;
 let token: string;
 let readToken: string;
 let fake: FakeProvider;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'bbx-samples-'));
-  const config = loadConfig({ env: { BREAKERBOX_DB: join(dir, 'bbx.db'), BREAKERBOX_PORT: '0', BREAKERBOX_LOG_LEVEL: 'silent' } });
-  app = await buildApp({ config, logger: false });
-  await app.ready();
-  token = (await app.storage.tokens.create('sdk', ['ingest'])).secret;
-  readToken = (await app.storage.tokens.create('reader', ['read'])).secret;
-  url = await app.listen({ port: 0, host: '127.0.0.1' });
+  collector = await startListeningCollector('samples');
+  ({ url, token, readToken } = collector);
   fake = await startFakeProvider({ tokens: 4 });
 });
 afterAll(async () => {
   await fake?.close();
-  await app?.close();
-  rmSync(dir, { recursive: true, force: true });
+  await collector?.close();
 });
 
 const SECRET_KEY = 'sk-proj-Zy8Xw7Vu6Ts5Rq4Po3Nm2Lk1Jj0Hh9Gg8Ff7';

@@ -3,7 +3,7 @@
  * embedded SQLite engine and the PostgreSQL one. "Two collectors" are two storages on one
  * PostgreSQL database; on SQLite (single-collector) both are the same storage.
  */
-import { minuteOf } from '@breakerbox/protocol';
+import { fleetKeyTag, minuteOf } from '@breakerbox/protocol';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { manualClock } from '../../server/clock.ts';
@@ -170,6 +170,46 @@ describe.each(ENGINES)('$name engine', ({ collectors }) => {
     expect(deleted).toMatchObject({ window_events: 1, batches: 1, sessions: 1, key_minutes: 0 });
     expect(Object.keys(deleted).length).toBeGreaterThan(15);
     expect((await s!.retention.prune(now)).deleted.window_events).toBe(0);
+  });
+
+  it('prunes drill runs and fleet decisions that ended past the rollup retention and a judged run\'s batches with the raw events; never a running drill, an unjudged run\'s batches or a decision in force', async () => {
+    const [s] = await collectors(1);
+    const now = Date.now();
+    const DAY = 86_400_000;
+    const long = now - 100 * DAY; // past the rollups' 90 days
+    const run = (id: string, issuedAt: number, endsAt: number) => s!.drills.insertRun({
+      id, service: 'drafts', kinds: ['rate_limit'], keys: null, stepMs: endsAt - issuedAt, issuedAt, endsAt,
+      stoppedAt: null, stoppedBy: null, createdBy: 'oncall', updatedAt: issuedAt, report: null, judgedAt: null,
+    });
+    const drillBatch = (drillId: string, receivedAt: number) => s!.drills.insertBatch(drillId, `b-${drillId}`, { service: 'drafts', instance: 'pod-1', receivedAt, events: [] });
+    await run('old-judged', long - 3_600_000, long);
+    await s!.drills.saveReport('old-judged', { ok: true }, long + 60_000);
+    await drillBatch('old-judged', long - 60_000);
+    await run('recent-judged', now - 10 * DAY - 3_600_000, now - 10 * DAY);
+    await s!.drills.saveReport('recent-judged', { ok: true }, now - 10 * DAY + 60_000);
+    await drillBatch('recent-judged', now - 10 * DAY - 60_000);
+    // Started before every cutoff and still running: neither it nor its telemetry may go.
+    await run('running', long, now + 3_600_000);
+    await drillBatch('running', now - 10 * DAY);
+    // Ended past the raw retention and not judged yet: its report still needs its batches.
+    await run('unjudged', now - 8 * DAY - 3_600_000, now - 8 * DAY);
+    await drillBatch('unjudged', now - 8 * DAY - 60_000);
+
+    const decision = (id: string, issuedAt: number, expiresAt: number, endedAt: number | null) => s!.fleet.insert({
+      id, kind: 'drain', key: KEY, keyTag: fleetKeyTag(KEY), origin: 'operator', reason: 'INC-1', createdBy: 'oncall', locations: [],
+      issuedAt, updatedAt: endedAt ?? issuedAt, expiresAt, endedAt, endedBy: endedAt === null ? null : 'oncall', keyId: null,
+    });
+    await decision('ended-long-ago', long - DAY, long + DAY, long); // its expiry was later; it ended long ago
+    await decision('expired-long-ago', long - DAY, long, null);
+    await decision('in-force', long, now + 3_600_000, null); // e.g. a verdict outage renewed ever since
+    await decision('ended-recently', now - 2 * DAY, now + DAY, now - DAY);
+
+    const { deleted } = await s!.retention.prune(now);
+    expect(deleted).toMatchObject({ drill_runs: 1, drill_batches: 2, fleet_decisions: 2 });
+    expect((await s!.drills.listRuns('drafts', 10)).map((r) => r.id).sort()).toEqual(['recent-judged', 'running', 'unjudged']);
+    for (const [id, left] of [['old-judged', 0], ['recent-judged', 0], ['running', 1], ['unjudged', 1]] as const) expect((await s!.drills.batches(id)).length, id).toBe(left);
+    expect((await s!.fleet.forKey(fleetKeyTag(KEY), 0, 10)).map((d) => d.id).sort()).toEqual(['ended-recently', 'in-force']);
+    expect((await s!.fleet.running(now, ['drain'])).map((d) => d.id)).toEqual(['in-force']);
   });
   describe('tokens and sessions', () => {
     it('creates, verifies, lists and revokes tokens, shared by every collector', async () => {

@@ -1,5 +1,6 @@
-import { useState, type FormEvent } from 'react';
-import { api, ApiFailure } from '../api/client.ts';
+import { useState } from 'react';
+import { api } from '../api/client.ts';
+import { adminFailure, SubmitError, useSubmit } from '../api/use-submit.tsx';
 import type { BreakerKey, FleetDecisionView, FleetListReply } from '../api/types.ts';
 import { usePoll } from '../api/use-poll.ts';
 import { keyParams } from '../format.ts';
@@ -60,23 +61,12 @@ export function FleetPanel({ fleetKey, canAdmin }: { fleetKey: BreakerKey; canAd
 function FleetControl({ fleetKey, draining, onDone }: { fleetKey: BreakerKey; draining: boolean; onDone(): void }) {
   const [reason, setReason] = useState('');
   const [seconds, setSeconds] = useState(DRAIN_FOR[1]!.s);
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      if (draining) await api('POST /api/fleet/release', { body: { key: fleetKey, reason: reason.trim() } });
-      else await api('POST /api/fleet/drain', { body: { key: fleetKey, reason: reason.trim(), expires_in_s: seconds } });
-      setReason('');
-      onDone();
-    } catch (err) {
-      setError(err instanceof ApiFailure && err.status === 403 ? 'This needs a token with the admin right.' : `Could not ${draining ? 'release' : 'drain'} the key: ${(err as Error).message}`);
-    } finally {
-      setBusy(false);
-    }
-  };
+  const { submit, busy, error } = useSubmit(async () => {
+    if (draining) await api('POST /api/fleet/release', { body: { key: fleetKey, reason: reason.trim() } });
+    else await api('POST /api/fleet/drain', { body: { key: fleetKey, reason: reason.trim(), expires_in_s: seconds } });
+    setReason('');
+    onDone();
+  }, adminFailure('This needs a token with the admin right.', `Could not ${draining ? 'release' : 'drain'} the key`));
   return (
     <form className="fleet-form" onSubmit={submit} aria-label={draining ? 'Release the drain' : 'Drain this key fleet-wide'}>
       {draining ? null : (
@@ -91,7 +81,7 @@ function FleetControl({ fleetKey, draining, onDone }: { fleetKey: BreakerKey; dr
         Reason (required)
         <input value={reason} onChange={(e) => setReason(e.target.value)} required maxLength={1000} placeholder={draining ? 'e.g. provider fixed it' : 'e.g. wrong answers since 14:02, INC-123'} />
       </label>
-      {error ? <p className="field-error" role="alert">{error}</p> : null}
+      <SubmitError error={error} />
       <button type="submit" disabled={busy || reason.trim() === ''}>{busy ? 'Sending…' : draining ? 'Release drain' : 'Drain fleet-wide'}</button>
     </form>
   );

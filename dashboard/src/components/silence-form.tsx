@@ -1,5 +1,6 @@
-import { useState, type FormEvent } from 'react';
-import { api, ApiFailure } from '../api/client.ts';
+import { useState } from 'react';
+import { api } from '../api/client.ts';
+import { adminFailure, SubmitError, useSubmit } from '../api/use-submit.tsx';
 import type { Alert, Matcher, Silence } from '../api/types.ts';
 
 const DURATIONS = [
@@ -31,25 +32,13 @@ export function SilenceForm({ alert, onDone, onCancel }: { alert: Alert; onDone(
   const [kept, setKept] = useState(() => all.map(() => true));
   const [duration, setDuration] = useState(DURATIONS[0]!.ms);
   const [comment, setComment] = useState('');
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
   const matchers = all.filter((_, i) => kept[i]);
-
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      const reply = await api('POST /api/silences', {
-        body: { matchers, ends_at: Date.now() + duration, comment: comment.trim() },
-      });
-      onDone(reply.silence);
-    } catch (err) {
-      setError(err instanceof ApiFailure && err.status === 403 ? 'Silencing needs a token with the admin right.' : `Could not create the silence: ${(err as Error).message}`);
-    } finally {
-      setBusy(false);
-    }
-  };
+  const { submit, busy, error } = useSubmit(async () => {
+    const reply = await api('POST /api/silences', {
+      body: { matchers, ends_at: Date.now() + duration, comment: comment.trim() },
+    });
+    onDone(reply.silence);
+  }, adminFailure('Silencing needs a token with the admin right.', 'Could not create the silence'));
 
   return (
     <form className="silence-form" onSubmit={submit} aria-label={`Silence ${alert.rule}`} data-testid="silence-form">
@@ -72,7 +61,7 @@ export function SilenceForm({ alert, onDone, onCancel }: { alert: Alert; onDone(
         Comment (required)
         <textarea value={comment} onChange={(e) => setComment(e.target.value)} required maxLength={1000} rows={2} placeholder="e.g. provider incident INC-123, failover in place" />
       </label>
-      {error ? <p className="field-error" role="alert">{error}</p> : null}
+      <SubmitError error={error} />
       <div className="form-actions">
         <button type="submit" disabled={busy || matchers.length === 0 || comment.trim() === ''}>{busy ? 'Creating…' : 'Create silence'}</button>
         <button type="button" className="link-button" onClick={onCancel}>Cancel</button>

@@ -1,5 +1,6 @@
-import { useCallback, useState, type FormEvent } from 'react';
-import { api, ApiFailure } from '../api/client.ts';
+import { useCallback, useState } from 'react';
+import { api } from '../api/client.ts';
+import { adminFailure, SubmitError, useSubmit } from '../api/use-submit.tsx';
 import type { DrillKindName, DrillRunView } from '../api/types.ts';
 import { usePoll } from '../api/use-poll.ts';
 import { DrillReportView } from '../components/drill-report.tsx';
@@ -18,21 +19,10 @@ function StartForm({ onStarted }: { onStarted(run: DrillRunView, sentTo: number)
   const [service, setService] = useState('');
   const [kinds, setKinds] = useState<DrillKindName[]>(KINDS.map((k) => k.kind));
   const [minutes, setMinutes] = useState(10);
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      const reply = await api('POST /api/drills', { body: { service: service.trim(), kinds, minutes } });
-      onStarted(reply.run, reply.sent_to ?? 0);
-    } catch (err) {
-      setError(err instanceof ApiFailure && err.status === 403 ? 'Starting a drill needs a token with the admin right.' : `Could not start the drill: ${(err as Error).message}`);
-    } finally {
-      setBusy(false);
-    }
-  };
+  const { submit, busy, error } = useSubmit(async () => {
+    const reply = await api('POST /api/drills', { body: { service: service.trim(), kinds, minutes } });
+    onStarted(reply.run, reply.sent_to ?? 0);
+  }, adminFailure('Starting a drill needs a token with the admin right.', 'Could not start the drill'));
   return (
     <form className="drill-form" onSubmit={submit} aria-label="Start a drill" data-testid="drill-form">
       <label>
@@ -50,7 +40,7 @@ function StartForm({ onStarted }: { onStarted(run: DrillRunView, sentTo: number)
       <label>
         Minutes each <input type="number" min={1} max={60} value={minutes} onChange={(e) => setMinutes(Number(e.target.value))} />
       </label>
-      {error ? <p className="field-error" role="alert">{error}</p> : null}
+      <SubmitError error={error} />
       <div className="form-actions">
         <button type="submit" disabled={busy || service.trim() === '' || kinds.length === 0}>{busy ? 'Starting…' : 'Start drill'}</button>
       </div>
@@ -77,7 +67,7 @@ function RunItem({ run, onChanged }: { run: DrillRunView; onChanged(): void }) {
         {run.stopped_at ? <span className="muted"> · stopped by {run.stopped_by ?? 'unknown'}</span> : null}
         {run.status === 'running' ? <> {' '}<button type="button" className="link-button" onClick={stop}>Stop</button></> : null}
       </div>
-      {error ? <p className="field-error" role="alert">{error}</p> : null}
+      <SubmitError error={error} />
       {run.report ? <DrillReportView report={run.report} /> : null}
     </li>
   );

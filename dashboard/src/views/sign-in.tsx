@@ -1,5 +1,6 @@
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { api, ApiFailure } from '../api/client.ts';
+import { SubmitError, useSubmit } from '../api/use-submit.tsx';
 import type { SessionInfo } from '../api/types.ts';
 
 /**
@@ -8,29 +9,20 @@ import type { SessionInfo } from '../api/types.ts';
  */
 export function SignIn({ onSignedIn, notice }: { onSignedIn(session: SessionInfo): void; notice?: string }) {
   const [token, setToken] = useState('');
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
+  const { submit, busy, error } = useSubmit(
+    async () => {
       const session = await api('POST /api/session', { body: { token: token.trim() } });
       setToken('');
       onSignedIn(session);
-    } catch (err) {
+    },
+    (err) => {
       const failure = err instanceof ApiFailure ? err : null;
-      setError(
-        failure?.kind === 'unauthorized' ? 'That token is unknown or revoked.'
+      return failure?.kind === 'unauthorized' ? 'That token is unknown or revoked.'
         : failure?.status === 403 ? 'That token lacks the read right. Create one with: breakerbox token create --name oncall --rights read'
         : failure?.kind === 'unreachable' ? 'The server is not answering. Is the collector running?'
-        : `Sign-in failed: ${(err as Error).message}`,
-      );
-    } finally {
-      setBusy(false);
-    }
-  };
+        : `Sign-in failed: ${(err as Error).message}`;
+    },
+  );
 
   return (
     <main className="sign-in" id="main">
@@ -55,7 +47,7 @@ export function SignIn({ onSignedIn, notice }: { onSignedIn(session: SessionInfo
           A token with the <code>read</code> right, e.g. from <code>breakerbox token create --name oncall --rights read</code>.
           It is exchanged for a session cookie and not kept in this browser.
         </p>
-        {error ? <p className="field-error" role="alert">{error}</p> : null}
+        <SubmitError error={error} />
         <button type="submit" disabled={busy || token.trim() === ''}>{busy ? 'Signing in…' : 'Sign in'}</button>
       </form>
     </main>

@@ -20,6 +20,11 @@ export interface FleetDecisionRecord {
   expiresAt: number;
   endedAt: number | null;
   endedBy: string | null;
+  /**
+   * The key's id (`keys.id`) on verdict rows, so the leader's tick never looks it up; null on
+   * operator rows and on rows stored before migration 066 (look those up by `key`).
+   */
+  keyId: number | null;
 }
 
 /** Fleet decision rows. Written by the leader (verdict rows) and any collector (operator rows); read by every collector. */

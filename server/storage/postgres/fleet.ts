@@ -7,7 +7,7 @@ export function createPostgresFleet(pool: PgPool): FleetPart {
   const rows = async (name: string, text: string, values: unknown[]) => (await pool.query<FleetRow>({ name, text, values })).rows.map(fleetRecord);
   return {
     async insert(d) {
-      await pool.query({ name: 'fleet_insert', text: `INSERT INTO fleet_decisions (${FLEET_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`, values: fleetRowValues(d) });
+      await pool.query({ name: 'fleet_insert', text: `INSERT INTO fleet_decisions (${FLEET_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`, values: fleetRowValues(d) });
     },
     async renew(id, expiresAt, now) {
       await pool.query({ name: 'fleet_renew', text: 'UPDATE fleet_decisions SET expires_at = $1, updated_at = $2 WHERE id = $3 AND ended_at IS NULL', values: [expiresAt, now, id] });

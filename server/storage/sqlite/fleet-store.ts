@@ -5,7 +5,7 @@ import { FLEET_COLUMNS, fleetRecord, fleetRowValues, type FleetRow } from '../fl
 
 /** Creates the fleet decisions part over the SQLite connection. */
 export function createFleetStore(db: Db): SyncPart<FleetPart> {
-  const insert = db.prepare(`INSERT INTO fleet_decisions (${FLEET_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+  const insert = db.prepare(`INSERT INTO fleet_decisions (${FLEET_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   const renew = db.prepare('UPDATE fleet_decisions SET expires_at = ?, updated_at = ? WHERE id = ? AND ended_at IS NULL');
   const end = db.prepare('UPDATE fleet_decisions SET ended_at = ?, ended_by = ?, updated_at = ? WHERE id = ? AND ended_at IS NULL');
   const running = db.prepare(`SELECT * FROM fleet_decisions WHERE ended_at IS NULL AND expires_at > ?
