@@ -30,5 +30,7 @@ export { TelemetrySender, newBatchId } from './telemetry-sender.ts';
 export type { SenderOptions, SenderStats, SenderError } from './telemetry-sender.ts';
 export { redactText, REDACTED } from './redact-text.ts';
 export { UPSTREAM_REQUEST_ID_HEADERS, upstreamRequestIdOf } from './upstream-request-id.ts';
+export { deprecationSignalOf, parseDeprecation, parseHttpDate } from './deprecation-headers.ts';
+export type { DeprecationSignal } from './deprecation-headers.ts';
 export { SseReader, formatSseEvent } from './sse-reader.ts';
 export type { SseEvent } from './sse-reader.ts';

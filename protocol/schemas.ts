@@ -116,6 +116,12 @@ export const WindowSchema = Type.Object({
   exercised: Type.Optional(Type.Object({ calls: Count, ok: Count })),
   // Optional (issue 27): evidence for the provider; older collectors ignore it.
   samples: Type.Optional(Type.Array(CallSampleSchema, { maxItems: MAX_WINDOW_SAMPLES })),
+  // Optional (issue 28): the provider's Deprecation / Sunset headers; older collectors ignore it.
+  deprecation_signal: Type.Optional(Type.Object({
+    responses: Type.Integer({ minimum: 1, maximum: MAX_COUNT }),
+    deprecation_at: Type.Optional(Millis),
+    sunset_at: Type.Optional(Millis),
+  })),
 });
 
 const Level = Type.Optional(Count);

@@ -109,6 +109,22 @@ export interface WindowEvent {
    * Never prompt or completion text.
    */
   samples?: CallSample[];
+  /**
+   * Optional (issue 28): the provider's own deprecation signal on this key's answers in the
+   * window — RFC 9745 `Deprecation` and RFC 8594 `Sunset` response headers, on successes and
+   * failures alike; absent when no answer carried one that parses.
+   */
+  deprecation_signal?: WindowDeprecationSignal;
+}
+
+/** The deprecation headers a key's answers carried in one window (the latest dates seen). */
+export interface WindowDeprecationSignal {
+  /** Answers that carried a `Deprecation` or `Sunset` header that parses. */
+  responses: number;
+  /** The latest answer's `Deprecation` date, ms since the epoch. */
+  deprecation_at?: number;
+  /** The latest answer's `Sunset` date, ms since the epoch. */
+  sunset_at?: number;
 }
 
 /** Where a stream attempt broke: before its first token, or after some were delivered. */

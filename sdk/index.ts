@@ -75,7 +75,7 @@ export { ShadowRunner } from './shadow/shadow-runner.ts';
 export type { Mirror, MirrorRequest, ShadowRunnerHost } from './shadow/shadow-runner.ts';
 export { DEFAULT_SHADOW_LIMITS } from './shadow/shadow-options.ts';
 export type { ShadowLimits, ShadowTarget } from './shadow/shadow-options.ts';
-export type { AnswerProperties, AnswerValidator } from './shadow/answer-properties.ts';
+export type { AnswerProperties } from './shadow/answer-properties.ts';
 export { ProviderHttpError } from './fetch/http-attempt.ts';
 export type { FetchLike } from './fetch/http-attempt.ts';
 export { guardStream } from './streams/stream-guard.ts';

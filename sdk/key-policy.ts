@@ -15,7 +15,7 @@ import { Deadline } from './policies/deadline.ts';
 import { runHedged } from './policies/hedge.ts';
 import type { ResolvedKeySettings } from './settings.ts';
 import { KeyStats, type AttemptFacts } from './telemetry/key-stats.ts';
-import { buildSample } from './telemetry/call-sample.ts';
+import { buildSample, deprecationOfError } from './telemetry/call-sample.ts';
 import { classifyFinishReason, classifyThrown, retryAfterOfError } from '@breakerbox/protocol';
 import { BreakerboxError, SDK_ERROR_CODES } from './errors/catalog.ts';
 import type { AttemptControl, AttemptFn, CallFacts, CallOptions, SdkContext } from './call-types.ts';
@@ -117,6 +117,8 @@ export class KeyPolicy {
     const stats = opts?.drill ? opts.drill.keyStats(this.key) : this.stats;
     const onset = stats.attempt(latency, cls, slow, retry, cold, probe, facts, (flags & FLAG_EXERCISE) !== 0) && stats === this.stats;
     if (facts?.costUsd) this.ctx.costBudget.record(facts.costUsd, now);
+    const signal = facts?.deprecation ?? (cls !== null ? deprecationOfError(err) : undefined);
+    if (signal) stats.deprecation(signal);
     if ((cls !== null || slow) && stats.wantsSample(cls ?? 'slow', now)) this.keepSample(stats, now, start, cls, attempt, err, facts, opts);
     // After the sample: the onset's window goes out with the attempt that made it.
     if (onset) this.ctx.onFailureOnset?.(stats);

@@ -168,8 +168,6 @@ export function createBreakerboxFetch(bb: FetchHost, options: BreakerboxFetchOpt
     const stream = req.body.stream === true;
     const t0 = bb.clock.now();
     const drill = bb.drillTraffic?.(routes[0]!.key);
-    // The fetch option `validate` is asynchronous (Standard Schema may be) and the shadow's
-    // comparison synchronous: `validation` stays unfilled in shadow windows for now.
     // Drill traffic is never mirrored: its faults are ours, not the primary's answers.
     const watch: PrimaryWatch | undefined = shadow && !drill
       ? startMirror(bb, options, underlying, routes[0]!.key, shadow, {

@@ -6,7 +6,7 @@ import type { ErrorClass } from '@breakerbox/protocol';
 import type { FailoverLevel } from '../policies/fallback.ts';
 import type { TimeoutOptions } from '../settings.ts';
 import type { FetchLike } from './http-attempt.ts';
-import type { OutputValidator } from '../validation/output-validator.ts';
+import type { DeclaredValidation } from '../validation/structured-output.ts';
 import type { ShadowTarget } from '../shadow/shadow-options.ts';
 
 /** A fallback route for a model. Unset fields are the primary's. */
@@ -90,7 +90,8 @@ export interface BreakerboxFetchOptions {
    * (`response_format`, `text.format`, `output_config.format`, the called tool's). An answer
    * that fails is an `invalid_output` failure: failed over to the next route, never handed
    * to the client as a success (with `failClosed`, the client gets a 502
-   * `BB_ERR_SDK_INVALID_OUTPUT`). Streamed answers are not validated.
+   * `BB_ERR_SDK_INVALID_OUTPUT`). Streamed answers are not validated. Shadow mirrors
+   * (`shadow`) validate the candidate's answers with the same check, off the caller's path.
    */
-  validate?: OutputValidator | 'request';
+  validate?: DeclaredValidation;
 }

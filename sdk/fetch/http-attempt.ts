@@ -8,13 +8,12 @@ import type { Clock } from '../clock.ts';
 import type { AttemptControl, CallFacts } from '../key-policy.ts';
 import type { TimeoutOptions } from '../settings.ts';
 import { BreakerboxError, SDK_ERROR_CODES } from '../errors/catalog.ts';
-import { classifyHttpError, providerErrorInfo, retryAfterFromHeaders, upstreamRequestIdOf } from '@breakerbox/protocol';
+import { classifyHttpError, deprecationSignalOf, providerErrorInfo, retryAfterFromHeaders, upstreamRequestIdOf } from '@breakerbox/protocol';
 import { jsonAnswerClass, jsonAnswerFailure, jsonFacts } from './json-answer.ts';
 import { guardStream, type StreamSummary } from '../streams/stream-guard.ts';
 import type { StreamDialect } from '../streams/stream-dialect.ts';
-import type { OutputValidator } from '../validation/output-validator.ts';
 import { invalidOutput } from '../validation/output-validator.ts';
-import { hasStructuredOutput, structuredAnswerProblem } from '../validation/structured-output.ts';
+import { hasStructuredOutput, structuredAnswerProblem, type DeclaredValidation } from '../validation/structured-output.ts';
 
 /** A fetch function (the global one, undici's, or the application's). */
 export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
@@ -67,7 +66,7 @@ export interface HttpAttempt {
   /** Buffered mode: hand a stream over only once it is complete. */
   hold: boolean;
   /** How a non-streamed answer's structured output is validated (the fetch option `validate`). */
-  validate?: OutputValidator | 'request' | undefined;
+  validate?: DeclaredValidation | undefined;
   /** Called once the answer is fully known (JSON read, or stream ended); `answer` is a JSON answer's decoded body. */
   onDone: (ok: boolean, facts: CallFacts, cls: ErrorClass | undefined, cancelled: boolean, answer?: unknown) => void;
 }
@@ -103,6 +102,8 @@ export async function sendAttempt(a: HttpAttempt, signal: AbortSignal | undefine
     if (firstByte !== undefined) a.clock.clearTimeout(firstByte);
   }
   const upstreamRequestId = upstreamRequestIdOf(res.headers);
+  // A failed answer's headers travel in its ProviderHttpError; a success's in its facts.
+  const deprecation = res.ok ? deprecationSignalOf(res.headers) : undefined;
 
   if (!res.ok) {
     let text = '';
@@ -139,6 +140,7 @@ export async function sendAttempt(a: HttpAttempt, signal: AbortSignal | undefine
       (s: StreamSummary) => {
         unlink();
         const facts = streamFacts(s, upstreamRequestId);
+        if (deprecation) facts.deprecation = deprecation;
         if (s.cancelled) control?.cancel();
         else control?.settle(s.cls, facts);
         // A failure before the stream was handed over (its first token, or in buffered mode
@@ -169,6 +171,7 @@ export async function sendAttempt(a: HttpAttempt, signal: AbortSignal | undefine
     throw new BreakerboxError(SDK_ERROR_CODES.STREAM_BROKEN, 'malformed JSON answer', { errorClass: 'stream_broken', upstreamRequestId, cause: err });
   }
   const facts = jsonFacts(parsed, upstreamRequestId);
+  if (deprecation) facts.deprecation = deprecation;
   const failure = jsonAnswerFailure(a.family, parsed, a.requestBody, upstreamRequestId);
   if (failure) throw failure;
   const cls = jsonAnswerClass(facts);

@@ -12,7 +12,7 @@ import type { FetchHost } from './fetch-host.ts';
 import type { BreakerboxFetchOptions } from './fetch-options.ts';
 import type { FetchLike } from './http-attempt.ts';
 import type { ShadowTarget } from '../shadow/shadow-options.ts';
-import { addBodyProperties, refusalFinish, requestAsksJson, type AnswerProperties, type AnswerValidator } from '../shadow/answer-properties.ts';
+import { addBodyProperties, primaryValidation, refusalFinish, requestAsksJson, validates, type AnswerProperties } from '../shadow/answer-properties.ts';
 import { dialectOf, providerOf, retarget, withApiKey } from './route.ts';
 import { sendCandidate } from './shadow-send.ts';
 
@@ -68,9 +68,10 @@ export function startMirror(
   primaryKey: BreakerKey,
   route: ShadowRoute,
   req: MirroredRequest,
-  validate?: AnswerValidator,
 ): PrimaryWatch | undefined {
   const { target } = route;
+  const { validate } = options;
+  const declared = validates(validate, req.family, req.stream);
   const asksJson = requestAsksJson(req.body);
   const mirror = bb.shadows.begin(
     {
@@ -98,7 +99,7 @@ export function startMirror(
           dialect: dialectOf(req.family),
           clock: bb.clock,
           cost: (i, o) => bb.prices.cost(target.model, i, o),
-          ...(validate ? { validate } : {}),
+          ...(declared ? { validate } : {}),
         },
         signal,
       );
@@ -116,9 +117,16 @@ export function startMirror(
     };
     if (!ok) p.errorClass = cls ?? 'unclassified';
     if (facts.ttftMs !== undefined) p.ttftMs = facts.ttftMs;
+    const v = primaryValidation(declared, ok, cls);
+    if (v !== undefined) p.validation = v;
     return p;
   };
-  const failedWith = (cls: ErrorClass) => mirror.primaryDone({ ok: false, errorClass: cls, refusal: cls === 'policy', latencyMs: bb.clock.now() - req.startedAt, outputTokens: 0, costUsd: 0 });
+  const failedWith = (cls: ErrorClass) => {
+    const p: AnswerProperties = { ok: false, errorClass: cls, refusal: cls === 'policy', latencyMs: bb.clock.now() - req.startedAt, outputTokens: 0, costUsd: 0 };
+    const v = primaryValidation(declared, false, cls);
+    if (v !== undefined) p.validation = v;
+    mirror.primaryDone(p);
+  };
   return {
     failed(err) {
       try {
@@ -132,7 +140,7 @@ export function startMirror(
     },
     ended(ok, facts, cls, answer) {
       const p = props(ok, facts, cls);
-      if (answer !== undefined) addBodyProperties(p, req.family, answer, validate);
+      if (answer !== undefined) addBodyProperties(p, req.family, answer);
       mirror.primaryDone(p);
     },
   };

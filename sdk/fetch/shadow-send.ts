@@ -2,13 +2,16 @@
  * The candidate's side of a mirrored request (shadow traffic, issue 28): one plain attempt
  * through the same HTTP path as the caller's (`sendAttempt`: the same answer checks and
  * classification), outside every key's policies — no retry, no breaker, no window, no
- * budget — and read to its end, so its properties can be compared with the primary's.
+ * budget — and read to its end, so its properties can be compared with the primary's. The
+ * operation's validator runs on the answer afterwards (not inside the attempt), so a refused
+ * answer keeps its tokens and cost.
  */
 import type { ErrorClass } from '@breakerbox/protocol';
 import type { CallFacts } from '../call-types.ts';
 import type { Clock } from '../clock.ts';
 import type { StreamDialect } from '../streams/stream-dialect.ts';
-import { addBodyProperties, refusalFinish, type AnswerProperties, type AnswerValidator } from '../shadow/answer-properties.ts';
+import { addBodyProperties, refusalFinish, validateCandidate, validates, type AnswerProperties } from '../shadow/answer-properties.ts';
+import type { DeclaredValidation } from '../validation/structured-output.ts';
 import { sendAttempt, type FetchLike } from './http-attempt.ts';
 
 /** One candidate request, ready to send. */
@@ -24,7 +27,8 @@ export interface CandidateRequest {
   clock: Clock;
   /** The candidate's cost of an answer, USD. */
   cost: (inputTokens: number, outputTokens: number) => number;
-  validate?: AnswerValidator;
+  /** The operation's declared validation (the fetch option `validate`), run as on the caller's answers. */
+  validate?: DeclaredValidation;
 }
 
 /** Sends the candidate's request under `signal` and reads its answer to the end; rejects on a failed request. */
@@ -77,6 +81,7 @@ export async function sendCandidate(c: CandidateRequest, signal: AbortSignal): P
   };
   if (!e.ok) props.errorClass = e.cls ?? 'unclassified';
   if (e.facts.ttftMs !== undefined) props.ttftMs = e.facts.ttftMs;
-  if (answer !== undefined) addBodyProperties(props, c.family, answer, c.validate);
+  if (answer !== undefined) addBodyProperties(props, c.family, answer);
+  if (validates(c.validate, c.family, c.stream)) await validateCandidate(props, c.validate, c.family, answer, c.body);
   return props;
 }

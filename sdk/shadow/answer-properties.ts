@@ -3,8 +3,14 @@
  * succeed and how did it fail, did it refuse, is its text valid JSON, does the operation's
  * validator accept it, how long, how many tokens, what cost. Extracted from the answer
  * bodies of chat completions, Responses and Anthropic messages (the official clients' types).
+ *
+ * Validation is the operation's own (the fetch option `validate`, run by the one check the
+ * caller's answers go through, `structuredAnswerProblem`): a whole non-streamed answer that
+ * fails it is an `invalid_output` failure on either side of a pair, as the caller would
+ * have seen it.
  */
 import type { ErrorClass } from '@breakerbox/protocol';
+import { hasStructuredOutput, structuredAnswerProblem, type DeclaredValidation } from '../validation/structured-output.ts';
 
 /** One side's answer, as compared. */
 export interface AnswerProperties {
@@ -22,11 +28,6 @@ export interface AnswerProperties {
   costUsd: number;
 }
 
-/**
- * An operation's answer validator (declared by the operation; the SDK's validators API):
- * given the decoded answer body, true when it is acceptable. A validator that throws fails.
- */
-export type AnswerValidator = (value: unknown) => boolean;
 
 /** Finish reasons that are refusals (chat `content_filter`, Anthropic `refusal`). */
 const REFUSAL_FINISH = new Set(['content_filter', 'refusal']);
@@ -82,30 +83,53 @@ function parsesAsJson(text: string): boolean {
   }
 }
 
-/** Refusal, JSON validity and the validator's verdict of a decoded non-streamed answer. */
-export function bodyProperties(family: string, body: unknown, validate: AnswerValidator | undefined): Pick<AnswerProperties, 'refusal' | 'json' | 'validation'> {
+/** Refusal and JSON validity of a decoded non-streamed answer. */
+export function bodyProperties(family: string, body: unknown): Pick<AnswerProperties, 'refusal' | 'json'> {
   const b = asObj(body);
-  if (!b) return { refusal: false, json: false, ...(validate ? { validation: false } : {}) };
+  if (!b) return { refusal: false, json: false };
   const { text, refusal } = textAndRefusal(family, b);
-  const out: Pick<AnswerProperties, 'refusal' | 'json' | 'validation'> = { refusal };
+  const out: Pick<AnswerProperties, 'refusal' | 'json'> = { refusal };
   if (text !== undefined) out.json = parsesAsJson(text);
-  if (validate) {
-    try {
-      out.validation = validate(body) === true;
-    } catch {
-      out.validation = false;
-    }
-  }
   return out;
 }
 
-/**
- * Folds what an answer's decoded body says into `p`: its refusal, and for a successful
- * answer its JSON validity and the validator's verdict.
- */
-export function addBodyProperties(p: AnswerProperties, family: string, decoded: unknown, validate: AnswerValidator | undefined): void {
-  const b = bodyProperties(family, decoded, p.ok ? validate : undefined);
+/** Folds what an answer's decoded body says into `p`: its refusal, and for a successful answer its JSON validity. */
+export function addBodyProperties(p: AnswerProperties, family: string, decoded: unknown): void {
+  const b = bodyProperties(family, decoded);
   p.refusal ||= b.refusal;
   if (p.ok && b.json !== undefined) p.json = b.json;
-  if (p.ok && b.validation !== undefined) p.validation = b.validation;
+}
+
+/**
+ * Whether the operation's validation applies to an answer of `family`: the caller's path
+ * (`sendAttempt`) validates whole non-streamed answers of families with a structured output.
+ */
+export function validates(validate: DeclaredValidation | undefined, family: string, stream: boolean): validate is DeclaredValidation {
+  return validate !== undefined && !stream && hasStructuredOutput(family);
+}
+
+/**
+ * The primary side's verdict, read from how its call ended: the caller's path already ran the
+ * validator, so a whole answer passed it and an `invalid_output` failure did not; other
+ * failures were never validated (undefined).
+ */
+export function primaryValidation(declared: boolean, ok: boolean, cls: ErrorClass | undefined): boolean | undefined {
+  if (!declared) return undefined;
+  if (ok) return true;
+  return cls === 'invalid_output' ? false : undefined;
+}
+
+/**
+ * Runs the operation's validator on the candidate's whole answer (`p.ok`), as the caller's
+ * path would have: a refused answer becomes an `invalid_output` failure, its tokens and cost
+ * kept. Asynchronous like the validator; the mirror's deadline bounds it.
+ */
+export async function validateCandidate(p: AnswerProperties, validate: DeclaredValidation, family: string, answer: unknown, request: Record<string, unknown>): Promise<void> {
+  if (!p.ok || answer === undefined) return;
+  const problem = await structuredAnswerProblem(validate, family, answer, request);
+  p.validation = problem === undefined;
+  if (!p.validation) {
+    p.ok = false;
+    p.errorClass = 'invalid_output';
+  }
 }

@@ -5,8 +5,8 @@
  * answer's facts, and where the attempt sat in its call. Never reads a prompt or an answer's
  * text; the provider's error message is redacted and cut here, before it is kept.
  */
-import type { CallSample, ErrorClass } from '@breakerbox/protocol';
-import { MAX_SAMPLE_MESSAGE_CHARS, providerErrorInfo, redactText, upstreamRequestIdOf } from '@breakerbox/protocol';
+import type { CallSample, DeprecationSignal, ErrorClass } from '@breakerbox/protocol';
+import { MAX_SAMPLE_MESSAGE_CHARS, deprecationSignalOf, providerErrorInfo, redactText, upstreamRequestIdOf } from '@breakerbox/protocol';
 import { BreakerboxError } from '../errors/catalog.ts';
 import type { CallFacts } from '../call-types.ts';
 
@@ -32,6 +32,29 @@ const text = (v: unknown, max: number): string | undefined => (typeof v === 'str
 const int = (v: unknown, min: number, max: number): number | undefined =>
   typeof v === 'number' && Number.isInteger(v) && v >= min && v <= max ? v : undefined;
 const ms = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? Math.min(Math.round(v), 86_400_000) : undefined);
+
+/**
+ * The provider's answer headers a thrown error carries: the fetch wrapper's
+ * `ProviderHttpError` keeps the whole answer, an official client's `APIError` its headers.
+ */
+function errorHeaders(err: unknown): HeadersLike | undefined {
+  if (!err || typeof err !== 'object') return undefined;
+  const e = err as Record<string, unknown>;
+  if (err instanceof BreakerboxError) {
+    const h = (e.answer as { headers?: unknown } | undefined)?.headers;
+    return isHeaders(h) ? h : undefined;
+  }
+  return isHeaders(e.headers) ? e.headers : undefined;
+}
+
+/** The provider's `Deprecation` / `Sunset` headers on a failed attempt's answer, when it kept them. Never throws. */
+export function deprecationOfError(err: unknown): DeprecationSignal | undefined {
+  try {
+    return deprecationSignalOf(errorHeaders(err));
+  } catch {
+    return undefined;
+  }
+}
 
 /** The provider-facing facts of a thrown error, whichever client threw it. */
 function errorFacts(err: unknown, s: CallSample): void {

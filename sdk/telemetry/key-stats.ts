@@ -2,7 +2,7 @@
  * Per-key aggregation for one telemetry interval: the counters of a protocol v1 `window`
  * event. Recording is a handful of additions; nothing is allocated per call.
  */
-import type { BreakerKey, CallSample, ErrorClass, Histogram, WindowEvent } from '@breakerbox/protocol';
+import type { BreakerKey, CallSample, DeprecationSignal, ErrorClass, Histogram, WindowDeprecationSignal, WindowEvent } from '@breakerbox/protocol';
 import { KeySamples, type SampleLimits } from './key-samples.ts';
 import { ERROR_CLASSES, countsAgainstProvider } from '@breakerbox/protocol';
 
@@ -23,6 +23,8 @@ export interface AttemptFacts {
   costUsd?: number;
   /** Malformed stream chunks dropped (`malformedChunks: 'skip'`). */
   skippedChunks?: number;
+  /** The provider's `Deprecation` / `Sunset` headers on the answer, when it sent any. */
+  deprecation?: DeprecationSignal;
 }
 
 /** The histogram bucket of `v`: the first bound at or above it, or the overflow bucket. */
@@ -52,6 +54,8 @@ export class KeyStats {
   private skippedChunks = 0;
   private exercised = 0;
   private exercisedOk = 0;
+  /** The provider's deprecation headers this window: answers carrying them, and the latest dates. */
+  private signal: WindowDeprecationSignal | undefined;
   private start: number;
   private readonly samples: KeySamples | undefined;
   /** Provider-side failed attempts in this window. */
@@ -127,6 +131,17 @@ export class KeyStats {
     return ++this.providerFailed === ONSET_FAILURES && this.armed;
   }
 
+  /**
+   * Records the provider's `Deprecation` / `Sunset` headers on one answer (a success's or a
+   * failure's): the latest answer's dates are the window's.
+   */
+  deprecation(s: DeprecationSignal): void {
+    const w: WindowDeprecationSignal = { responses: (this.signal?.responses ?? 0) + 1 };
+    if (s.deprecationAt !== undefined) w.deprecation_at = s.deprecationAt;
+    if (s.sunsetAt !== undefined) w.sunset_at = s.sunsetAt;
+    this.signal = w;
+  }
+
   /** Records a call refused by the bulkhead. */
   rejection(): void {
     this.rejected++;
@@ -173,6 +188,7 @@ export class KeyStats {
     if (this.exercised) ev.exercised = { calls: this.exercised, ok: this.exercisedOk };
     const samples = this.samples?.drain();
     if (samples) ev.samples = samples;
+    if (this.signal) ev.deprecation_signal = this.signal;
     this.reset(now);
     return ev;
   }
@@ -184,6 +200,7 @@ export class KeyStats {
     this.errors.fill(0);
     this.latency.fill(0);
     this.ttft = undefined;
+    this.signal = undefined;
     this.start = now;
   }
 }

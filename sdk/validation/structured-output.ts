@@ -13,6 +13,9 @@ import { outputProblem, type OutputValidator } from './output-validator.ts';
 
 type Obj = Record<string, unknown>;
 
+/** How an operation declares its answers are validated (the fetch option `validate`): a validator, or `'request'` — the schema the request declared. */
+export type DeclaredValidation = OutputValidator | 'request';
+
 /** An answer's structured output: its value and the schema the request declared for it. */
 export type StructuredOutput = { ok: true; value: unknown; requestSchema: JsonSchema | undefined } | { ok: false; problem: string };
 
@@ -76,7 +79,7 @@ export function structuredOutputOf(family: string, body: unknown, request: Obj):
  * Why a JSON answer of `family` fails `validate` (`'request'`: the schema its request
  * declared, when it declared one), or undefined when it passes.
  */
-export async function structuredAnswerProblem(validate: OutputValidator | 'request', family: string, body: unknown, request: Obj): Promise<string | undefined> {
+export async function structuredAnswerProblem(validate: DeclaredValidation, family: string, body: unknown, request: Obj): Promise<string | undefined> {
   const out = structuredOutputOf(family, body, request);
   if (!out.ok) return out.problem;
   if (validate === 'request') return out.requestSchema === undefined ? undefined : jsonSchemaProblem(out.requestSchema, out.value);

@@ -338,7 +338,7 @@ export const ConfigSchema = Type.Object(
       {
         default_limit: Type.Integer({ minimum: 1, maximum: 100_000, default: 500, description: 'entries per page of the read API lists' }),
         max_limit: Type.Integer({ minimum: 1, maximum: 100_000, default: 5000, description: 'largest `limit` a read API list accepts' }),
-        read_worker: Type.Boolean({ default: true, description: '/api/verdicts and /api/keys are computed in a worker thread, off the event loop' }),
+        read_worker: Type.Boolean({ default: true, description: '/api/verdicts, /api/keys and the /metrics state gauges are computed in a worker thread, off the event loop' }),
       },
       { default: {}, additionalProperties: false },
     ),
@@ -357,7 +357,7 @@ export const ConfigSchema = Type.Object(
       {
         open: Type.Boolean({ default: false, description: 'serve /metrics without a token (local scrape only)' }),
         window_s: Type.Integer({ minimum: 60, maximum: 86_400, default: 900, description: 'window the /metrics state gauges (open share, verdict) cover' }),
-        state_gauges: Type.Boolean({ default: true, description: 'export breaker instances, open share and verdict per key (runs the verdict engine over every key at each scrape)' }),
+        state_gauges: Type.Boolean({ default: true, description: 'export breaker instances, open share and verdict per key (the verdict engine over every key, at a scrape unless the alert pass or the previous scrape judged them within alerts.interval_s)' }),
         max_series: Type.Integer({ minimum: 1, maximum: 100_000_000, default: 500_000, description: 'cap on per-key series on /metrics; keys past it are dropped whole and counted' }),
       },
       { default: {}, additionalProperties: false },

@@ -32,6 +32,8 @@ function windowInvariants(e: WindowEvent): Violation | null {
     const ttft = histogramTotal(e.ttft_ms);
     if (ttft > e.calls) return { path: '/ttft_ms/counts', message: `ttft counts (${ttft}) must not exceed calls (${e.calls})` };
   }
+  const signalled = e.deprecation_signal?.responses ?? 0;
+  if (signalled > e.calls) return { path: '/deprecation_signal/responses', message: `deprecation_signal responses (${signalled}) must not exceed calls (${e.calls})` };
   return null;
 }
 

@@ -35,10 +35,15 @@ export interface Retirement {
   shutdownAt: number;
   successor: string | null;
   link: string | null;
-  /** `config`: the operator's (lifecycle.retirements); `shipped`: the collector's calendar file. */
-  source: 'config' | 'shipped';
+  /**
+   * `config`: the operator's (lifecycle.retirements); `shipped`: the collector's calendar file;
+   * `provider`: a `Sunset` header on the model's answers (lifecycle/provider-signals.ts).
+   */
+  source: 'config' | 'shipped' | 'provider';
   /** For shipped entries: the day the provider's page was read. */
   readOn: string | null;
+  /** For provider entries: the answers that carried the signal, and the latest one's time. */
+  announced?: { responses: number; lastSeen: number };
 }
 
 /** The calendar: every entry, and the one that applies to a provider's model. */

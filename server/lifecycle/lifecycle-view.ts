@@ -3,6 +3,7 @@ import type { LifecycleStatus, LifecycleView, ModelInUse } from '../schemas/life
 import type { Storage } from '../storage/storage.ts';
 import type { RetirementCalendar } from './calendar.ts';
 import { keysInUse } from './models-in-use.ts';
+import { signalText } from './provider-signals.ts';
 
 const DAY = 86_400_000;
 
@@ -38,6 +39,9 @@ export async function lifecycleView(
         provider: k.key.provider, model: k.key.model, keys: [], calls: 0, cost_usd: 0, calls_per_day: 0, cost_per_day_usd: 0, services: [], serviceSet: new Set(),
         retirement: r && { shutdown: r.shutdown, shutdown_at: r.shutdownAt, successor: r.successor, link: r.link, matched: r.model, source: r.source, read_on: r.readOn },
         days_left: k.days_left, status: lifecycleStatus(k.days_left, rule),
+        provider_signal: k.signal && {
+          deprecation_at: k.signal.deprecationAt, sunset_at: k.signal.sunsetAt, responses: k.signal.responses, last_seen: k.signal.lastSeen, text: signalText(k.signal),
+        },
       };
       byModel.set(id, m);
     }

@@ -10,8 +10,11 @@ export interface PageSources {
   health: CollectorMetrics;
   /** The storage parts a page reads: the totals and the unresolved alert counts. */
   storage: Pick<Storage, 'metrics' | 'alerts'>;
-  /** Current state per key id over the metrics window (breaker states, open share, verdict). */
-  states(): Promise<Map<number, KeyStateNow>>;
+  /**
+   * Current state per key id over the metrics window (breaker states, open share, verdict),
+   * and how old that judgement is; null without state gauges.
+   */
+  states(): Promise<{ byKey: Map<number, KeyStateNow>; ageSeconds: number } | null>;
   /** At most this many series of the per-key families; keys past it are dropped whole. */
   maxSeries: number;
   /** Seconds to retirement (negative once retired) of each model in use with a calendar entry. */
@@ -61,8 +64,9 @@ function seriesOf(k: KeySnapshot): number {
  * cap, in key id order (oldest keys first, so the exported set is stable from scrape to
  * scrape). Memory is bounded by the cap, not by the number of keys.
  */
-async function loadKeys(src: PageSources): Promise<{ keys: KeySnapshot[]; series: number; droppedSeries: number; droppedKeys: number }> {
-  const states = await src.states();
+async function loadKeys(src: PageSources): Promise<{ keys: KeySnapshot[]; series: number; droppedSeries: number; droppedKeys: number; stateAge: number | null }> {
+  const judged = await src.states();
+  const states = judged?.byKey ?? new Map<number, KeyStateNow>();
   const keys: KeySnapshot[] = [];
   let series = 0;
   let droppedSeries = 0;
@@ -93,7 +97,7 @@ async function loadKeys(src: PageSources): Promise<{ keys: KeySnapshot[]; series
     after = to;
     await nextTurn();
   }
-  return { keys, series, droppedSeries, droppedKeys };
+  return { keys, series, droppedSeries, droppedKeys, stateAge: judged?.ageSeconds ?? null };
 }
 
 /**
@@ -105,7 +109,7 @@ export async function* metricsPage(src: PageSources): AsyncGenerator<string> {
   yield await src.health.registry.metrics();
   // Let the first chunk leave before the fleet is read (the stream reads ahead otherwise).
   await nextTurn();
-  const { keys, series, droppedSeries, droppedKeys } = await loadKeys(src);
+  const { keys, series, droppedSeries, droppedKeys, stateAge } = await loadKeys(src);
   const out = new ExpositionChunks();
 
   for (const f of KEY_FAMILIES) {
@@ -164,6 +168,8 @@ export async function* metricsPage(src: PageSources): AsyncGenerator<string> {
   exporter.series = series;
   exporter.droppedSeries += droppedSeries;
   exporter.droppedKeys = droppedKeys;
+  out.family('breakerbox_metrics_state_age_seconds', 'gauge', 'Age of the state gauges on this page (breaker instances, open ratio, verdict): seconds from the end of the window they were judged over to this scrape; 0 when judged for it. Absent without state gauges.');
+  if (stateAge !== null) out.sample('breakerbox_metrics_state_age_seconds', '', stateAge);
   out.family('breakerbox_metrics_series', 'gauge', 'Per-key series on this page (under metrics.max_series).');
   out.sample('breakerbox_metrics_series', '', series);
   out.family('breakerbox_metrics_dropped_keys', 'gauge', 'Keys left off this page because their series did not fit under metrics.max_series.');

@@ -1,4 +1,5 @@
 import fp from 'fastify-plugin';
+import { statesOf } from '../metrics/latest-states.ts';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { BreakerboxError } from '../errors.ts';
 import { createAlertEngine, type AlertEngine, type EvaluationResult } from '../alerts/engine.ts';
@@ -49,7 +50,11 @@ export const alertsPlugin = fp(
     });
     engine = createAlertEngine({
       storage, calendar: app.retirements, verdicts: app.verdicts, config: cfg, silences, dispatcher, log: app.log, clock: app.clock, verdictThresholds: app.config.verdicts,
-      onVerdicts: app.hasDecorator('fleet') ? (now, analyses) => app.fleet.fromVerdicts(now, analyses) : undefined,
+      onVerdicts: async (now, analyses) => {
+        // The /metrics state gauges show this pass's states while they are fresh (docs/metrics.md).
+        app.metricsStates.record(now, cfg.verdict_window_s * 1000, () => statesOf(analyses));
+        if (app.hasDecorator('fleet')) await app.fleet.fromVerdicts(now, analyses);
+      },
     });
     // Deliveries left pending are failed by the collector that leads, when it starts leading:
     // another collector's may be in flight until then.

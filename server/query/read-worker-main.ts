@@ -11,6 +11,7 @@ import { pendingProbesSource } from '../verdicts/pending-probes.ts';
 import { createVerdictEngine } from '../verdicts/verdict-engine.ts';
 import { loadCalendar } from '../lifecycle/calendar.ts';
 import type { ReadRequest, ReadReply, ReadWorkerData } from './read-worker.ts';
+import { packStates } from '../metrics/latest-states.ts';
 
 const data = workerData as ReadWorkerData;
 // Read-only: no migrations, writes, pruning or checkpoints here; the policy below is never used.
@@ -32,7 +33,7 @@ parentPort!.on('message', (message: ReadRequest | 'stop') => {
     return;
   }
   if (message.changes) mirror?.apply(message.changes);
-  const answer = message.op === 'verdicts' ? engine.verdicts(message.range) : engine.keys(message.range);
+  const answer = message.op === 'states' ? engine.analyse(message.range).then(packStates) : message.op === 'verdicts' ? engine.verdicts(message.range) : engine.keys(message.range);
   answer.then(
     (result): ReadReply => ({ id: message.id, result }),
     (err): ReadReply => {

@@ -8,6 +8,7 @@ import type { VerdictThresholds } from '../verdicts/figures.ts';
 import type { TimeRange } from '../verdicts/window.ts';
 import { deltaSince, type ChangeFeed, type FeedDelta } from '../storage/change-feed.ts';
 import type { Config } from '../config/schema.ts';
+import { packStates } from '../metrics/latest-states.ts';
 
 /** What the worker thread is started with. */
 export interface ReadWorkerData {
@@ -24,7 +25,7 @@ export interface ReadWorkerData {
 /** A question to the worker. */
 export interface ReadRequest {
   id: number;
-  op: 'verdicts' | 'keys';
+  op: 'verdicts' | 'keys' | 'states';
   range: TimeRange;
   /** This thread's storage writes since the previous question (incremental only). */
   changes?: FeedDelta;
@@ -37,6 +38,8 @@ export type ReadReply = { id: number; result: unknown } | { id: number; error: {
 export interface FleetReads {
   verdicts(range: TimeRange): Promise<VerdictEntry[]>;
   keys(range: TimeRange): Promise<KeyListEntry[]>;
+  /** The `/metrics` state gauges of every key over the window, packed (server/metrics/latest-states.ts). */
+  states(range: TimeRange): Promise<Float64Array>;
   close(): Promise<void>;
 }
 
@@ -44,6 +47,7 @@ export interface FleetReads {
 export const inThreadReads = (engine: VerdictEngine): FleetReads => ({
   verdicts: async (range) => engine.verdicts(range),
   keys: async (range) => engine.keys(range),
+  states: async (range) => packStates(await engine.analyse(range)),
   close: async () => {},
 });
 
@@ -72,7 +76,7 @@ export function startReadWorker(options: Omit<ReadWorkerData, 'incremental'> & {
     pending.clear();
   };
 
-  const answerHere = (r: ReadRequest): Promise<unknown> => (r.op === 'verdicts' ? fallback.verdicts(r.range) : fallback.keys(r.range));
+  const answerHere = (r: ReadRequest): Promise<unknown> => fallback[r.op](r.range);
 
   const spawn = (): Worker => {
     const ext = extname(fileURLToPath(import.meta.url));
@@ -125,6 +129,7 @@ export function startReadWorker(options: Omit<ReadWorkerData, 'incremental'> & {
   return {
     verdicts: (range) => ask<VerdictEntry[]>('verdicts', range),
     keys: (range) => ask<KeyListEntry[]>('keys', range),
+    states: (range) => ask<Float64Array>('states', range),
     async close() {
       const w = worker;
       worker = null;

@@ -22,11 +22,24 @@ export const RetirementView = Type.Object({
   link: Nullable('string'),
   /** The entry as written: an exact id, or a pattern with `*`. */
   matched: Type.String(),
-  source: StringEnum(['config', 'shipped'] as const),
+  /** `provider`: no calendar entry; the date is the `Sunset` header the model's answers carried. */
+  source: StringEnum(['config', 'shipped', 'provider'] as const),
   /** For shipped entries: the day the provider's page was read. */
   read_on: Nullable('string'),
 });
 export type RetirementView = Static<typeof RetirementView>;
+
+/** The provider's own deprecation signal on the model's answers (`Deprecation` / `Sunset` headers), the latest over its keys. */
+export const ProviderSignalView = Type.Object({
+  deprecation_at: Nullable('integer'),
+  sunset_at: Nullable('integer'),
+  /** Answers that carried a signal. */
+  responses: Type.Integer(),
+  last_seen: Type.Integer(),
+  /** In words: "sunset announced by the provider: 2027-01-14, seen on 40 responses". */
+  text: Type.String(),
+});
+export type ProviderSignalView = Static<typeof ProviderSignalView>;
 
 /** One model (provider + model id) called in the window, over every key naming it. */
 export const ModelInUse = Type.Object({
@@ -41,6 +54,7 @@ export const ModelInUse = Type.Object({
   retirement: OrNull(RetirementView),
   days_left: Nullable('integer'),
   status: LifecycleStatus,
+  provider_signal: OrNull(ProviderSignalView),
 });
 export type ModelInUse = Static<typeof ModelInUse>;
 

@@ -10,7 +10,8 @@ import { clientFigures, share, type VerdictThresholds } from './figures.ts';
 import { probeTable, type ProbeTable } from './probe-table.ts';
 import { isOpenState, type InstanceState, type OpenShareReader, type OpenShareResult, type OpenTime } from './open-share.ts';
 import { decide, type Decision } from './rules.ts';
-import { retiredHint } from './retired-hint.ts';
+import { failsNotFound, retiredHint } from './retired-hint.ts';
+import { effectiveCalendar } from '../lifecycle/provider-signals.ts';
 import type { RetirementCalendar } from '../lifecycle/calendar.ts';
 import { fleetParts, serviceHealth, type ServiceHealth } from './fleet-parts.ts';
 import { siblingProbes } from './sibling-probes.ts';
@@ -146,6 +147,8 @@ export async function analysePass(deps: AnalyseDeps, range: TimeRange, options: 
     reader.fallbackByService(first, to),
     reader.fallbackByKey(first, to),
   ]);
+  // The calendar completed with the providers' Sunset dates, and their signals: one small read a pass.
+  const retirements = deps.calendar ? await effectiveCalendar(storage, deps.calendar, keys) : undefined;
   // Which keys' config lists fallbacks matters only for services whose tasks carry no key.
   const withFallbacks = [...fallback].some(([service, f]) => !keyedFallback.has(service) && f.invoked > 0) ? await storage.events.hasFallbacks() : null;
 
@@ -156,6 +159,7 @@ export async function analysePass(deps: AnalyseDeps, range: TimeRange, options: 
   const groups = joinGroups(keys, t.provider_aliases);
   const hasClients = (id: number) => byService.has(id) || reporting.has(id) || open.perKey.has(id) || open.opens.has(id);
   const probed = new Set(probeFiguresOf.all.keys());
+  const nearMatchesOf = nearMatches(keys, probed);
   const suspicions = (await deps.pending?.latestPerKey(from, to)) ?? new Map();
   const usableOf = (other: number) => {
     const all = probeFiguresOf.all.get(other);
@@ -222,7 +226,7 @@ export async function analysePass(deps: AnalyseDeps, range: TimeRange, options: 
       if (setAside.has(location)) probes[location] = { ...f, set_aside: true };
       else usable[location] = f;
     }
-    const near = Object.keys(probes).length === 0 ? nearMatches(info.key, keys, probed) : [];
+    const near = Object.keys(probes).length === 0 ? nearMatchesOf(info.key) : [];
     // A degradation the probers were asked about: its probe side is what they saw since it began.
     const asked = suspicions.get(id);
     const fresh = asked && (clients.degraded || to - asked.triggeredAt <= deps.pending!.pendingMaxMs) ? await deps.pending!.probesSince(id, asked.startedAt, to) : null;
@@ -241,7 +245,7 @@ export async function analysePass(deps: AnalyseDeps, range: TimeRange, options: 
     const decided = await decideWithFleet(clients, usable, () => fleetParts(deps, id, range, services, instances, openPerSource), t, siblings);
     const named: Decision = await nameMissing(decided, probes, async () => silentLocations(await probeActivity(), id));
 
-    const judged = retiredHint(named, clients, info.key, deps.calendar, to, t);
+    const judged = await retiredHint(named, clients, info.key, retirements, to, t, () => failsNotFound(storage.samples, id, from, to));
     const decision = suspicion && fresh
       ? holdForProbes(judged, suspicion, fresh, Object.keys(usable), to, deps.pending!.pendingMaxMs, t)
       : deps.pending && clients.degraded ? await holdOpen(deps.pending, id, judged, states, Object.keys(usable), to, t) : judged;
@@ -262,7 +266,7 @@ export async function analysePass(deps: AnalyseDeps, range: TimeRange, options: 
     const said = evidence(decision, clients, probes, t, context, alternative);
     if (citesSamples(decision, clients)) citing.push({ keyId: id, evidence: said });
     // A retirement date on the calendar: the model_retired hint turns on when `to` passes it.
-    if (clients.degraded || decision.verdict === 'insufficient_data' || decision !== named || deps.calendar?.of(info.key.provider, info.key.model)) timeDependent.add(id);
+    if (clients.degraded || decision.verdict === 'insufficient_data' || decision !== named || retirements?.calendar.of(info.key.provider, info.key.model)) timeDependent.add(id);
     out.push({
       info,
       clients,

@@ -157,7 +157,12 @@ function hintSentence(d: Decision, c: ClientFigures, probes: Record<string, Prob
       return 'hint no_probes: no location has enough recent probes for this key — configure the prober to cover it';
     case 'model_retired': {
       const r = d.retired!;
-      return `hint model_retired: the model retired on ${r.shutdown} (retirement calendar${r.link ? `, ${r.link}` : ''}) and ${pct(r.bad_request_share)} of failures since are bad_request (404 model_not_found) — not a bug in the request: move to ${r.successor ?? 'a successor'}`;
+      const move = `not a bug in the request: move to ${r.successor ?? 'a successor'}`;
+      if (r.signal !== undefined) {
+        const what = r.shutdown ? `the model retired on ${r.shutdown} by the provider's Sunset header` : "the provider signals the model's deprecation";
+        return `hint model_retired: ${what} (${r.signal}; no calendar entry) and ${pct(r.bad_request_share)} of failures are bad_request (404 model_not_found) — ${move}`;
+      }
+      return `hint model_retired: the model retired on ${r.shutdown} (retirement calendar${r.link ? `, ${r.link}` : ''}) and ${pct(r.bad_request_share)} of failures since are bad_request (404 model_not_found) — ${move}`;
     }
     case 'low_volume':
       return `hint low_volume: ${plural(c.calls, 'call')} is below the ${num(t.min_calls)} needed to judge the clients`;

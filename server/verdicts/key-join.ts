@@ -25,21 +25,33 @@ export function joinGroups(keys: Map<number, KeyInfo>, aliases: Record<string, s
   return out;
 }
 
-const sameModel = (a: BreakerKey, b: BreakerKey) => a.endpoint === b.endpoint && a.model.toLowerCase() === b.model.toLowerCase();
+const modelId = (k: BreakerKey) => `${k.endpoint}\u0000${k.model.toLowerCase()}`;
+
+/** Finds, for a key, the probed keys of the same model and endpoint; built once per pass. */
+export type NearMatches = (key: BreakerKey) => BreakerKey[];
 
 /**
  * Probed keys of the same model and endpoint under another provider name or region: the
- * join the user probably meant. Sorted by provider, region.
+ * join the user probably meant. Sorted by provider, region. The probed keys are indexed by
+ * endpoint and model once, so a pass over many unprobed keys does not compare each with every
+ * probed key (50,000 keys × 2,500 probed took 15 s of a pass that way).
  */
-export function nearMatches(key: BreakerKey, keys: Map<number, KeyInfo>, probed: Set<number>): BreakerKey[] {
-  const out: BreakerKey[] = [];
+export function nearMatches(keys: Map<number, KeyInfo>, probed: Set<number>): NearMatches {
+  const byModel = new Map<string, BreakerKey[]>();
   for (const id of probed) {
     const other = keys.get(id)?.key;
-    if (!other || !sameModel(key, other)) continue;
-    if (other.provider === key.provider && (other.region ?? '') === (key.region ?? '')) continue;
-    out.push(other);
+    if (!other) continue;
+    const list = byModel.get(modelId(other));
+    if (list) list.push(other);
+    else byModel.set(modelId(other), [other]);
   }
-  return out.sort((a, b) => a.provider.localeCompare(b.provider) || (a.region ?? '').localeCompare(b.region ?? ''));
+  return (key) => {
+    const same = byModel.get(modelId(key));
+    if (!same) return [];
+    return same
+      .filter((other) => other.provider !== key.provider || (other.region ?? '') !== (key.region ?? ''))
+      .sort((a, b) => a.provider.localeCompare(b.provider) || (a.region ?? '').localeCompare(b.region ?? ''));
+  };
 }
 
 /** "vllm/chat/meta-llama/Llama-3.1-8B-Instruct (us-east)". */

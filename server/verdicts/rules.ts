@@ -62,8 +62,11 @@ export interface Decision {
   siblings?: SiblingProbes;
   /** With `probes_stale` and no probes in the window: the locations that stopped probing the key. */
   silent?: { location: string; last_ts: number }[];
-  /** With `model_retired`: the calendar entry past whose date the calls fail. */
-  retired?: { shutdown: string; successor: string | null; link: string | null; bad_request_share: number };
+  /**
+   * With `model_retired`: the calendar entry past whose date the calls fail, or (`signal`) the
+   * provider's own deprecation signal on the key's answers, in words.
+   */
+  retired?: { shutdown: string | null; successor: string | null; link: string | null; bad_request_share: number; signal?: string };
 }
 
 /** What the hold rests on, for the evidence and the summary. */

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { artifact, ensureBuilt, launchBrowser, signIn } from './browser-harness.ts';
-import { ingestIncident, KEYS } from './seed.ts';
+import { ingestIncident, KEYS, window } from './seed.ts';
 import { startCollector, type TestCollector } from './server-harness.ts';
 
 const DAY = 86_400_000;
@@ -54,5 +54,23 @@ describe('the Lifecycle view in a real browser', () => {
     // The slot the shadow comparison panel mounts into is on the page.
     expect(await page.locator('[data-testid="shadow-comparison-slot"]').count()).toBe(1);
     await page.screenshot({ path: artifact('dashboard-lifecycle.png'), fullPage: true });
+  });
+
+  it("shows a sunset the provider announced in its headers for a model the calendar does not list", async () => {
+    const now = Date.now();
+    const sunsetAt = Math.floor(now / DAY) * DAY + 20 * DAY;
+    const key = { ...KEYS.healthy, model: 'gpt-legacy-0613' };
+    await collector.ingest([{ ...window(key, 1, now, { calls: 12 }), deprecation_signal: { responses: 12, sunset_at: sunsetAt } }]);
+    await page.reload();
+    const api = await collector.get<{ models: Array<{ model: string; provider_signal: { text: string } | null }> }>('/api/lifecycle');
+    const text = api.models.find((m) => m.model === key.model)?.provider_signal?.text;
+    expect(text).toBe(`sunset announced by the provider: ${new Date(sunsetAt).toISOString().slice(0, 10)}, seen on 12 responses`);
+    const row = page.locator('[data-testid="lifecycle-model"]', { hasText: key.model });
+    await expect.poll(() => row.count()).toBe(1);
+    expect(await row.getAttribute('data-status')).toBe('warning');
+    const cells = await row.locator('td').allTextContents();
+    expect(cells[3]).toBe(new Date(sunsetAt).toISOString().slice(0, 10));
+    expect(cells[7]).toBe(`provider (Sunset header)${text}`);
+    expect(await row.locator('[data-testid="provider-signal"]').textContent()).toBe(text);
   });
 });

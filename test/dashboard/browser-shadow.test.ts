@@ -29,8 +29,9 @@ beforeAll(async () => {
   // 60 mirrored requests: the candidate truncates 15 and costs 3.1 times as much per call.
   const shadow: ShadowEvent = {
     type: 'shadow', start: now - 10 * 60_000, end: now - 5 * 60_000, key, candidate: { ...key, model: 'gpt-4.1' }, pairs: 60, dropped: 2,
-    primary: side(60, {}, 60 * 0.0004, [50, 10, 0]),
-    shadow: side(45, { truncated: 15 }, 60 * 0.0004 * 3.1, [10, 40, 10]),
+    // The operation's validator passed every primary answer and 30 of the candidate's 45 whole ones.
+    primary: { ...side(60, {}, 60 * 0.0004, [50, 10, 0]), validation: { checked: 60, passed: 60 } },
+    shadow: { ...side(45, { truncated: 15 }, 60 * 0.0004 * 3.1, [10, 40, 10]), validation: { checked: 45, passed: 30 } },
   };
   await collector.ingest([shadow], { service: 'drafts', instance: 'pod-1' });
   page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
@@ -56,6 +57,10 @@ describe('shadow comparison on the key page', () => {
     expect(cells[0]).toMatch(/^0% \(0%–.*n 60\)$/);
     expect(cells[1]).toBe('25% (16%–37%, n 60)'); // Wilson 95 %: 15 of 60
     expect(cells[2]).toMatch(/^significant \(z 4\.1/);
+    const validation = await table.getByRole('row', { name: /validation pass share/ }).locator('td').allTextContents();
+    expect(validation[0]).toMatch(/^100% \(.*n 60\)$/);
+    expect(validation[1]).toMatch(/^67% \(.*n 45\)$/);
+    expect(validation[2]).toMatch(/^significant \(z /);
     expect(await table.getByRole('row', { name: /cost per call/ }).locator('td').allTextContents()).toEqual(['$0.00040', '$0.0012', '–']);
     expect(await pair.textContent()).toContain('60 mirrored requests, 2 shed under load');
     const caveats = page.getByRole('list', { name: 'Not yet significant' });

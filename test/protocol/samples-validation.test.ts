@@ -94,3 +94,16 @@ describe('window.samples at ingest', () => {
     expect(rows.at(-1)!.sample.upstream_request_id).toBe('req_0_0');
   });
 });
+
+describe('window.deprecation_signal at ingest', () => {
+  it('accepts a window with the signal, and refuses one whose figures cannot be true or whose dates are not ms, naming the field', async () => {
+    const w = windowEvent({ key: { provider: 'openai', endpoint: 'chat', model: 'gpt-signal' } });
+    expect((await post(batch([{ ...w, deprecation_signal: { responses: 1, sunset_at: 1_800_000_000_000 } }]))).statusCode).toBe(200);
+    const tooMany = await post(batch([{ ...w, deprecation_signal: { responses: w.calls + 1, deprecation_at: 1_767_225_600_000 } }]));
+    expect(tooMany.statusCode).toBe(400);
+    expect(tooMany.json()).toMatchObject({ error: { code: 'BB_ERR_INGEST_INVALID', path: '/events/0/deprecation_signal/responses' } });
+    const notMs = await post(batch([{ ...w, deprecation_signal: { responses: 1, sunset_at: 'Mon, 11 Jan 2027 00:00:00 GMT' as unknown as number } }]));
+    expect(notMs.statusCode).toBe(400);
+    expect(notMs.json()).toMatchObject({ error: { path: '/events/0/deprecation_signal/sunset_at' } });
+  });
+});

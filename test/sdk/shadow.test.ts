@@ -122,6 +122,57 @@ describe('shadow traffic', () => {
     expect(bad).toMatchObject({ primary: { ok: 1 }, shadow: { ok: 0, errors: { auth: 1 } } });
   });
 
+  // The fake's tool call answers `{ query, limit }` with `limit` = its tokens: 8 for the primary, 24 for the candidate here.
+  const TOOL = { type: 'function' as const, function: { name: 'search_docs', parameters: { type: 'object', properties: { query: { type: 'string' }, limit: { type: 'integer' } }, required: ['query', 'limit'] } } };
+  const forced = (model: string) => ask(model, { tools: [TOOL], tool_choice: 'required' });
+  const limitOf = (v: unknown) => (v as { limit?: number }).limit ?? 0;
+
+  it("validates both sides with the operation's own validator: the candidate's refused answers are invalid_output, tokens kept", async () => {
+    r = await rig({ ...mirrorAll, validate: { type: 'object', properties: { limit: { type: 'integer', maximum: 10 } }, required: ['query', 'limit'] } });
+    r.fake.script(CANDIDATE, { kind: 'ok', tokens: 24 }, { persistent: true });
+    for (let i = 0; i < 3; i++) expect((await r.client.chat.completions.create(forced(PRIMARY))).choices[0]!.finish_reason).toBe('tool_calls');
+    const events = await shadowEvents(3);
+    const sum = (side: 'primary' | 'shadow', f: (s: ShadowEvent['primary']) => number) => events.reduce((a, e) => a + f(e[side]), 0);
+    expect(sum('primary', (s) => s.validation?.checked ?? 0)).toBe(3);
+    expect(sum('primary', (s) => s.validation?.passed ?? 0)).toBe(3);
+    expect(sum('shadow', (s) => s.validation?.checked ?? 0)).toBe(3);
+    expect(sum('shadow', (s) => s.validation?.passed ?? 0)).toBe(0);
+    expect(sum('shadow', (s) => s.errors.invalid_output ?? 0)).toBe(3);
+    expect(sum('shadow', (s) => s.output_tokens)).toBe(3 * 24);
+    // A plain text request under the same validator: streamed answers are never validated, on either side.
+    const read = await readStream(await streamed(r, PRIMARY));
+    expect(read.error).toBeUndefined();
+    const [e] = await shadowEvents(1);
+    expect(e!.primary.validation).toBeUndefined();
+    expect(e!.shadow.validation).toBeUndefined();
+  });
+
+  it("hands the caller its answer when the validator throws on the candidate's answer, which counts as refused", async () => {
+    r = await rig({ ...mirrorAll, validate: (v) => { if (limitOf(v) > 10) throw new Error('validator blew up'); return true; } });
+    r.fake.script(CANDIDATE, { kind: 'ok', tokens: 24 }, { persistent: true });
+    const res = await r.client.chat.completions.create(forced(PRIMARY));
+    expect(res.model).toBe(PRIMARY);
+    const call = res.choices[0]!.message.tool_calls![0] as { function: { arguments: string } };
+    expect(JSON.parse(call.function.arguments)).toMatchObject({ limit: 8 });
+    const [e] = await shadowEvents(1);
+    expect(e).toMatchObject({ primary: { ok: 1, validation: { checked: 1, passed: 1 } }, shadow: { ok: 0, errors: { invalid_output: 1 }, validation: { checked: 1, passed: 0 } } });
+  });
+
+  it("hands the caller its answer while the validator hangs on the candidate's answer; the mirror's deadline ends it as a timeout", async () => {
+    let hung = 0;
+    r = await rig({ ...mirrorAll, validate: (v) => (limitOf(v) > 10 ? (hung++, new Promise<boolean>(() => undefined)) : true) }, { shadowLimits: { timeoutMs: 300 } });
+    r.fake.script(CANDIDATE, { kind: 'ok', tokens: 24 }, { persistent: true });
+    const res = await r.client.chat.completions.create(forced(PRIMARY));
+    expect(res.choices[0]!.finish_reason).toBe('tool_calls');
+    await until(() => hung === 1, "the validator hanging on the candidate's answer");
+    // The caller has its answer; the mirror is still held by the validator.
+    expect(r.bb.shadows.active).toBe(1);
+    const [e] = await shadowEvents(1);
+    expect(e).toMatchObject({ pairs: 1, primary: { ok: 1, validation: { checked: 1, passed: 1 } }, shadow: { ok: 0, errors: { timeout: 1 } } });
+    expect(e!.shadow.validation).toBeUndefined();
+    expect(r.bb.shadows.active).toBe(0);
+  });
+
   it('counts the primary as failed when a fallback served the caller, and the caller gets the fallback answer as without shadowing', async () => {
     r = await rig({ ...mirrorAll, fallbacks: { [PRIMARY]: [{ model: 'gpt-4o-mini' }] } });
     r.fake.script(PRIMARY, { kind: 'status', status: 503 }, { persistent: true });
@@ -229,10 +280,9 @@ describe('shadow options and properties', () => {
 
   it('checks JSON validity only when the request asked for JSON or the primary answered JSON', () => {
     const chat = (content: string) => ({ choices: [{ index: 0, message: { role: 'assistant', content, refusal: null }, finish_reason: 'stop' }] });
-    expect(bodyProperties('chat', chat('{"a":1}'), undefined)).toEqual({ refusal: false, json: true });
-    expect(bodyProperties('chat', chat('{"a":'), () => true)).toEqual({ refusal: false, json: false, validation: true });
-    expect(bodyProperties('chat', { choices: [{ message: { content: null, refusal: 'I cannot' }, finish_reason: 'stop' }] }, () => { throw new Error('x'); }))
-      .toEqual({ refusal: true, validation: false });
+    expect(bodyProperties('chat', chat('{"a":1}'))).toEqual({ refusal: false, json: true });
+    expect(bodyProperties('chat', chat('{"a":'))).toEqual({ refusal: false, json: false });
+    expect(bodyProperties('chat', { choices: [{ message: { content: null, refusal: 'I cannot' }, finish_reason: 'stop' }] })).toEqual({ refusal: true });
     const stats = new ShadowStats({ provider: 'p', endpoint: 'chat', model: 'a' }, { provider: 'p', endpoint: 'chat', model: 'b' }, [100], 0);
     const side = (json: boolean) => ({ ok: true, refusal: false, json, latencyMs: 10, outputTokens: 1, costUsd: 0 });
     stats.record(side(false), side(true), false); // primary text, not asked: not checked

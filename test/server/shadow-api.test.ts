@@ -84,6 +84,28 @@ describe('GET /api/shadow', () => {
     expect(bad.status).toBe(400);
   });
 
+  it("shows a lower validation pass share for a candidate whose answers fail the operation's schema", async () => {
+    const N = 28; // 21 validated candidate answers: a share difference is tested from 20 per side
+    const PRIMARY = 'gpt-4o-mini';
+    // The fake's tool call answers `{ query, limit }` with `limit` = its tokens: 8 here, the successor's 24 break the schema's maximum.
+    const schema = { type: 'object', properties: { query: { type: 'string' }, limit: { type: 'integer', maximum: 10 } }, required: ['query', 'limit'] };
+    const tool = { type: 'function' as const, function: { name: 'search_docs', parameters: schema } };
+    const bb = createBreakerbox({ shadowLimits: { maxConcurrent: 64 }, telemetry: { url, token, service: 'extract', intervalMs: 60_000 } });
+    const client = new OpenAI({ baseURL: fake.openaiBaseUrl, apiKey: fake.apiKey, maxRetries: 0, fetch: bb.fetch({ validate: 'request', shadow: { [PRIMARY]: { model: SUCCESSOR.model, share: 1 } } }) });
+    scriptSuccessor(fake);
+    for (let i = 0; i < N; i++) await client.chat.completions.create({ model: PRIMARY, messages: [{ role: 'user', content: 'find it' }], tools: [tool], tool_choice: 'required' });
+    for (let i = 0; i < 500 && bb.shadows.active > 0; i++) await new Promise((r) => setTimeout(r, 10));
+    await bb.close(2_000);
+
+    const [p] = (await shadowView(`window=1h&provider=${encodeURIComponent(bb.keys()[0]!.provider)}&endpoint=chat&model=${PRIMARY}`)).pairs;
+    expect(p).toMatchObject({ services: ['extract'], pairs: N });
+    // Every primary answer passed; of the successor's, the truncated quarter was never validated and the rest failed.
+    expect(p!.primary.validation_pass_share).toMatchObject({ value: 1, n: N });
+    expect(p!.shadow.validation_pass_share).toMatchObject({ value: 0, n: N * 0.75 });
+    expect(p!.shadow.errors).toEqual({ truncated: N / 4, invalid_output: N * 0.75 });
+    expect(p!.differences.find((d) => d.metric === 'validation_pass_share')).toMatchObject({ significant: true });
+  });
+
   it('refuses a shadow window whose figures cannot all be true, naming the field', async () => {
     const side = { ok: 3, errors: { server: 1 }, refusals: 0, latency_ms: { bounds: [100], counts: [3, 0] }, output_tokens: 0, cost_usd: 0 };
     const now = Date.now();

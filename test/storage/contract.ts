@@ -235,6 +235,32 @@ export function storageContract(engine: string, open: OpenStorage): void {
       expect(await s.shadow.pairs(now, now + MIN)).toEqual([]);
     });
 
+    it("keeps each key's latest provider deprecation signal: the latest window's dates, every window's answers", async () => {
+      const signalled = (id: string, at: number, signal: Record<string, number>, key = KEY): TelemetryBatch => {
+        const b = batch(id, at, key);
+        b.events = [{ ...b.events[0]!, deprecation_signal: { responses: 2, ...signal } } as TelemetryBatch['events'][number]];
+        return b;
+      };
+      expect(await s.telemetry.providerSignals()).toEqual(new Map());
+      // Two windows of one key in one transaction (merged, the later one's dates), one of another key, one without a signal.
+      await s.telemetry.insertBatches([
+        signalled('sig-2', now + 20_000, { sunset_at: 2_000_000, deprecation_at: 1_000 }),
+        signalled('sig-1', now + 10_000, { sunset_at: 1_500_000 }),
+        signalled('sig-o', now + 10_000, { deprecation_at: 5_000 }, OTHER),
+        batch('plain', now + 30_000),
+      ], now + 30_000);
+      const id = (await s.telemetry.findKeyId(KEY))!;
+      const other = (await s.telemetry.findKeyId(OTHER))!;
+      expect(await s.telemetry.providerSignals()).toEqual(new Map([
+        [id, { deprecationAt: 1_000, sunsetAt: 2_000_000, responses: 4, firstSeen: now + 10_000, lastSeen: now + 20_000 }],
+        [other, { deprecationAt: 5_000, sunsetAt: null, responses: 2, firstSeen: now + 10_000, lastSeen: now + 10_000 }],
+      ]));
+      // A later window without a Sunset withdraws it; an older one arriving late changes no date.
+      await s.telemetry.insertBatch(signalled('sig-3', now + 40_000, { deprecation_at: 1_000 }), now + 40_000);
+      await s.telemetry.insertBatch(signalled('sig-0', now, { sunset_at: 9 }), now + 40_000);
+      expect((await s.telemetry.providerSignals()).get(id)).toEqual({ deprecationAt: 1_000, sunsetAt: null, responses: 8, firstSeen: now, lastSeen: now + 40_000 });
+    });
+
     it('prunes every table in one pass and reports what it deleted', async () => {
       await s.telemetry.insertBatch(batch('old', now), now);
       const { deleted } = await s.retention.prune(now + 400 * 86_400_000);

@@ -80,6 +80,13 @@ export interface FakeProviderOptions {
    * Anthropic `not_found_error`); before it, it answers as any model.
    */
   retirements?: Record<string, number>;
+  /**
+   * Models whose every answer (success or error) carries a provider's deprecation headers, as
+   * sent: `deprecation` for RFC 9745 `Deprecation` (`@1767225600`), `sunset` for RFC 8594
+   * `Sunset` (an HTTP-date, `Sun, 11 Jan 2027 00:00:00 GMT`). Values are not checked, so a
+   * test can send junk.
+   */
+  deprecations?: Record<string, { deprecation?: string; sunset?: string }>;
   /** The fake's clock for `retirements` (default `Date.now`): tests move it instead of waiting. */
   now?: () => number;
   /** Interface to listen on (default `127.0.0.1`). */

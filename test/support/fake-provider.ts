@@ -212,6 +212,10 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
       sendError(400, { message: 'We could not parse the JSON body of your request.' });
       return;
     }
+    const deprecated = model === undefined ? undefined : options.deprecations?.[model];
+    // Set before any status line: Node merges these into whatever writeHead sends.
+    if (deprecated?.deprecation !== undefined) res.setHeader('deprecation', deprecated.deprecation);
+    if (deprecated?.sunset !== undefined) res.setHeader('sunset', deprecated.sunset);
     const fault = nextFault(model);
     attempt.fault = fault.kind;
     const signal = AbortSignal.any([stopping.signal, closeSignal(res)]);

@@ -3,7 +3,7 @@
  * with an ingest token for the SDK and a read token for the API: what the SDK's
  * end-to-end tests send their telemetry to.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
@@ -19,10 +19,18 @@ export interface ListeningCollector {
   close(): Promise<void>;
 }
 
-/** Starts a collector in a temporary directory named after `prefix`. */
-export async function startListeningCollector(prefix: string): Promise<ListeningCollector> {
+/**
+ * Starts a collector in a temporary directory named after `prefix`; `file` is written as its
+ * config file (BREAKERBOX_CONFIG) and `env` adds settings, both through the real config loader.
+ */
+export async function startListeningCollector(prefix: string, options: { file?: object; env?: Record<string, string> } = {}): Promise<ListeningCollector> {
   const dir = mkdtempSync(join(tmpdir(), `bbx-${prefix}-`));
-  const config = loadConfig({ env: { BREAKERBOX_DB: join(dir, 'bbx.db'), BREAKERBOX_PORT: '0', BREAKERBOX_LOG_LEVEL: 'silent' } });
+  const env: Record<string, string> = { BREAKERBOX_DB: join(dir, 'bbx.db'), BREAKERBOX_PORT: '0', BREAKERBOX_LOG_LEVEL: 'silent', ...options.env };
+  if (options.file) {
+    env.BREAKERBOX_CONFIG = join(dir, 'config.json');
+    writeFileSync(env.BREAKERBOX_CONFIG, JSON.stringify(options.file));
+  }
+  const config = loadConfig({ env });
   const app = await buildApp({ config, logger: false });
   try {
     await app.ready();

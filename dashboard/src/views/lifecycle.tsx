@@ -21,6 +21,12 @@ function daysText(m: LifecycleModel): string {
   return `${m.days_left} day${m.days_left === 1 ? '' : 's'}`;
 }
 
+function sourceWords(source: NonNullable<LifecycleModel['retirement']>['source'], readOn: string | null): string {
+  if (source === 'provider') return 'provider (Sunset header)';
+  if (source === 'shipped') return readOn ? `shipped, read ${readOn}` : 'shipped';
+  return 'operator';
+}
+
 function ModelRow({ m }: { m: LifecycleModel }) {
   const r = m.retirement;
   const tone = m.status === 'retired' || m.status === 'critical' ? 'bad' : m.status === 'warning' ? 'warning' : undefined;
@@ -37,7 +43,11 @@ function ModelRow({ m }: { m: LifecycleModel }) {
       <td className={tone}>{daysText(m)}</td>
       <td className={tone}>{STATUS_WORDS[m.status]}</td>
       <td>{r?.successor ?? '–'}</td>
-      <td>{r?.link ? <a href={r.link} rel="noreferrer" target="_blank">{r.source === 'shipped' ? `shipped, read ${r.read_on}` : 'operator'}</a> : r ? (r.source === 'shipped' ? 'shipped' : 'operator') : '–'}</td>
+      <td>
+        {r?.link ? <a href={r.link} rel="noreferrer" target="_blank">{sourceWords(r.source, r.read_on)}</a> : r ? sourceWords(r.source, null) : '–'}
+        {/* The provider's own Deprecation / Sunset headers, whether or not the calendar has a date. */}
+        {m.provider_signal ? <div className="muted" data-testid="provider-signal">{m.provider_signal.text}</div> : null}
+      </td>
     </tr>
   );
 }

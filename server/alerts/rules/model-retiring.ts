@@ -2,6 +2,7 @@ import { fingerprint } from '../fingerprint.ts';
 import { num } from '../../verdicts/text.ts';
 import { daysLeft } from '../../lifecycle/calendar.ts';
 import type { KeyInUse } from '../../lifecycle/models-in-use.ts';
+import { signalText } from '../../lifecycle/provider-signals.ts';
 import type { Condition } from '../types.ts';
 import type { Rule, RulesConfig } from './context.ts';
 
@@ -13,7 +14,9 @@ const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
  * called within `traffic_days` whose model the calendar retires within `warning_days` fires,
  * as the configured severity, and as critical within `critical_days`; a model already retired
  * and still called (calls since its shutdown) is critical. The text names the services still
- * calling it and the successor. The value is the days left (negative once retired).
+ * calling it and the successor. A date the provider announced (its `Sunset` header, for a model
+ * without a calendar entry) counts the same, and the text says so. The value is the days left
+ * (negative once retired).
  */
 export const modelRetiringRule: Rule<RulesConfig['model_retiring']> = async (ctx, cfg) => {
   const from = ctx.now - cfg.traffic_days * DAY;
@@ -36,7 +39,9 @@ export const modelRetiringRule: Rule<RulesConfig['model_retiring']> = async (ctx
     if (retired && !after) continue; // retired, and nobody called it since: nothing left to warn about
     const callers = retired ? after!.services : k.services;
     const calls = retired ? after!.calls : k.calls;
-    const successor = r.successor ? `; successor: ${r.successor}` : '; no successor named';
+    // A date from the provider's Sunset header, not the calendar: say where it came from.
+    const source = r.source === 'provider' && k.signal ? ` (no calendar entry; ${signalText(k.signal)})` : '';
+    const successor = (r.successor ? `; successor: ${r.successor}` : '; no successor named') + source;
     const model = `${r.provider} ${k.key.model}`;
     const text = retired
       ? `${model} retired on ${r.shutdown} and is still called: ${num(calls)} calls since by ${callers.join(', ')}${successor}`

@@ -18,6 +18,20 @@ export interface SourceInfo {
   lastSeen: number;
 }
 
+/**
+ * A key's latest deprecation signal from its provider (RFC 9745 `Deprecation`, RFC 8594
+ * `Sunset` on its answers, as the SDK reported them): dates in ms, null when the latest
+ * answers did not carry that header.
+ */
+export interface ProviderSignal {
+  deprecationAt: number | null;
+  sunsetAt: number | null;
+  /** Answers that carried a signal, over every window since `firstSeen`. */
+  responses: number;
+  firstSeen: number;
+  lastSeen: number;
+}
+
 /** Ingest writes and the names behind the ids every other read carries. */
 export interface TelemetryPart {
   /**
@@ -41,4 +55,6 @@ export interface TelemetryPart {
   sources(): Promise<Map<number, SourceInfo>>;
   /** Service names by service id (unordered). */
   services(): Promise<Map<number, string>>;
+  /** Every key's latest provider deprecation signal, by key id (only keys that ever carried one). */
+  providerSignals(): Promise<Map<number, ProviderSignal>>;
 }

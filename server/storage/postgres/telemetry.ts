@@ -2,6 +2,7 @@ import { keyId as keyCacheId, type BreakerKey, type TelemetryAck, type Telemetry
 import type { KeyInfo, SourceInfo, TelemetryPart } from '../parts/telemetry.ts';
 import { RollupAccumulator } from '../rollups.ts';
 import { KEY_CACHE_MAX, keyFromRow, regionColumn } from '../key-rows.ts';
+import { SIGNALS_ALL, SIGNAL_UPSERT, SignalAccumulator, signalsOf, type SignalRow } from '../signal-rows.ts';
 import { EventColumns } from './event-writes.ts';
 import { inTransaction, type PgClient, type PgPool } from './pool.ts';
 import { writeRollups } from './rollup-writes.ts';
@@ -30,6 +31,10 @@ const SQL = {
   listKeys: `SELECT id, provider, endpoint, model, region, first_seen, last_seen FROM keys ORDER BY ${KEY_ORDER}`,
   sources: 'SELECT s.id, s.service_id, v.name AS service, s.instance, s.sdk, s.last_seen FROM sources s JOIN services v ON v.id = s.service_id',
   services_all: 'SELECT id, name FROM services',
+  signal: ((): string => {
+    let n = 0;
+    return SIGNAL_UPSERT.replace(/\?/g, () => `$${++n}`);
+  })(),
 };
 
 /** SQLSTATEs after which the whole transaction can simply run again: a deadlock, a serialization failure. */
@@ -125,6 +130,7 @@ export function createPostgresTelemetry(pool: PgPool): TelemetryPart {
 
     const events = new EventColumns();
     const acc = new RollupAccumulator();
+    const signals = new SignalAccumulator();
     for (const b of todo) {
       const sourceId = sourceOf.get(b)!;
       const svc = serviceId.get(b.source.service)!;
@@ -134,6 +140,7 @@ export function createPostgresTelemetry(pool: PgPool): TelemetryPart {
             const k = keyId.get(keyCacheId(e.key))!;
             events.window(k, sourceId, e);
             acc.addWindow(k, svc, sourceId, e);
+            signals.add(k, e);
             break;
           }
           case 'transition': {
@@ -163,6 +170,7 @@ export function createPostgresTelemetry(pool: PgPool): TelemetryPart {
     }
     await events.write(c);
     await writeRollups(c, acc);
+    for (const row of signals.rows()) await c.query({ name: 'ingest_signal', text: SQL.signal, values: row });
     learned.keys = keyId;
     return { acks, learned };
   };
@@ -223,6 +231,9 @@ export function createPostgresTelemetry(pool: PgPool): TelemetryPart {
     async services() {
       const rows = (await pool.query<{ id: number; name: string }>({ name: 'list_services', text: SQL.services_all })).rows;
       return new Map(rows.map((r) => [r.id, r.name]));
+    },
+    async providerSignals() {
+      return signalsOf((await pool.query<SignalRow>({ name: 'list_signals', text: SIGNALS_ALL })).rows);
     },
   };
 }

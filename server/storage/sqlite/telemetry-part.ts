@@ -1,6 +1,7 @@
 import type { Db } from './database.ts';
 import { createTelemetryStore } from './telemetry-store.ts';
 import { keyFromRow, regionColumn } from '../key-rows.ts';
+import { SIGNALS_ALL, signalsOf, type SignalRow } from '../signal-rows.ts';
 import type { KeyInfo, SourceInfo, TelemetryPart } from '../parts/telemetry.ts';
 import type { SyncPart } from './sync-part.ts';
 
@@ -17,6 +18,7 @@ export function createTelemetryPart(db: Db, options: { writable: boolean }): Syn
     'SELECT s.id, s.service_id, v.name AS service, s.instance, s.sdk, s.last_seen FROM sources s JOIN services v ON v.id = s.service_id',
   );
   const services = db.prepare('SELECT id, name FROM services');
+  const signals = db.prepare(SIGNALS_ALL);
   const readOnly = () => {
     throw new Error('this storage was opened read-only');
   };
@@ -41,5 +43,6 @@ export function createTelemetryPart(db: Db, options: { writable: boolean }): Syn
       return out;
     },
     services: () => new Map((services.all() as { id: number; name: string }[]).map((r) => [r.id, r.name])),
+    providerSignals: () => signalsOf(signals.all() as SignalRow[]),
   };
 }

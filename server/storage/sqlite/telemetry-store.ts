@@ -5,6 +5,7 @@ import { histogramJson } from '../histogram.ts';
 import { KEY_CACHE_MAX, keyFromRow, regionColumn } from '../key-rows.ts';
 import { SampleGroups, samplesOf } from '../sample-rows.ts';
 import { SHADOW_COLUMNS, shadowColumns } from '../shadow-rows.ts';
+import { SIGNAL_UPSERT, SignalAccumulator } from '../signal-rows.ts';
 
 /** A stored key with its id and the span it reported over. */
 export interface StoredKey {
@@ -53,6 +54,7 @@ export function createTelemetryStore(db: Db): TelemetryStore {
     probe: db.prepare(`INSERT INTO probe_events (key_id, source_id, location, ts, outcome, error_class, status, connect_ms, ttfb_ms, total_ms, cold, cost_usd, trigger,
       upstream_request_id, error_type, error_code, message) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
     shadow: db.prepare(`INSERT INTO shadow_windows (${SHADOW_COLUMNS.join(', ')}) VALUES (${SHADOW_COLUMNS.map(() => '?').join(', ')})`),
+    signal: db.prepare(SIGNAL_UPSERT),
     sampleCount: db.prepare('SELECT count(*) FROM call_samples WHERE key_id = ? AND ts >= ? AND ts < ?').pluck(),
     sample: db.prepare('INSERT INTO call_samples (key_id, source_id, ts, error_class, status, upstream_request_id, sample) VALUES (?, ?, ?, ?, ?, ?, ?)'),
     listKeys: db.prepare('SELECT id, provider, endpoint, model, region, first_seen, last_seen FROM keys ORDER BY provider, endpoint, model, region'),
@@ -77,7 +79,7 @@ export function createTelemetryStore(db: Db): TelemetryStore {
    * shared by every batch of the transaction, so batches written together upsert each
    * (key, minute) row once.
    */
-  const writeOne = (batch: TelemetryBatch, receivedAt: number, acc: RollupAccumulator, touched: Map<number, number>, samples: SampleGroups): TelemetryAck => {
+  const writeOne = (batch: TelemetryBatch, receivedAt: number, acc: RollupAccumulator, touched: Map<number, number>, samples: SampleGroups, signals: SignalAccumulator): TelemetryAck => {
     // A batch id written earlier in the same transaction counts as seen too.
     if (s.batchSeen.get(batch.batch_id)) return { accepted: 0, duplicate: true };
 
@@ -121,6 +123,7 @@ export function createTelemetryStore(db: Db): TelemetryStore {
             e.input_tokens, e.output_tokens, e.cost_usd);
           acc.addWindow(k, serviceId, sourceId, e);
           for (const sample of samplesOf(e)) samples.add(k, sourceId, sample);
+          signals.add(k, e);
           break;
         }
         case 'transition': {
@@ -160,7 +163,9 @@ export function createTelemetryStore(db: Db): TelemetryStore {
     const acc = new RollupAccumulator();
     const touched = new Map<number, number>();
     const samples = new SampleGroups();
-    const acks = batches.map((batch) => writeOne(batch, receivedAt, acc, touched, samples));
+    const signals = new SignalAccumulator();
+    const acks = batches.map((batch) => writeOne(batch, receivedAt, acc, touched, samples, signals));
+    for (const row of signals.rows()) s.signal.run(...row);
     // Bounded per key and minute (MAX_SAMPLES_PER_KEY_MINUTE): one count per group, then its rows.
     for (const g of samples.pending((keyId, minute) => s.sampleCount.get(keyId, minute, minute + MINUTE_MS) as number)) {
       for (const row of g.rows) s.sample.run(g.keyId, ...row);
