@@ -1,4 +1,4 @@
-import type { BreakerKey, TelemetryBatch } from '@breakerbox/protocol';
+import { minuteOf, type BreakerKey, type TelemetryBatch } from '@breakerbox/protocol';
 import type { Storage } from './storage.ts';
 
 /** The identity the feed files a key's changes under (a key id is not known before its batch is stored). */
@@ -14,6 +14,13 @@ export interface Changes {
   keys: Set<string>;
   /** Per key, the latest event time ever written: data stamped after a pass's end changes that pass's window later. */
   latestTs(key: string): number;
+  /**
+   * The earliest rollup minute an event written since the cursor can have changed (its
+   * `start` or `ts`, floored to the minute); `Infinity` when none was written, 0 when the
+   * feed no longer knows (the cursor is older than the writes it remembers, or pruning ran).
+   * Tasks, hourly aggregates and suspicions write no per-minute key, source or probe row.
+   */
+  minuteFrom: number;
 }
 
 /**
@@ -34,7 +41,15 @@ export interface FeedDelta {
   probes: boolean;
   /** Keys changed, each with its latest event time. */
   keys: [string, number][];
+  /** `Changes.minuteFrom` since the cursor the delta starts at. */
+  minuteFrom: number;
 }
+
+/** The per-minute rollup tables the verdicts' kept minutes hold (server/verdicts/minute-window.ts). */
+const MINUTE_TABLES = ['key_minutes', 'key_minute_sources', 'probe_minutes'];
+
+/** Writes whose earliest minute the feed remembers (older cursors read minute 0: everything). */
+const MINUTES_REMEMBERED = 4096;
 
 /** The bookkeeping behind a feed: versions of global, probe and per-key changes. */
 function feedLog() {
@@ -42,9 +57,21 @@ function feedLog() {
   let globalAt = 0;
   let probesAt = 0;
   const keys = new Map<string, { at: number; latestTs: number }>();
+  // [version, earliest minute] per write, oldest first; versions before `forgottenAt` are dropped.
+  const minutes: [number, number][] = [];
+  let forgottenAt = 0;
+  // Pruning deletes rollup rows: which minutes is not known, so every minute may have changed.
+  let prunedAt = 0;
   return {
+    pruned: (at: number) => void (prunedAt = at),
     next: () => ++version,
     global: (at: number) => void (globalAt = at),
+    minute(at: number, minute: number) {
+      const last = minutes[minutes.length - 1];
+      if (last && last[0] === at) last[1] = Math.min(last[1], minute);
+      else minutes.push([at, minute]);
+      if (minutes.length > MINUTES_REMEMBERED) forgottenAt = minutes.shift()![0];
+    },
     probes: (at: number) => void (probesAt = at),
     key(at: number, name: string, ts: number) {
       const known = keys.get(name);
@@ -56,7 +83,10 @@ function feedLog() {
       since(cursor: number): Changes {
         const changed = new Set<string>();
         for (const [name, k] of keys) if (k.at > cursor) changed.add(name);
-        return { global: globalAt > cursor, probes: probesAt > cursor, keys: changed, latestTs: (name) => keys.get(name)?.latestTs ?? 0 };
+        let minuteFrom = Infinity;
+        if (prunedAt > cursor || cursor < forgottenAt) minuteFrom = 0;
+        else for (let i = minutes.length - 1; i >= 0 && minutes[i]![0] > cursor; i--) minuteFrom = Math.min(minuteFrom, minutes[i]![1]);
+        return { global: globalAt > cursor, probes: probesAt > cursor, keys: changed, latestTs: (name) => keys.get(name)?.latestTs ?? 0, minuteFrom };
       },
     } satisfies ChangeFeed,
   };
@@ -66,7 +96,7 @@ function feedLog() {
 export function deltaSince(feed: ChangeFeed, cursor: number): FeedDelta {
   const to = feed.cursor();
   const c = feed.since(cursor);
-  return { cursor: to, global: c.global, probes: c.probes, keys: [...c.keys].map((name) => [name, c.latestTs(name)]) };
+  return { cursor: to, global: c.global, probes: c.probes, keys: [...c.keys].map((name) => [name, c.latestTs(name)]), minuteFrom: c.minuteFrom };
 }
 
 /** A copy of another thread's feed, advanced by the deltas it is sent (in order). */
@@ -79,6 +109,8 @@ export function feedMirror(): { feed: ChangeFeed; apply(delta: FeedDelta): void 
       if (delta.global) log.global(at);
       if (delta.probes) log.probes(at);
       for (const [name, ts] of delta.keys) log.key(at, name, ts);
+      if (delta.minuteFrom === 0) log.pruned(at);
+      else if (delta.minuteFrom !== Infinity) log.minute(at, delta.minuteFrom);
     },
   };
 }
@@ -100,6 +132,7 @@ export function watchChanges(storage: Storage): { storage: Storage; feed: Change
           continue;
         }
         if (e.type === 'probe') log.probes(at);
+        log.minute(at, minuteOf(Math.min('ts' in e ? e.ts : e.end, 'start' in e ? e.start : Infinity)));
         // A key this process has not seen may be new to the database: its join groups, siblings and near matches change.
         if (!log.key(at, changeKeyOf(e.key), 'ts' in e ? e.ts : e.end)) log.global(at);
       }
@@ -117,6 +150,14 @@ export function watchChanges(storage: Storage): { storage: Storage; feed: Change
       }
     };
   const { telemetry, retention, rollups, suspicions } = storage;
+  // Raw rows age out every minute; only deleted per-minute rollup rows reach the kept minutes.
+  const pruned = (r: Awaited<ReturnType<Storage['retention']['prune']>> | undefined) => {
+    if (r && !Object.values(r.deleted).some((n) => n > 0)) return false;
+    const at = log.next();
+    log.global(at);
+    if (!r || MINUTE_TABLES.some((t) => (r.deleted[t] ?? 0) > 0)) log.pruned(at);
+    return false;
+  };
   // In place: the storage keeps its identity (an engine's internals are looked up by it).
   Object.assign(storage, {
     telemetry: {
@@ -125,7 +166,7 @@ export function watchChanges(storage: Storage): { storage: Storage; feed: Change
       insertBatches: after(telemetry.insertBatches, (batches) => record(batches)),
     },
     // The background jobs run every minute; most runs change nothing.
-    retention: { ...retention, prune: after(retention.prune, bumpGlobal, (r) => !r || Object.values(r.deleted).some((n) => n > 0)) },
+    retention: { ...retention, prune: after(retention.prune, () => undefined, pruned) },
     rollups: { ...rollups, buildHour: after(rollups.buildHour, bumpGlobal), warmHours: after(rollups.warmHours, bumpGlobal, (r) => !r || r.built > 0) },
     suspicions: { ...suspicions, open: after(suspicions.open, bumpGlobal), take: after(suspicions.take, bumpGlobal) },
   } satisfies Partial<Storage>);

@@ -20,6 +20,7 @@ import { failingNow, freshenProbes, holdBeforeAsking, holdForProbes, type Pendin
 import type { Alternative, ClientFigures, KeyState, PartHealth, ProbeFigures } from './types.ts';
 import type { SiblingProbes } from './sibling-probes.ts';
 import { floorMinute, type TimeRange } from './window.ts';
+import type { MinuteWindow } from './minute-window.ts';
 
 /** Everything decided about one key over a window. */
 export interface KeyAnalysis {
@@ -61,6 +62,8 @@ export interface AnalyseDeps {
   pending?: PendingProbesSource;
   /** The retirement calendar (the model_retired hint); absent: no key is judged retired. */
   calendar?: RetirementCalendar;
+  /** The latest minutes' rollup rows kept in memory (incremental engine): short windows read them instead of the storage. */
+  minutes?: MinuteWindow;
 }
 
 /** "open on 2 of 5" and its counts, from each counted instance's state. */
@@ -95,7 +98,8 @@ export interface AnalysisPass {
 /** Judge only `only`, reading per key, over a probe table `probes` already read for the same window. */
 export interface PassScope {
   only: ReadonlySet<number>;
-  probes: ProbeTable;
+  /** Absent: read again (from the kept minutes, a sliding window's). */
+  probes?: ProbeTable;
 }
 
 /**
@@ -110,15 +114,17 @@ export async function analyse(deps: AnalyseDeps, range: TimeRange, options: { ke
 async function clientReads(deps: AnalyseDeps, range: TimeRange, keyId: number | undefined, only: ReadonlySet<number> | undefined) {
   const { rollups: reader } = deps.storage;
   const first = floorMinute(range.from);
+  const kept = keyId === undefined ? await deps.minutes?.read(first, range.to) : null;
   if (!only) {
-    const [byService, reporting] = await Promise.all([reader.keyServiceSums(first, range.to, keyId), reader.keySources(first, range.to, keyId)]);
+    const [byService, reporting] = kept ? [kept.byService, kept.reporting] : await Promise.all([reader.keyServiceSums(first, range.to, keyId), reader.keySources(first, range.to, keyId)]);
     return { byService, reporting, open: await deps.openShare.compute(range.from, range.to, reporting, keyId) };
   }
   const byService: KeyServiceSums = new Map();
   const reporting: KeySourceMinutes = new Map();
   const open: OpenShareResult = { perKey: new Map(), states: new Map(), opens: new Map(), intervals: new Map() };
+  const one = <V>(m: Map<number, V>, id: number): Map<number, V> => new Map(m.has(id) ? [[id, m.get(id)!]] : []);
   for (const id of only) {
-    const [s, r] = await Promise.all([reader.keyServiceSums(first, range.to, id), reader.keySources(first, range.to, id)]);
+    const [s, r] = kept ? [one(kept.byService, id), one(kept.reporting, id)] : await Promise.all([reader.keyServiceSums(first, range.to, id), reader.keySources(first, range.to, id)]);
     const o = await deps.openShare.compute(range.from, range.to, r, id);
     for (const [k, v] of s) byService.set(k, v);
     for (const [k, v] of r) reporting.set(k, v);

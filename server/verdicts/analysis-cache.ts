@@ -12,6 +12,9 @@ const ceilMinute = (t: number) => Math.ceil(t / MINUTE) * MINUTE;
 interface Kept {
   /** The minute bounds every read of the pass used: equal bounds read the same rows. */
   bounds: string;
+  /** The first and last minute the pass read (`minute >= first AND minute < to`). */
+  first: number;
+  last: number;
   to: number;
   cursor: number;
   byId: Map<number, KeyAnalysis>;
@@ -26,6 +29,8 @@ export interface CacheStats {
   partial: number;
   /** Passes that judged no key again. */
   reused: number;
+  /** Partial or reusing passes whose window slid past a minute edge or took in probe results (kept rollup minutes). */
+  slid: number;
   /** Keys judged again by the last pass that was not full. */
   lastDirty: number;
   /** Analyses kept, over every window. */
@@ -58,7 +63,7 @@ export function createAnalysisCache(deps: AnalyseDeps, feed: ChangeFeed, options
   const t = deps.thresholds;
   const kept = new Map<string, Kept>();
   const inFlight = new Map<string, Promise<KeyAnalysis[]>>();
-  const stats = { full: 0, partial: 0, reused: 0, lastDirty: 0 };
+  const stats = { full: 0, partial: 0, reused: 0, slid: 0, lastDirty: 0 };
 
   const boundsOf = ({ from, to }: TimeRange) =>
     [floorMinute(from), ceilMinute(to), floorMinute(to - t.probe_recent_lookback_s * 1000), floorMinute(to - t.stale_probe_lookback_s * 1000), Math.floor(from / 3_600_000), Math.floor(to / 3_600_000)].join(':');
@@ -69,16 +74,20 @@ export function createAnalysisCache(deps: AnalyseDeps, feed: ChangeFeed, options
     while (kept.size > options.maxWindows) kept.delete(kept.keys().next().value!);
   };
   const fromPass = (pass: AnalysisPass, range: TimeRange, cursor: number, byId = new Map(pass.list.map((a) => [a.info.id, a]))): Kept => ({
-    bounds: boundsOf(range), to: range.to, cursor, byId, timeDependent: pass.timeDependent, probes: pass.probes, healthJson: pass.healthJson,
+    bounds: boundsOf(range), first: floorMinute(range.from), last: floorMinute(range.to - 1), to: range.to, cursor, byId, timeDependent: pass.timeDependent, probes: pass.probes, healthJson: pass.healthJson,
   });
+
+  // Only keys joined under an alias are ever merged again: the rest of a kept probe table's raw rows can go.
+  async function joinedKeys(): Promise<Set<number>> {
+    const joined = new Set<number>();
+    for (const group of joinGroups(await deps.storage.telemetry.keys(), t.provider_aliases).values()) if (group.length > 1) for (const id of group) joined.add(id);
+    return joined;
+  }
 
   async function full(name: string, range: TimeRange, all: boolean): Promise<KeyAnalysis[]> {
     const cursor = feed.cursor();
     const pass = await analysePass(deps, range, { all });
-    // Only keys joined under an alias are ever merged again: the rest of the raw probe rows can go.
-    const joined = new Set<number>();
-    for (const group of joinGroups(await deps.storage.telemetry.keys(), t.provider_aliases).values()) if (group.length > 1) for (const id of group) joined.add(id);
-    pass.probes.keepOnly(joined);
+    pass.probes.keepOnly(await joinedKeys());
     stats.full++;
     keep(name, fromPass(pass, range, cursor));
     return pass.list;
@@ -86,12 +95,22 @@ export function createAnalysisCache(deps: AnalyseDeps, feed: ChangeFeed, options
 
   async function answer(name: string, range: TimeRange, all: boolean): Promise<KeyAnalysis[]> {
     const k = kept.get(name);
-    if (!k || k.bounds !== boundsOf(range) || range.to < k.to) return full(name, range, all);
+    if (!k || range.to < k.to) return full(name, range, all);
+    // A window the kept minutes cover slides: its minute edges and probes dirty only the keys they touch.
+    const minutes = deps.minutes?.covers(floorMinute(range.from), range.to) ? deps.minutes : undefined;
+    if (!minutes && k.bounds !== boundsOf(range)) return full(name, range, all);
     const cursor = feed.cursor();
     const changes = feed.since(k.cursor);
-    if (changes.global || changes.probes) return full(name, range, all);
-    const keys = await deps.storage.telemetry.keys();
+    if (changes.global || (changes.probes && !minutes)) return full(name, range, all);
     const dirty = new Set<number>(k.timeDependent);
+    const first = floorMinute(range.from);
+    if (minutes && first > k.first) {
+      // The minutes that left the window: every key with a row in them (late rows since are the feed's).
+      const left = minutes.keysIn(k.first, Math.min(first, k.last + MINUTE));
+      if (!left) return full(name, range, all);
+      for (const id of left) dirty.add(id);
+    }
+    const keys = await deps.storage.telemetry.keys();
     for (const [id, info] of keys) {
       const n = changeKeyOf(info.key);
       if (changes.keys.has(n) || changes.latestTs(n) > k.to) dirty.add(id);
@@ -101,7 +120,8 @@ export function createAnalysisCache(deps: AnalyseDeps, feed: ChangeFeed, options
     for (const id of [...dirty]) for (const other of groups.get(id) ?? []) dirty.add(other);
     if (dirty.size > Math.max(8, options.maxDirtyShare * k.byId.size)) return full(name, range, all);
     // Even with no key dirty: the pass re-reads what every key shares (keys, sources, fallbacks, suspicions, prober health).
-    const pass = await analysePass(deps, range, { all }, { only: dirty, probes: k.probes });
+    // Sliding: the probe table is read again (from memory); else the kept one is the window's.
+    const pass = await analysePass(deps, range, { all }, minutes ? { only: dirty } : { only: dirty, probes: k.probes });
     // Prober health moves with time too (its recent lookback); a change reaches every key.
     if (pass.healthJson !== k.healthJson) return full(name, range, all);
     const byId = new Map(k.byId);
@@ -112,6 +132,8 @@ export function createAnalysisCache(deps: AnalyseDeps, feed: ChangeFeed, options
     }
     for (const a of pass.list) byId.set(a.info.id, a);
     for (const id of pass.timeDependent) timeDependent.add(id);
+    if (minutes) pass.probes.keepOnly(await joinedKeys());
+    if (minutes && (k.bounds !== boundsOf(range) || changes.probes)) stats.slid++;
     if (dirty.size === 0) stats.reused++;
     else stats.partial++;
     stats.lastDirty = dirty.size;

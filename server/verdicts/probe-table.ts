@@ -3,18 +3,20 @@ import type { ProbeMinute, RollupsPart } from '../storage/storage.ts';
 import { probeFigures, type VerdictThresholds } from './figures.ts';
 import type { ProbeFigures } from './types.ts';
 import { floorMinute, type TimeRange } from './window.ts';
+import type { MinuteWindow } from './minute-window.ts';
 
 /** Probe figures of every key over a window (`all`), and of several keys merged (`merged`, an alias join). */
 export type ProbeTable = Awaited<ReturnType<typeof probeTable>>;
 
 /** Probe figures of every key over the window, and of several keys merged (an alias join). */
-export async function probeTable(deps: { storage: { rollups: RollupsPart }; thresholds: VerdictThresholds }, range: TimeRange) {
+export async function probeTable(deps: { storage: { rollups: RollupsPart }; thresholds: VerdictThresholds; minutes?: MinuteWindow }, range: TimeRange) {
   const { thresholds: t } = deps;
   const reader = deps.storage.rollups;
   const first = floorMinute(range.from);
   const recentFirst = Math.max(first, floorMinute(range.to - t.probe_recent_lookback_s * 1000));
   // A window no longer than the recent-probe lookback is read once, minute by minute.
-  const both = recentFirst === first ? await reader.probesBoth(first, range.to) : null;
+  const kept = recentFirst === first ? await deps.minutes?.read(first, range.to) : null;
+  const both = kept ? { sums: kept.probeSums, recent: kept.recent } : recentFirst === first ? await reader.probesBoth(first, range.to) : null;
   const sums = both?.sums ?? (await reader.probeSums(first, range.to));
   const recent = both?.recent ?? (await reader.recentProbes(recentFirst, range.to));
   const all = new Map<number, Record<string, ProbeFigures>>();

@@ -2,6 +2,7 @@ import type { BreakerKey } from '@breakerbox/protocol';
 import type { Storage } from '../storage/storage.ts';
 import { analyse, type KeyAnalysis } from './analyse.ts';
 import { createAnalysisCache, type CacheStats } from './analysis-cache.ts';
+import { createMinuteWindow } from './minute-window.ts';
 import type { ChangeFeed } from '../storage/change-feed.ts';
 import { costView, type CostView } from './cost-view.ts';
 import type { VerdictThresholds } from './figures.ts';
@@ -33,7 +34,12 @@ export interface VerdictEngine {
   incidents(range: TimeRange): Promise<Incident[]>;
   /** How the incremental analysis answered (null: every pass is full). */
   cacheStats(): CacheStats | null;
+  /** The rollup minutes kept in memory (null: none, every window reads the storage). */
+  keptMinutes(): { minutes: number; rows: number } | null;
 }
+
+/** Minutes of rollup rows the incremental engine keeps: a 15 m window not on a minute covers 16. */
+export const KEPT_MINUTES = 16;
 
 const rank = (v: VerdictEntry['verdict']) => VERDICTS.indexOf(v);
 
@@ -52,14 +58,18 @@ export function toVerdictEntry(a: KeyAnalysis): VerdictEntry {
  * analysis is a full pass; present: incremental, docs/verdict-engine.md).
  */
 export function createVerdictEngine(
-  storage: Pick<Storage, 'telemetry' | 'rollups' | 'events'> & Partial<Pick<Storage, 'samples'>>,
+  storage: Pick<Storage, 'telemetry' | 'rollups' | 'events'> & Partial<Pick<Storage, 'samples' | 'engine'>>,
   thresholds: VerdictThresholds,
   pending?: PendingProbesSource,
   calendar?: RetirementCalendar,
   feed?: ChangeFeed,
 ): VerdictEngine {
+  // The latest minutes in memory: a window up to KEPT_MINUTES long reads no per-minute rollup rows the feed has not seen change.
+  // SQLite only: its sums are the ones repeated in memory (PostgreSQL adds floats in its own order).
+  const minutes = feed && storage.engine === 'sqlite' ? createMinuteWindow(storage.rollups, feed, KEPT_MINUTES * 60_000) : undefined;
   const deps = {
     ...(calendar ? { calendar } : {}),
+    ...(minutes ? { minutes } : {}),
     storage,
     openShare: createOpenShareReader(storage.events, { idleAfterMs: thresholds.open_idle_after_s * 1000 }),
     thresholds,
@@ -74,6 +84,7 @@ export function createVerdictEngine(
   return {
     analyse: fleet,
     cacheStats: () => cache?.stats() ?? null,
+    keptMinutes: () => minutes?.size() ?? null,
     async verdicts(range) {
       return (await fleet(range))
         .sort((a, b) => rank(a.decision.verdict) - rank(b.decision.verdict) || b.clients.calls - a.clients.calls || a.info.id - b.info.id)

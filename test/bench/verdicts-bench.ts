@@ -27,7 +27,7 @@ import { postgresSink, sqliteSink, type SeedSink } from './seed-sink.ts';
 import type { FastifyInstance } from 'fastify';
 import { openDatabase } from '../../server/storage/sqlite/database.ts';
 import { BENCH_DAY, seedDay, type DayShape } from './verdicts-seed.ts';
-import { comparePasses, keptBytes, PASS_LABELS, type Column } from './verdicts-passes.ts';
+import { comparePasses, keptBytes, keptMinuteBytes, PASS_LABELS, type Column } from './verdicts-passes.ts';
 
 const MIN = 60_000;
 const HOUR = 60 * MIN;
@@ -66,14 +66,17 @@ async function benchEngine(engine: BenchEngine, asked: DayShape, cluster?: Postg
   const tally = new Map<string, number>();
   for (const v of (await app.verdicts.verdicts({ from: now - 15 * MIN, to: now }))) tally.set(`${v.verdict}${v.hint ? `/${v.hint}` : ''}`, (tally.get(`${v.verdict}${v.hint ? `/${v.hint}` : ''}`) ?? 0) + 1);
   console.log(`verdicts over 15 m: ${[...tally].map(([k, n]) => `${k} ${n}`).join(', ')}`);
+  const minutes = await keptMinuteBytes(app, now);
+  if (minutes) console.log(`kept rollup minutes (${minutes.minutes} minutes, ${minutes.rows.toLocaleString('en-US')} rows): ${(minutes.bytes / 1e6).toFixed(1)} MB = ${(minutes.bytes / shape.keys / 1000).toFixed(1)} MB per 1,000 keys`);
   const kept = await keptBytes(app, now);
-  if (kept !== null) console.log(`kept analyses (15 m and 24 h, verdicts and all keys): ${(kept / 1e6).toFixed(1)} MB, ${(kept / shape.keys / 1000).toFixed(0)} kB per key = ${(kept / shape.keys / 1000).toFixed(0)} MB per 1,000 keys`);
+  if (kept !== null) console.log(`kept analyses (15 m and 24 h, verdicts and all keys; the rollup minutes included): ${(kept / 1e6).toFixed(1)} MB, ${(kept / shape.keys / 1000).toFixed(0)} kB per key = ${(kept / shape.keys / 1000).toFixed(0)} MB per 1,000 keys`);
   const rounds = Number(arg('rounds', shape.keys >= 2000 ? '3' : '6'));
   const rows: Row[] = [];
   for (const fleet of ['live', 'quiet'] as const) {
     const [f, inc] = await comparePasses({ full, incremental: app }, token, clock, shape, fleet, rounds);
     const stats = app.verdicts.cacheStats();
-    console.log(`${fleet}: ${rounds} rounds; incremental passes so far: ${stats ? `${stats.full} full, ${stats.partial} partial (last ${stats.lastDirty} keys judged again), ${stats.reused} judging none` : 'off (full every time)'}`);
+    const kept = app.verdicts.keptMinutes();
+    console.log(`${fleet}: ${rounds} rounds; incremental passes so far: ${stats ? `${stats.full} full, ${stats.partial} partial (last ${stats.lastDirty} keys judged again), ${stats.reused} judging none` : 'off (full every time)'}${kept ? `; ${kept.minutes} rollup minutes kept (main thread)` : ''}`);
     rows.push([`${name} ${fleet} full`, f], [`${name} ${fleet} incremental`, inc]);
     for (const [label, c] of rows.slice(-2)) console.log(`  ${label}: p95 ${PASS_LABELS.map((l, i) => `${l} ${c.p95[i]!.toFixed(1)}`).join(', ')} ms; CPU per alert pass ${c.cpuPerPassMs.toFixed(0)} ms`);
   }

@@ -9,7 +9,9 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { ManualServerClock } from '../../server/clock.ts';
-import { createVerdictEngine } from '../../server/verdicts/verdict-engine.ts';
+import { createVerdictEngine, KEPT_MINUTES } from '../../server/verdicts/verdict-engine.ts';
+import { createMinuteWindow } from '../../server/verdicts/minute-window.ts';
+import { floorMinute } from '../../server/verdicts/window.ts';
 import { liveTraffic, type DayShape } from './verdicts-seed.ts';
 
 /** The reads compared, in table order. */
@@ -86,4 +88,16 @@ export async function keptBytes(app: FastifyInstance, now: number): Promise<numb
   const after = process.memoryUsage().heapUsed;
   // Keep the engine (and what it keeps) alive until measured.
   return engine.cacheStats() ? after - before : null;
+}
+
+/** Heap held by the rollup minutes an incremental engine keeps (15 m read once), in bytes, and their rows; needs --expose-gc. */
+export async function keptMinuteBytes(app: FastifyInstance, now: number): Promise<{ bytes: number; minutes: number; rows: number } | null> {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (!gc || app.storage.engine !== 'sqlite') return null;
+  gc();
+  const before = process.memoryUsage().heapUsed;
+  const window = createMinuteWindow(app.storage.rollups, app.storageChanges, KEPT_MINUTES * 60_000);
+  await window.read(floorMinute(now - 15 * 60_000), now);
+  gc();
+  return { bytes: process.memoryUsage().heapUsed - before, ...window.size() };
 }

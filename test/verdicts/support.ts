@@ -121,3 +121,14 @@ export function keyQuery(key: BreakerKey): string {
 }
 
 export const MIN = 60_000;
+
+/** A small deterministic generator (mulberry32): a failing seed replays. */
+export function random(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let x = Math.imul(a ^ (a >>> 15), 1 | a);
+    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
+    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
+  };
+}
