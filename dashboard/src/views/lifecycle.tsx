@@ -17,8 +17,10 @@ const STATUS_WORDS: Record<LifecycleModel['status'], string> = {
 
 function daysText(m: LifecycleModel): string {
   if (m.days_left === null) return '–';
-  if (m.days_left <= 0) return `retired ${-m.days_left} day${m.days_left === -1 ? '' : 's'} ago`;
-  return `${m.days_left} day${m.days_left === 1 ? '' : 's'}`;
+  // days_left rounds up: 0 is "retired less than a day ago", 1 "retires within a day".
+  if (m.days_left === 0) return 'retired within the last day';
+  if (m.days_left < 0) return `retired ${-m.days_left} day${m.days_left === -1 ? '' : 's'} ago`;
+  return m.days_left === 1 ? 'within a day' : `${m.days_left} days`;
 }
 
 function sourceWords(source: NonNullable<LifecycleModel['retirement']>['source'], readOn: string | null): string {

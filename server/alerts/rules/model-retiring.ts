@@ -45,7 +45,7 @@ export const modelRetiringRule: Rule<RulesConfig['model_retiring']> = async (ctx
     const model = `${r.provider} ${k.key.model}`;
     const text = retired
       ? `${model} retired on ${r.shutdown} and is still called: ${num(calls)} calls since by ${callers.join(', ')}${successor}`
-      : `${model} retires on ${r.shutdown}, in ${plural(left, 'day')}; still called by ${callers.join(', ')} (${num(calls)} calls over the last ${plural(cfg.traffic_days, 'day')})${successor}`;
+      : `${model} retires on ${r.shutdown}, ${left === 1 ? 'within a day' : `in ${plural(left, 'day')}`}; still called by ${callers.join(', ')} (${num(calls)} calls over the last ${plural(cfg.traffic_days, 'day')})${successor}`;
     out.push({
       fingerprint: fingerprint('model_retiring', k.key),
       rule: 'model_retiring',
