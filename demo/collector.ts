@@ -36,7 +36,8 @@ export const DEMO_COLLECTOR_SETTINGS = {
       clients_degraded: { window_s: 60, min_calls: 10 },
       // The demo's retirement is minutes away, not days: with the default (7) it would be
       // critical from the start; 0 shows the warning turning critical in place on the date.
-      model_retiring: { critical_days: 0 },
+      // Once the service has migrated, the page resolves a minute after the last call.
+      model_retiring: { critical_days: 0, retired_calls_s: 60 },
     },
   },
 } as const;

@@ -28,7 +28,7 @@ async function traffic(c: TestCollector, now: number, errors: Record<string, num
 const retiring = async (c: TestCollector, state = 'firing') => (await c.get(`/api/alerts?state=${state}`)).alerts.filter((a: any) => a.rule === 'model_retiring');
 
 describe('model_retiring on the injected clock', () => {
-  it('warns 30 days out, turns critical 7 days out and while the retired model is still called, then resolves once nobody calls it', async () => {
+  it('warns 30 days out, turns critical 7 days out and while the retired model is still called, then resolves an hour after its last call', async () => {
     const clock = manualClock(SHUTDOWN_AT - 31 * DAY);
     const c = await collector({ clock, config: { lifecycle: LIFECYCLE } });
     try {
@@ -65,8 +65,12 @@ describe('model_retiring on the injected clock', () => {
       expect(alerts[0].severity).toBe('critical');
       expect(alerts[0].summary).toContain('retired on 2026-03-01 and is still called: 600 calls since by search, ticket-drafts');
 
-      // Nine days after the date, no call since the last one: nothing left to warn about.
-      clock.set(SHUTDOWN_AT + 9 * DAY);
+      // Still firing 50 minutes after the last call (retired_calls_s: an hour by default)…
+      clock.set(SHUTDOWN_AT + DAY + 50 * MIN);
+      await c.app.alerts.evaluate();
+      expect((await retiring(c)).map((a: any) => a.severity)).toEqual(['critical']);
+      // …and resolved once nobody called it for longer: the callers have migrated.
+      clock.set(SHUTDOWN_AT + DAY + 70 * MIN);
       await c.app.alerts.evaluate();
       expect(await retiring(c)).toEqual([]);
       expect((await retiring(c, 'resolved')).map((a: any) => a.severity)).toEqual(['critical']);

@@ -13,7 +13,7 @@ const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
  * A retirement is a scheduled outage (docs/lifecycle.md, "The model_retiring rule"): every key
  * called within `traffic_days` whose model the calendar retires within `warning_days` fires,
  * as the configured severity, and as critical within `critical_days`; a model already retired
- * and still called (calls since its shutdown) is critical. The text names the services still
+ * and still called (calls since its shutdown, within the last `retired_calls_s`) is critical. The text names the services still
  * calling it and the successor. A date the provider announced (its `Sunset` header, for a model
  * without a calendar entry) counts the same, and the text says so. The value is the days left
  * (negative once retired).
@@ -34,9 +34,10 @@ export const modelRetiringRule: Rule<RulesConfig['model_retiring']> = async (ctx
     const r = k.retirement!;
     const left = daysLeft(r, ctx.now);
     const retired = r.shutdownAt <= ctx.now;
-    // Still called after the date: calls in the rollups since the shutdown (minute-rounded, so the shutdown minute counts).
-    const after = retired ? (await since(Math.max(from, r.shutdownAt))).get(k.keyId) : undefined;
-    if (retired && !after) continue; // retired, and nobody called it since: nothing left to warn about
+    // Still called after the date: calls in the rollups since the shutdown (minute-rounded, so the
+    // shutdown minute counts), within the last retired_calls_s — a migrated service stops paging.
+    const after = retired ? (await since(Math.max(from, r.shutdownAt, ctx.now - cfg.retired_calls_s * 1000))).get(k.keyId) : undefined;
+    if (retired && !after) continue; // retired, and nobody called it lately: nothing left to warn about
     const callers = retired ? after!.services : k.services;
     const calls = retired ? after!.calls : k.calls;
     // A date from the provider's Sunset header, not the calendar: say where it came from.
