@@ -41,11 +41,7 @@ export const shadowPlugin = fp(
             calls += v[CALLS]!;
             cost += v[COST]!;
           }
-          // The primary's current volume is its calls over the time it was seen in the window:
-          // a key first seen an hour ago is not projected as if that hour were the whole week.
-          const info = keys.get(p.keyId)!;
-          const since = Math.max(range.from, info.firstSeen - (info.firstSeen % MINUTE));
-          return comparePair(p, info.key, { calls, costUsd: cost }, range.to - since);
+          return comparePair(p, keys.get(p.keyId)!.key, { calls, costUsd: cost }, range.to - range.from);
         })
         .sort((a, b) => b.pairs - a.pairs);
       return { window: range, method: METHOD_STATEMENT, pairs };

@@ -62,8 +62,6 @@ export const ProjectedBill = Type.Object({
   /** Candidate cost per call over the primary's, on the same requests. */
   ratio: Type.Number(),
   delta_usd_per_month: Type.Number(),
-  /** Seconds of the primary's traffic the volume is scaled from: the window, or less when the key was first seen inside it. */
-  volume_span_s: Type.Number(),
 });
 export type ProjectedBill = Static<typeof ProjectedBill>;
 

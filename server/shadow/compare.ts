@@ -10,10 +10,7 @@ import type { ProjectedBill, ShadowPairView, ShadowSideView, ShareDifference } f
 import { quantile } from '../storage/histogram.ts';
 import { MIN_ANSWERS_FOR_TEST, MIN_ANSWERS_P50, MIN_ANSWERS_P95, twoProportionZ, wilson, Z95 } from './significance.ts';
 
-const DAY_MS = 86_400_000;
-const MONTH_MS = 30 * DAY_MS;
-
-const spanText = (ms: number) => (ms >= 3_600_000 ? `${(ms / 3_600_000).toFixed(1)} h` : `${Math.max(1, Math.round(ms / 60_000))} min`);
+const MONTH_MS = 30 * 86_400_000;
 
 function sideView(s: ShadowSideSums, answers: number): ShadowSideView {
   let failed = 0;
@@ -73,7 +70,7 @@ export interface PrimaryVolume {
   costUsd: number;
 }
 
-/** The comparison of one pair; the primary's `volume` was seen over `spanMs` (the window, or since the key was first seen in it). */
+/** The comparison of one pair over a window of `spanMs`. */
 export function comparePair(p: ShadowPairSums, key: BreakerKey, volume: PrimaryVolume, spanMs: number): ShadowPairView {
   const primary = sideView(p.primary, p.pairs);
   const shadow = sideView(p.shadow, p.pairs);
@@ -111,9 +108,7 @@ export function comparePair(p: ShadowPairSums, key: BreakerKey, volume: PrimaryV
         projected_usd_per_month: Math.round(projected * 100) / 100,
         ratio: Math.round(ratio * 1000) / 1000,
         delta_usd_per_month: Math.round((projected - current) * 100) / 100,
-        volume_span_s: spanMs / 1000,
       };
-      if (spanMs < DAY_MS) notSignificant.push(`bill: the primary's volume is scaled from ${spanText(spanMs)} of traffic`);
       if (p.pairs < MIN_ANSWERS_FOR_BILL) notSignificant.push(`bill: cost per call from ${p.pairs} mirrored requests only`);
     }
   }
