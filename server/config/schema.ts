@@ -141,7 +141,7 @@ const AlertsSection = Type.Object(
             traffic_days: Type.Integer({ minimum: 1, maximum: 90, default: 7, description: 'a key called within this many days is in use' }),
             warning_days: Type.Integer({ minimum: 1, maximum: 365, default: 30, description: 'a model in use that retires within this many days fires as a warning' }),
             critical_days: Type.Integer({ minimum: 0, maximum: 365, default: 7, description: 'within this many days (and once retired while still called) it is critical' }),
-            retired_calls_s: Type.Integer({ minimum: 60, maximum: 7_776_000, default: 3_600, description: 'once retired, it fires while the model was called within this many seconds (after its date); then it resolves: the callers have moved' }),
+            retired_calls_s: Type.Integer({ minimum: 60, maximum: 7_776_000, default: 3_600, description: 'once retired, it fires (critical) while the model was called within the last this many seconds; then it resolves: the callers have moved' }),
           },
           'warning',
         ),

@@ -234,7 +234,7 @@ describe('npm run demo -- --fast --once', () => {
       return last?.severity === 'critical' && last.hint === 'model_retired' ? last : undefined;
     }, () => JSON.stringify(last));
     expect(critical.fired_at).toBeLessThan(demo.retireAt);
-    expect(critical.summary).toMatch(new RegExp(`retired on \\S+ and is still called: [\\d,]+ calls since by ticket-drafts; successor: ${SUCCESSOR.replaceAll('.', '\\.')}`));
+    expect(critical.summary).toMatch(new RegExp(`retired on \\S+ and is still called: [\\d,]+ calls in the last 1 minute by ticket-drafts; successor: ${SUCCESSOR.replaceAll('.', '\\.')}`));
     expect((await api.lifecycle()).find((m) => m.model === RETIRING)).toMatchObject({ status: 'retired', retirement: { successor: SUCCESSOR } });
 
     // Shadow traffic before the date: the successor measured on polish-reply's own requests.

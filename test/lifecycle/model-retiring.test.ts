@@ -63,7 +63,7 @@ describe('model_retiring on the injected clock', () => {
       alerts = await retiring(c);
       expect(alerts).toHaveLength(1);
       expect(alerts[0].severity).toBe('critical');
-      expect(alerts[0].summary).toContain('retired on 2026-03-01 and is still called: 600 calls since by search, ticket-drafts');
+      expect(alerts[0].summary).toContain('retired on 2026-03-01 and is still called: 600 calls in the last 1 hour by search, ticket-drafts');
 
       // Still firing 50 minutes after the last call (retired_calls_s: an hour by default)…
       clock.set(SHUTDOWN_AT + DAY + 50 * MIN);

@@ -90,7 +90,7 @@ describe('a model retired at a configured time', () => {
     const alerts = (await get('/api/alerts?state=firing')).alerts.filter((a: any) => a.rule === 'model_retiring');
     expect(alerts).toHaveLength(1);
     expect(alerts[0]).toMatchObject({ severity: 'critical', hint: 'model_retired' });
-    expect(alerts[0].summary).toContain('is still called: 40 calls since by ticket-drafts; successor: gpt-4.1');
+    expect(alerts[0].summary).toContain('is still called: 40 calls in the last 1 hour by ticket-drafts; successor: gpt-4.1');
   });
 
   it('answers a retired Anthropic model with not_found_error through the official @anthropic-ai/sdk client', async () => {

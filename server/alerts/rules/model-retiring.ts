@@ -8,12 +8,14 @@ import type { Rule, RulesConfig } from './context.ts';
 
 const DAY = 86_400_000;
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+/** "1 hour", "5 minutes", "90 seconds": the retired_calls_s span in the summary. */
+const duration = (s: number) => (s % 3600 === 0 ? plural(s / 3600, 'hour') : s % 60 === 0 ? plural(s / 60, 'minute') : plural(s, 'second'));
 
 /**
  * A retirement is a scheduled outage (docs/lifecycle.md, "The model_retiring rule"): every key
  * called within `traffic_days` whose model the calendar retires within `warning_days` fires,
  * as the configured severity, and as critical within `critical_days`; a model already retired
- * and still called (calls since its shutdown, within the last `retired_calls_s`) is critical. The text names the services still
+ * and still called (calls within the last `retired_calls_s`) is critical. The text names the services still
  * calling it and the successor. A date the provider announced (its `Sunset` header, for a model
  * without a calendar entry) counts the same, and the text says so. The value is the days left
  * (negative once retired).
@@ -22,8 +24,7 @@ export const modelRetiringRule: Rule<RulesConfig['model_retiring']> = async (ctx
   const from = ctx.now - cfg.traffic_days * DAY;
   const out: Condition[] = [];
   const inUse = (await ctx.keysInUse(from)).filter((k) => k.retirement !== null && daysLeft(k.retirement, ctx.now) <= cfg.warning_days);
-  // A retired model's callers are those since its shutdown: one more read per distinct shutdown
-  // instant (a handful: the calendar's dates, not the traffic), only for keys past their date.
+  // A retired model's callers are those of the last retired_calls_s: one more read, only when a key is past its date.
   const reads = new Map<number, Promise<Map<number, KeyInUse>>>();
   const since = (at: number) => {
     let m = reads.get(at);
@@ -34,9 +35,10 @@ export const modelRetiringRule: Rule<RulesConfig['model_retiring']> = async (ctx
     const r = k.retirement!;
     const left = daysLeft(r, ctx.now);
     const retired = r.shutdownAt <= ctx.now;
-    // Still called after the date: calls in the rollups since the shutdown (minute-rounded, so the
-    // shutdown minute counts), within the last retired_calls_s — a migrated service stops paging.
-    const after = retired ? (await since(Math.max(from, r.shutdownAt, ctx.now - cfg.retired_calls_s * 1000))).get(k.keyId) : undefined;
+    // Still called once retired: calls in the last retired_calls_s (minute-rounded). Not only
+    // those after the date: right after it the newest windows have not arrived yet, and a
+    // service that called it minutes ago has shown no sign of moving. A migrated one stops paging.
+    const after = retired ? (await since(Math.max(from, ctx.now - cfg.retired_calls_s * 1000))).get(k.keyId) : undefined;
     if (retired && !after) continue; // retired, and nobody called it lately: nothing left to warn about
     const callers = retired ? after!.services : k.services;
     const calls = retired ? after!.calls : k.calls;
@@ -45,7 +47,7 @@ export const modelRetiringRule: Rule<RulesConfig['model_retiring']> = async (ctx
     const successor = (r.successor ? `; successor: ${r.successor}` : '; no successor named') + source;
     const model = `${r.provider} ${k.key.model}`;
     const text = retired
-      ? `${model} retired on ${r.shutdown} and is still called: ${num(calls)} calls since by ${callers.join(', ')}${successor}`
+      ? `${model} retired on ${r.shutdown} and is still called: ${num(calls)} calls in the last ${duration(cfg.retired_calls_s)} by ${callers.join(', ')}${successor}`
       : `${model} retires on ${r.shutdown}, ${left === 1 ? 'within a day' : `in ${plural(left, 'day')}`}; still called by ${callers.join(', ')} (${num(calls)} calls over the last ${plural(cfg.traffic_days, 'day')})${successor}`;
     out.push({
       fingerprint: fingerprint('model_retiring', k.key),
