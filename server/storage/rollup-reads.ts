@@ -16,6 +16,8 @@ export interface RollupQueries {
   inList(column: string): string;
   /** The bound value for `inList`. */
   list(ids: readonly number[]): unknown;
+  /** A condition "(`idColumn`, `textColumn`) is one of the bound pairs": SQLite reads a JSON list, PostgreSQL a JSON array. */
+  inPairs(idColumn: string, textColumn: string): string;
   /** A text column in an ORDER BY, compared as bytes (SQLite's order, whatever the database's locale). */
   binary(column: string): string;
   /** Which tables a span of minutes is read from (built hours where current, minutes elsewhere). */
@@ -183,9 +185,13 @@ export function createRollupReads(q: RollupQueries): RollupReads {
         ([operation, cost, completed, baseCost, baseCompleted]) => ({ operation, cost, completed, baseCost, baseCompleted }),
       );
     },
-    async probeOutcomes(first, last) {
-      const sql = 'SELECT key_id, location, minute, probes, ok FROM probe_minutes WHERE minute >= ? AND minute <= ? AND probes > 0';
-      return ((await q.all(sql, [first, last])) as [number, string, number, number, number][]).map(([keyId, location, minute, probes, ok]) => ({ keyId, location, minute, probes, ok }));
+    async probeOutcomes(first, last, except) {
+      // The excluded pairs are filtered in the engine: their rows are never built (the alert pass reads an hour of every key's probe minutes).
+      const [sql, args] = except?.length
+        ? [`SELECT key_id, location, minute, probes, ok FROM probe_minutes WHERE minute >= ? AND minute <= ? AND probes > 0 AND NOT ${q.inPairs('key_id', 'location')}`,
+          [first, last, JSON.stringify(except.map((p) => [p.keyId, p.location]))]]
+        : ['SELECT key_id, location, minute, probes, ok FROM probe_minutes WHERE minute >= ? AND minute <= ? AND probes > 0', [first, last]];
+      return ((await q.all(sql, args)) as [number, string, number, number, number][]).map(([keyId, location, minute, probes, ok]) => ({ keyId, location, minute, probes, ok }));
     },
     async probeActivity(first, last) {
       const sql = `SELECT key_id, location, MIN(minute), MAX(minute), COUNT(*) FROM probe_minutes WHERE minute >= ? AND minute <= ? AND probes > 0

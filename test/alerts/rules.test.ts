@@ -113,3 +113,31 @@ describe('evaluation schedule', () => {
     }
   });
 });
+
+describe('probe failing over the whole lookback (the rule reads the last 10 minutes first, then older minutes only for runs still going)', () => {
+  it('counts a failed run older than the recent minutes, finds a location that stopped probing, and finishes a run in an older mixed minute', async () => {
+    const own = await collector();
+    try {
+      const key: BreakerKey = { provider: 'anthropic', endpoint: 'messages', model: 'claude-opus-4@20250514' };
+      const ago = (m: number) => own.now - m * MIN;
+      const probe = (ts: number, location: string, outcome: ProbeEvent['outcome']): ProbeEvent => ({ type: 'probe', ts, key, location, outcome, latency_ms: { total: 200 } });
+      const events: ProbeEvent[] = [probe(ago(45), 'eu-west', 'ok')];
+      for (let m = 40; m >= 1; m--) events.push(probe(ago(m), 'eu-west', 'error')); // 40 failed in a row, through the recent minutes
+      for (let m = 30; m >= 27; m--) events.push(probe(ago(m), 'us-east', 'error')); // then the location stopped probing
+      for (const m of [25, 24, 23]) events.push(probe(ago(m), 'ap-east', 'error'));
+      events.push(probe(ago(5), 'ap-east', 'ok'), probe(ago(4), 'ap-east', 'ok')); // recovered within the recent minutes
+      // Minute 20 ago holds an ok then a failed probe: the failed one is newest, so the run is 3.
+      events.push(probe(ago(20) - 50_000, 'eu-north', 'ok'), probe(ago(20) - 20_000, 'eu-north', 'error'), probe(ago(19), 'eu-north', 'error'), probe(ago(18), 'eu-north', 'error'));
+      await own.send({ service: 'prober', instance: 'p' }, events);
+      await own.app.alerts.evaluate(own.now);
+      const probeAlerts = (await own.get('/api/alerts')).alerts.filter((a: any) => a.rule === 'probe_failing');
+      expect(probeAlerts.map((a: any) => [a.location, a.state, a.value]).sort()).toEqual([
+        ['eu-north', 'firing', 3],
+        ['eu-west', 'firing', 40],
+        ['us-east', 'firing', 4],
+      ]);
+    } finally {
+      await own.close();
+    }
+  });
+});

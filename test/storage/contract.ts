@@ -64,6 +64,20 @@ export function storageContract(engine: string, open: OpenStorage): void {
       expect(await s.events.opensPerInstance(now, now + 2 * MIN)).toContainEqual({ keyId: id, key: KEY, instance: 'pod-1', opens: 1 });
     });
 
+    it('reads warm probe minutes per key and location, leaving out the pairs it is told to', async () => {
+      const probe = (key: BreakerKey, location: string, ts: number, outcome: 'ok' | 'error') => ({ type: 'probe' as const, ts, key, location, outcome, latency_ms: { total: 200 } });
+      const probes: TelemetryBatch = {
+        batch_id: 'p-1', source: { service: 'prober', instance: 'p', sdk: 'breakerbox-probe/0.1.0' },
+        events: [probe(KEY, 'eu-west', now + 1_000, 'ok'), probe(KEY, 'eu-west', now + 2_000, 'error'), probe(KEY, 'us-east', now + 3_000, 'error'), probe(OTHER, 'eu-west', now + MIN, 'ok')],
+      };
+      await s.telemetry.insertBatch(probes, now + MIN);
+      const [id, other] = (await s.telemetry.findKeyIds([KEY, OTHER])) as number[];
+      const read = async (except?: { keyId: number; location: string }[]) =>
+        (await s.rollups.probeOutcomes(now, now + MIN, except)).map((r) => [r.keyId === id ? 'key' : 'other', r.location, r.minute - now, r.probes, r.ok]).sort();
+      expect(await read()).toEqual([['key', 'eu-west', 0, 2, 1], ['key', 'us-east', 0, 1, 0], ['other', 'eu-west', MIN, 1, 1]]);
+      expect(await read([{ keyId: id!, location: 'eu-west' }, { keyId: other!, location: 'us-east' }])).toEqual([['key', 'us-east', 0, 1, 0], ['other', 'eu-west', MIN, 1, 1]]);
+    });
+
     it("reads the trigger's windows only of instances with an error, all of their windows, oldest end first, then only what is new", async () => {
       const win = (start: number, errors: Record<string, number>) => ({
         type: 'window' as const, start, end: start + 10_000, key: KEY, calls: 10, ok: 10 - Object.values(errors).reduce((a, b) => a + b, 0), slow: 0,

@@ -1,7 +1,20 @@
 import { fingerprint } from '../fingerprint.ts';
+import type { ProbeOutcomeMinute } from '../../storage/storage.ts';
 import type { Condition } from '../types.ts';
 import type { Rule, RulesConfig } from './context.ts';
 import { locationHealth } from './prober-unhealthy.ts';
+
+/** Recent minutes read first: in them almost every key and location already ends its run (resolve_consecutive ok probes, or a change of outcome). */
+const RECENT_MS = 10 * 60_000;
+
+/** One key and location's run, newest probe first: failed or ok probes in a row, and whether an outcome change ended it. */
+interface Run {
+  keyId: number;
+  location: string;
+  failedRun: number;
+  okRun: number;
+  ended: boolean;
+}
 
 /**
  * Probe failing, per key and location: fires after `consecutive` failed (error or slow)
@@ -13,38 +26,56 @@ import { locationHealth } from './prober-unhealthy.ts';
  */
 export const probeFailingRule: Rule<RulesConfig['probe_failing']> = async (ctx, cfg) => {
   const from = ctx.now - cfg.lookback_s * 1000;
-  const rows = await ctx.storage.rollups.probeOutcomes(from - (from % 60_000), ctx.now);
-  const groups = new Map<string, { keyId: number; location: string; minutes: [number, number, number][] }>();
-  for (const { keyId, location, minute, probes, ok } of rows) {
-    const id = `${keyId}\u0000${location}`;
-    let g = groups.get(id);
-    if (!g) groups.set(id, (g = { keyId, location, minutes: [] }));
-    g.minutes.push([minute, probes, ok]);
-  }
-
-  // An unhealthy prober location is one alert of its own (prober_unhealthy), not one per key.
+  const first = from - (from % 60_000);
+  const split = Math.max(first, ctx.now - (ctx.now % 60_000) - RECENT_MS);
+  // An unhealthy prober location is one alert of its own (prober_unhealthy), not one per key: its runs are not followed.
   const unhealthy = new Set([...(await locationHealth(ctx)).values()].filter((h) => h.status === 'unhealthy').map((h) => h.location));
-  const out: Condition[] = [];
-  for (const { keyId, location, minutes } of groups.values()) {
-    if (unhealthy.has(location)) continue;
-    minutes.sort((a, b) => b[0] - a[0]);
-    let failedRun = 0;
-    let okRun = 0;
-    for (const [minute, probes, ok] of minutes) {
-      if (ok === 0 && okRun === 0) failedRun += probes;
-      else if (ok === probes && failedRun === 0) okRun += probes;
-      else {
-        // Outcomes change here: in a mixed minute, its newest probes may still extend the run.
-        if (ok !== 0 && ok !== probes) {
-          for (const outcome of await ctx.storage.events.warmOutcomes(keyId, location, minute, minute + 60_000, ctx.now)) {
-            if (outcome !== 'ok' && okRun === 0) failedRun++;
-            else if (outcome === 'ok' && failedRun === 0) okRun++;
-            else break;
+  const runs = new Map<string, Run>();
+  /** Continues each run over `rows`, all older than the minutes it already went through. */
+  const extend = async (rows: ProbeOutcomeMinute[]) => {
+    const groups = new Map<string, { run: Run; minutes: [number, number, number][] }>();
+    for (const { keyId, location, minute, probes, ok } of rows) {
+      const id = `${keyId}\u0000${location}`;
+      let g = groups.get(id);
+      if (!g) {
+        let run = runs.get(id);
+        if (!run) runs.set(id, (run = { keyId, location, failedRun: 0, okRun: 0, ended: unhealthy.has(location) }));
+        groups.set(id, (g = { run, minutes: [] }));
+      }
+      g.minutes.push([minute, probes, ok]);
+    }
+    for (const { run, minutes } of groups.values()) {
+      if (run.ended) continue;
+      minutes.sort((a, b) => b[0] - a[0]);
+      for (const [minute, probes, ok] of minutes) {
+        if (ok === 0 && run.okRun === 0) run.failedRun += probes;
+        else if (ok === probes && run.failedRun === 0) run.okRun += probes;
+        else {
+          // Outcomes change here: in a mixed minute, its newest probes may still extend the run.
+          if (ok !== 0 && ok !== probes) {
+            for (const outcome of await ctx.storage.events.warmOutcomes(run.keyId, run.location, minute, minute + 60_000, ctx.now)) {
+              if (outcome !== 'ok' && run.okRun === 0) run.failedRun++;
+              else if (outcome === 'ok' && run.failedRun === 0) run.okRun++;
+              else break;
+            }
           }
+          run.ended = true;
+          break;
         }
-        break;
       }
     }
+  };
+  await extend(await ctx.storage.rollups.probeOutcomes(split, ctx.now));
+  if (split > first) {
+    // Older minutes change only runs still going (a failed run, or fewer ok probes than resolve) and keys and locations
+    // not probed lately; the others' rows are left in the storage. Same runs as reading the whole lookback at once.
+    const settled = [...runs.values()].filter((r) => r.ended || r.okRun >= cfg.resolve_consecutive);
+    await extend(await ctx.storage.rollups.probeOutcomes(first, split - 1, settled));
+  }
+
+  const out: Condition[] = [];
+  for (const { keyId, location, failedRun, okRun } of runs.values()) {
+    if (unhealthy.has(location)) continue;
     // Only targets that are not clear need a condition; an alert left without one resolves.
     if (okRun >= cfg.resolve_consecutive) continue;
     const head = await ctx.storage.events.lastWarmProbe(keyId, location, ctx.now);

@@ -103,8 +103,8 @@ export interface RollupsPart {
    * window, `[first, split)` its baseline. Unordered.
    */
   costSplit(first: number, split: number, end: number): Promise<{ operation: string; cost: number; completed: number; baseCost: number; baseCompleted: number }[]>;
-  /** Warm probe minutes with probes in the minutes `[first, last]` (both inclusive); unordered. */
-  probeOutcomes(first: number, last: number): Promise<ProbeOutcomeMinute[]>;
+  /** Warm probe minutes with probes in the minutes `[first, last]` (both inclusive), but none of the key and location pairs in `except`; unordered. */
+  probeOutcomes(first: number, last: number, except?: readonly { keyId: number; location: string }[]): Promise<ProbeOutcomeMinute[]>;
   /** Per key and location, the warm probe minutes in `[first, last]` (both inclusive): first, last and how many; unordered. */
   probeActivity(first: number, last: number): Promise<ProbeActivity[]>;
   /** Builds (or rebuilds) the hourly aggregate of one hour, in one transaction. */

@@ -5,7 +5,7 @@ import type { PgPool } from './pool.ts';
 /**
  * The rollup reads on PostgreSQL (`server/storage/rollup-reads.ts`): `?` numbered as `$n`,
  * each statement named by its text so it is prepared once per connection, rows as arrays;
- * a list is bound as an array; text ordered `COLLATE "C"`, SQLite's binary order, whatever
+ * a list is bound as an array, pairs as a JSON list of `[id, text]`; text ordered `COLLATE "C"`, SQLite's binary order, whatever
  * the database's locale.
  */
 export function createPostgresRollupReads(pool: PgPool, hours: PostgresHourRollups, now: () => number): RollupReads {
@@ -21,6 +21,7 @@ export function createPostgresRollupReads(pool: PgPool, hours: PostgresHourRollu
     },
     inList: (column) => `${column} = ANY(?::bigint[])`,
     list: (ids) => ids,
+    inPairs: (a, b) => `(${a}, ${b}) IN (SELECT (e ->> 0)::bigint, e ->> 1 FROM jsonb_array_elements(?::jsonb) e)`,
     binary: (column) => `${column} COLLATE "C"`,
     plan: (first, end) => hours.plan(first, end, now()),
   });
