@@ -24,13 +24,9 @@ export const modelRetiringRule: Rule<RulesConfig['model_retiring']> = async (ctx
   const from = ctx.now - cfg.traffic_days * DAY;
   const out: Condition[] = [];
   const inUse = (await ctx.keysInUse(from)).filter((k) => k.retirement !== null && daysLeft(k.retirement, ctx.now) <= cfg.warning_days);
-  // A retired model's callers are those of the last retired_calls_s: one more read, only when a key is past its date.
-  const reads = new Map<number, Promise<Map<number, KeyInUse>>>();
-  const since = (at: number) => {
-    let m = reads.get(at);
-    if (!m) reads.set(at, (m = ctx.keysInUse(at).then((list) => new Map(list.map((k) => [k.keyId, k])))));
-    return m;
-  };
+  // A retired model's callers are those of the last retired_calls_s: one more read, made once and only when a key is past its date.
+  let recent: Promise<Map<number, KeyInUse>> | undefined;
+  const recentCalls = () => (recent ??= ctx.keysInUse(Math.max(from, ctx.now - cfg.retired_calls_s * 1000)).then((list) => new Map(list.map((k) => [k.keyId, k]))));
   for (const k of inUse) {
     const r = k.retirement!;
     const left = daysLeft(r, ctx.now);
@@ -38,7 +34,7 @@ export const modelRetiringRule: Rule<RulesConfig['model_retiring']> = async (ctx
     // Still called once retired: calls in the last retired_calls_s (minute-rounded). Not only
     // those after the date: right after it the newest windows have not arrived yet, and a
     // service that called it minutes ago has shown no sign of moving. A migrated one stops paging.
-    const after = retired ? (await since(Math.max(from, ctx.now - cfg.retired_calls_s * 1000))).get(k.keyId) : undefined;
+    const after = retired ? (await recentCalls()).get(k.keyId) : undefined;
     if (retired && !after) continue; // retired, and nobody called it lately: nothing left to warn about
     const callers = retired ? after!.services : k.services;
     const calls = retired ? after!.calls : k.calls;
