@@ -3,7 +3,7 @@ import type { Storage } from '../storage/storage.ts';
 import { K } from '../verdicts/counters.ts';
 import { floorMinute } from '../verdicts/window.ts';
 import { daysLeft, type Retirement, type RetirementCalendar } from './calendar.ts';
-import { effectiveCalendar, type ModelSignal } from './provider-signals.ts';
+import { effectiveCalendar, modelId, type ModelSignal } from './provider-signals.ts';
 
 /** One key called over the span, with its calendar entry. */
 export interface KeyInUse {
@@ -48,7 +48,7 @@ export async function keysInUse(storage: Pick<Storage, 'telemetry' | 'rollups'>,
     }
     if (calls === 0) continue;
     const retirement = calendar.of(info.key.provider, info.key.model);
-    const signal = signals.get(`${info.key.provider}\n${info.key.model}`) ?? null;
+    const signal = signals.get(modelId(info.key.provider, info.key.model)) ?? null;
     out.push({ keyId, key: info.key, calls, cost_usd: cost, services: services.sort(), retirement, days_left: retirement ? daysLeft(retirement, to) : null, signal });
   }
   return out.sort((a, b) => a.key.provider.localeCompare(b.key.provider) || a.key.model.localeCompare(b.key.model) || a.keyId - b.keyId);

@@ -16,7 +16,8 @@ export interface ModelSignal {
   lastSeen: number;
 }
 
-const modelId = (provider: string, model: string) => `${provider}\n${model}`;
+/** The key of a model in the signals map (`provider\nmodel`): one definition for the writers and the readers. */
+export const modelId = (provider: string, model: string): string => `${provider}\n${model}`;
 
 /** Per provider and model id, the latest signal of its keys (the key seen last gives the dates). */
 export function modelSignals(keys: ReadonlyMap<number, KeyInfo>, signals: ReadonlyMap<number, ProviderSignal>): Map<string, ModelSignal> {

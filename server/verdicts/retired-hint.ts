@@ -1,6 +1,6 @@
 import type { BreakerKey } from '@breakerbox/protocol';
 import type { RetirementCalendar } from '../lifecycle/calendar.ts';
-import { signalText, type ModelSignal } from '../lifecycle/provider-signals.ts';
+import { modelId, signalText, type ModelSignal } from '../lifecycle/provider-signals.ts';
 import type { VerdictThresholds } from './figures.ts';
 import type { Decision } from './rules.ts';
 import type { ClientFigures } from './types.ts';
@@ -49,7 +49,7 @@ export async function retiredHint(
 ): Promise<Decision> {
   if (!sources || d.verdict !== 'self_inflicted' || c.failed === 0) return d;
   const r = sources.calendar.of(key.provider, key.model);
-  const signal = sources.signals.get(`${key.provider}\n${key.model}`);
+  const signal = sources.signals.get(modelId(key.provider, key.model));
   const dated = r !== null && r.shutdownAt <= to;
   if (!dated && !(signal && signal.lastSeen <= to)) return d;
   const share = c.errors.bad_request / c.failed;
