@@ -2,7 +2,7 @@
  * The scripted incident timeline: six phases, each switching faults on at the providers
  * and off again when it ends, looping (or once, then healthy), and the events of a model
  * retirement during the first loop. Each phase and event says what it does and where to
- * look; `--fast` shortens the phases so one loop takes 4 minutes.
+ * look; `--fast` shortens the phases so one loop takes about 4 minutes.
  */
 import { FT_TRIAGE, RETIRING, SERVICES, SUCCESSOR } from './catalog.ts';
 import type { Providers } from './providers.ts';
@@ -58,7 +58,8 @@ export const PHASES: Phase[] = [
     id: 'flapping',
     title: `anthropic ${HAIKU} fails in 4-second bursts, and its breakers are tuned with a 2 s cooldown`,
     lookAt: `${HAIKU}: breakers open and close over and over (key detail: transitions); the flapping alert fires, then resolves about 5 minutes after the flapping stops`,
-    durationS: { normal: 150, fast: 35 },
+    // Fast: five 4-second bursts, so the flapping alert (4 trips in 5 minutes) does not hang on every single burst tripping.
+    durationS: { normal: 150, fast: 50 },
     start: (p) => flap(p, HAIKU, 4_000, 6_000),
   },
   {
