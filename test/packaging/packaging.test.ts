@@ -7,7 +7,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp, installedPackages, packAll, run, scratchDir, startAndWait, type Packed } from './scratch.ts';
+import { createApp, installedPackages, node20, packAll, run, scratchDir, startAndWait, type Packed } from './scratch.ts';
 
 const scratch = scratchDir('packaging');
 let packed: Map<string, Packed>;
@@ -79,12 +79,15 @@ async function main() {
 main();
 `;
 
+  // The suite runs on Node 24; the SDK's engines still promise 20.19, so each module system runs on both.
   for (const ext of ['mjs', 'cjs'] as const) {
-    it(`protects a model call from ${ext === 'mjs' ? 'ESM (import)' : 'CommonJS (require)'}`, () => {
-      writeFileSync(join(app, `call.${ext}`), script(ext));
-      const r = run(process.execPath, [`call.${ext}`], app);
-      expect(JSON.parse(r.stdout.trim().split('\n').pop()!)).toEqual({ status: 200, content: 'OK', cls: 'server', keys: ['gpt-4o-mini'] });
-    });
+    for (const [runtime, node] of [['this Node.js', () => process.execPath], ['Node.js 20', node20]] as const) {
+      it(`protects a model call from ${ext === 'mjs' ? 'ESM (import)' : 'CommonJS (require)'} on ${runtime}`, () => {
+        writeFileSync(join(app, `call.${ext}`), script(ext));
+        const r = run(node(), [`call.${ext}`], app);
+        expect(JSON.parse(r.stdout.trim().split('\n').pop()!)).toEqual({ status: 200, content: 'OK', cls: 'server', keys: ['gpt-4o-mini'] });
+      });
+    }
   }
 
   it('type-checks in a strict TypeScript project (nodenext, exactOptionalPropertyTypes, skipLibCheck off)', () => {
@@ -183,5 +186,8 @@ targets:
     );
     const r = run(bin, ['--config', 'probes.yaml', '--check'], app, { BB_TOKEN: 'x', OPENAI_API_KEY: 'sk-test' });
     expect(r.stdout).toContain('gpt-4o-mini');
+    // The prober's engines promise Node 20.19 too: the same check on Node 20.
+    const old = run(node20(), [join(app, 'node_modules', '@breakerbox', 'probe', 'dist', 'bin.js'), '--config', 'probes.yaml', '--check'], app, { BB_TOKEN: 'x', OPENAI_API_KEY: 'sk-test' });
+    expect(old.stdout).toContain('gpt-4o-mini');
   });
 });

