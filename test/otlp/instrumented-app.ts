@@ -7,8 +7,16 @@
  * The client is loaded with `require` after the instrumentation is registered, as in a real
  * app started with `--require`: the instrumentations patch `openai` through its CommonJS load.
  * Each test file registers one instrumentation (vitest runs files in separate processes).
+ *
+ * The official instrumentation (0.21, 0.22) and OpenLLMetry JS (0.27) patch `openai` `<7` only:
+ * with `openai@7` they patch nothing and the app exports no span. Their users run `openai@6`, so
+ * those files load the `openai-6` dev dependency, copied into a scratch `node_modules/openai`
+ * because require-in-the-middle matches the package by the folder it is loaded from.
  */
+import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { registerInstrumentations, type Instrumentation } from '@opentelemetry/instrumentation';
 import { BatchSpanProcessor, NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import { OTLPTraceExporter as ProtoTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
@@ -67,18 +75,34 @@ class SwitchingMetricExporter implements PushMetricExporter {
   }
 }
 
+/** Which `openai` major the app runs: today's (7), or 6 for instrumentations that patch `<7` only. */
+export type OpenAIMajor = 6 | 7;
+
+/** `require('openai')` of the major asked for, and how to remove the scratch copy it needed. */
+function requireOpenAI(major: OpenAIMajor): { exports: unknown; remove: () => void } {
+  const here = createRequire(import.meta.url);
+  if (major === 7) return { exports: here('openai'), remove: () => {} };
+  const app = mkdtempSync(join(tmpdir(), 'bb-openai6-'));
+  // openai's exports map hides package.json: find the folder where `require` would look.
+  const installed = (here.resolve.paths('openai-6') ?? []).map((d) => join(d, 'openai-6')).find((d) => existsSync(join(d, 'package.json')));
+  if (!installed) throw new Error('the openai-6 dev dependency is not installed (npm install)');
+  cpSync(installed, join(app, 'node_modules', 'openai'), { recursive: true });
+  return { exports: createRequire(join(app, 'app.js'))('openai'), remove: () => rmSync(app, { recursive: true, force: true }) };
+}
+
 /**
  * Registers `instrumentation` (once per process: the instrumentations patch the shared
  * `openai` module) and loads the client through it.
  */
-export function instrumentedApp(options: { fake: FakeProvider; service: string; instrumentation: Instrumentation }) {
+export function instrumentedApp(options: { fake: FakeProvider; service: string; instrumentation: Instrumentation; openai: OpenAIMajor }) {
   const resource = defaultResource().merge(resourceFromAttributes({ 'service.name': options.service, 'service.instance.id': 'pod-1' }));
   const spans = new SwitchingSpanExporter();
   const metrics = new SwitchingMetricExporter();
   const tracerProvider = new NodeTracerProvider({ resource, spanProcessors: [new BatchSpanProcessor(spans, { scheduledDelayMillis: 3_600_000 })] });
   const meterProvider = new MeterProvider({ resource, readers: [new PeriodicExportingMetricReader({ exporter: metrics, exportIntervalMillis: 3_600_000 })] });
   const unregister = registerInstrumentations({ instrumentations: [options.instrumentation], tracerProvider, meterProvider });
-  const { OpenAI: Client } = createRequire(import.meta.url)('openai') as { OpenAI: typeof OpenAI };
+  const loaded = requireOpenAI(options.openai);
+  const { OpenAI: Client } = loaded.exports as { OpenAI: typeof OpenAI };
   const client = new Client({ baseURL: options.fake.openaiBaseUrl, apiKey: options.fake.apiKey, maxRetries: 0 });
   const seen = new Map<string, Seen>();
 
@@ -112,6 +136,7 @@ export function instrumentedApp(options: { fake: FakeProvider; service: string; 
       unregister();
       await tracerProvider.shutdown();
       await meterProvider.shutdown();
+      loaded.remove();
     },
   };
 }

@@ -11,7 +11,7 @@ let fake: FakeProvider;
 let app: ReturnType<typeof instrumentedApp>;
 beforeAll(async () => {
   fake = await startFakeProvider();
-  app = instrumentedApp({ fake, service: SERVICE, instrumentation: new OpenAIInstrumentation() });
+  app = instrumentedApp({ fake, service: SERVICE, instrumentation: new OpenAIInstrumentation(), openai: 6 });
 });
 afterAll(async () => {
   await app.shutdown();

@@ -10,7 +10,7 @@ let fake: FakeProvider;
 let app: ReturnType<typeof instrumentedApp>;
 beforeAll(async () => {
   fake = await startFakeProvider();
-  app = instrumentedApp({ fake, service: SERVICE, instrumentation: new OpenAIInstrumentation() });
+  app = instrumentedApp({ fake, service: SERVICE, instrumentation: new OpenAIInstrumentation(), openai: 7 });
 });
 afterAll(async () => {
   await app.shutdown();

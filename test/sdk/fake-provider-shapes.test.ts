@@ -90,16 +90,22 @@ describe('Responses API', () => {
     expect(final?.output[0]).toMatchObject({ type: 'function_call', name: 'search_docs', arguments: args });
   });
 
-  it('fails mid-stream with a response.failed event or an error event, both typed events of the client', async () => {
+  it('fails mid-stream with a response.failed event (a typed event) or an error event (openai@7 throws it as an APIError)', async () => {
     fake.script('gpt-4.1', [{ kind: 'stream_error', afterTokens: 2 }, { kind: 'stream_error', afterTokens: 2, as: 'error' }]);
-    for (const want of ['response.failed', 'error']) {
-      const events: OpenAI.Responses.ResponseStreamEvent[] = [];
-      for await (const e of await openai.responses.create({ model: 'gpt-4.1', input: 'hi', stream: true })) events.push(e);
-      const last = events.at(-1)!;
-      expect(last.type).toBe(want);
-      if (last.type === 'response.failed') expect(last.response.error?.code).toBe('server_error');
-      if (last.type === 'error') expect(last.code).toBe('server_error');
-    }
+    const events: OpenAI.Responses.ResponseStreamEvent[] = [];
+    for await (const e of await openai.responses.create({ model: 'gpt-4.1', input: 'hi', stream: true })) events.push(e);
+    const last = events.at(-1)!;
+    expect(last.type).toBe('response.failed');
+    if (last.type === 'response.failed') expect(last.response.error?.code).toBe('server_error');
+
+    const before: OpenAI.Responses.ResponseStreamEvent[] = [];
+    const consume = async () => {
+      for await (const e of await openai.responses.create({ model: 'gpt-4.1', input: 'hi', stream: true })) before.push(e);
+    };
+    const thrown = await consume().then(() => undefined, (err: unknown) => err);
+    expect(thrown).toBeInstanceOf(OpenAI.APIError);
+    expect(thrown).toMatchObject({ code: 'server_error', status: undefined });
+    expect(before.some((e) => e.type === 'response.output_text.delta')).toBe(true);
   });
 });
 
