@@ -15,7 +15,13 @@ const KNOWN_HOSTS: Array<[RegExp, string]> = [
   [/(^|\.)openrouter\.ai$/, 'openrouter'],
   [/(^|\.)x\.ai$/, 'xai'],
   [/\.openai\.azure\.com$/, 'azure-openai'],
+  [/\.cognitiveservices\.azure\.com$/, 'azure-openai'],
+  [/\.services\.ai\.azure\.com$/, 'azure-openai'],
+  // Vertex AI (`{location}-aiplatform.googleapis.com`) is another service than the Gemini API:
+  // its own quotas, regions and outages, so its own provider.
+  [/(^|[.-])aiplatform\.googleapis\.com$/, 'vertex-ai'],
   [/(^|\.)googleapis\.com$/, 'google'],
+  [/^bedrock-runtime(-fips)?\.[a-z0-9-]+\.amazonaws\.com(\.cn)?$/, 'bedrock'],
 ];
 
 /**
