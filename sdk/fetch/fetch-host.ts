@@ -31,4 +31,6 @@ export interface FetchHost {
   readonly shadows: Pick<ShadowRunner, 'begin'>;
   /** Reports a warning once, under `code`. */
   warn(message: string, code?: string): void;
+  /** Counts a request forwarded unprotected and warns once per host and path family. */
+  notePassthrough(url: URL, method: string, why: string): void;
 }
