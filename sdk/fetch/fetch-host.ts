@@ -33,6 +33,4 @@ export interface FetchHost {
   notePassthrough?(url: URL, method: string, why: string): void;
   /** Reports a warning once, under `code`. */
   warn(message: string, code?: string): void;
-  /** Counts a request forwarded unprotected and warns once per host and path family. */
-  notePassthrough(url: URL, method: string, why: string): void;
 }
