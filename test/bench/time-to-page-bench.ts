@@ -15,11 +15,15 @@
  * third (or a later) scheduled probe lands — right after a scheduled probe, the worst phase
  * for probes on the schedule alone. Each incident is watched for up to 140 s.
  *
+ * The same two incidents are also run, with probe on suspicion, for a span-only fleet: the
+ * three instances instrumented with the official OpenTelemetry instrumentation and no SDK,
+ * exporting spans (`time-to-page-span-app.ts`).
+ *
  * Run: `npm run bench -- time-to-page` (about 6 min).
  */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { LOCATIONS, startStack, type Page, type Stack } from './time-to-page-stack.ts';
+import { LOCATIONS, startStack, type Fleet, type Page, type Stack } from './time-to-page-stack.ts';
 
 type Incident = 'outage' | 'self';
 const WATCH_MS = 140_000;
@@ -30,6 +34,7 @@ const RIGHT: Record<Incident, string> = { outage: 'provider_outage', self: 'self
 interface RunResult {
   incident: Incident;
   suspicion: boolean;
+  fleet: Fleet;
   warmupS: number;
   healthyAtStart: string;
   firstRightVerdictS: number | null;
@@ -66,9 +71,9 @@ async function warmUp(stack: Stack, started: number): Promise<string> {
 }
 
 /** One stack, one incident: the child process's part. */
-async function runOne(incident: Incident, suspicion: boolean): Promise<RunResult> {
+async function runOne(incident: Incident, suspicion: boolean, fleet: Fleet): Promise<RunResult> {
   const started = Date.now();
-  const stack = await startStack({ suspicion });
+  const stack = await startStack({ suspicion, fleet });
   try {
     const healthyAtStart = await warmUp(stack, started);
     const t0 = Date.now();
@@ -88,7 +93,7 @@ async function runOne(incident: Incident, suspicion: boolean): Promise<RunResult
     const wrong = incident === 'outage' ? 'self' : 'provider';
     const first = pages[0];
     return {
-      incident, suspicion, warmupS: s(t0 - started), healthyAtStart,
+      incident, suspicion, fleet, warmupS: s(t0 - started), healthyAtStart,
       firstRightVerdictS: firstRightVerdict === null ? null : s(firstRightVerdict - t0),
       firstPageS: first ? s(first.at - t0) : null,
       firstPage: first ? `${first.verdict}${first.hint ? ` (${first.hint})` : ''}` : null,
@@ -104,17 +109,21 @@ async function runOne(incident: Incident, suspicion: boolean): Promise<RunResult
   }
 }
 
-const RUNS: { incident: Incident; suspicion: boolean }[] = [
-  { incident: 'outage', suspicion: false },
-  { incident: 'outage', suspicion: true },
-  { incident: 'self', suspicion: false },
-  { incident: 'self', suspicion: true },
+type Run = { incident: Incident; suspicion: boolean; fleet: Fleet };
+const RUNS: Run[] = [
+  { incident: 'outage', suspicion: false, fleet: 'sdk' },
+  { incident: 'outage', suspicion: true, fleet: 'sdk' },
+  { incident: 'self', suspicion: false, fleet: 'sdk' },
+  { incident: 'self', suspicion: true, fleet: 'sdk' },
+  // The same incidents seen through OpenTelemetry spans only (the official instrumentation, no SDK).
+  { incident: 'outage', suspicion: true, fleet: 'spans' },
+  { incident: 'self', suspicion: true, fleet: 'spans' },
 ];
 
-function child(run: { incident: Incident; suspicion: boolean }): Promise<RunResult> {
+function child(run: Run): Promise<RunResult> {
   return new Promise((resolve, reject) => {
     const proc = spawn(process.execPath, [join(import.meta.dirname, '..', '..', 'bin', 'run-ts.js'), import.meta.filename], {
-      env: { ...process.env, TTP_RUN: `${run.incident}:${run.suspicion ? 'on' : 'off'}` },
+      env: { ...process.env, TTP_RUN: `${run.incident}:${run.suspicion ? 'on' : 'off'}:${run.fleet}` },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     let out = '';
@@ -130,15 +139,16 @@ function child(run: { incident: Incident; suspicion: boolean }): Promise<RunResu
 const cell = (v: number | null) => (v === null ? `> ${WATCH_MS / 1000} s` : `${v} s`);
 
 async function coordinate() {
-  console.log('time-to-page: four live stacks at once (incident × probe on suspicion off/on), default settings, webhook pages');
+  console.log('time-to-page: six live stacks at once (incident × probe on suspicion off/on, SDK fleet; and with suspicion, a span-only fleet), default settings, webhook pages');
   const results = await Promise.all(RUNS.map(child));
   const title = { outage: 'provider outage', self: 'self-inflicted (quota)' };
   console.log('');
-  console.log('incident                 probing              warm-up  verdict  1st page  1st right page  wrong first  undecided first  on-demand probes (cost)   first page says');
+  console.log('incident                 fleet  probing              warm-up  verdict  1st page  1st right page  wrong first  undecided first  on-demand probes (cost)   first page says');
   for (const r of results) {
     console.log(
       [
         title[r.incident].padEnd(24),
+        r.fleet.padEnd(6),
         (r.suspicion ? 'AFTER (on suspicion)' : 'BEFORE (schedule)').padEnd(20),
         `${r.warmupS} s`.padStart(7),
         cell(r.firstRightVerdictS).padStart(8),
@@ -155,21 +165,24 @@ async function coordinate() {
   console.log('verdict = first `provider_outage` (resp. `self_inflicted`) verdict of the primary key; times from the incident\'s start.');
   for (const r of results) {
     console.log(
-      `\n${title[r.incident]}, ${r.suspicion ? 'AFTER' : 'BEFORE'} — key at the start: ${r.healthyAtStart}; scheduled probes during the watch: ${r.onDemand.scheduled}; ` +
+      `\n${title[r.incident]}, ${r.fleet} fleet, ${r.suspicion ? 'AFTER' : 'BEFORE'} — key at the start: ${r.healthyAtStart}; scheduled probes during the watch: ${r.onDemand.scheduled}; ` +
         `on-demand probes run before the first page: ${r.onDemandBeforeFirstPage ?? '-'}; pages:`,
     );
     for (const p of r.pages) console.log(`  ${p}`);
     if (r.pages.length === 0) console.log('  (none)');
   }
-  const after = results.filter((r) => r.suspicion);
+  const after = results.filter((r) => r.suspicion && r.fleet === 'sdk');
   const ok = after.every((r) => r.firstRightPageS !== null && r.firstRightPageS <= 60 && r.wrongBefore === 0);
   console.log(`\ntarget (AFTER: a correct first page within 60 s, zero wrong pages first): ${ok ? 'met' : 'NOT met'}`);
+  const spans = results.filter((r) => r.fleet === 'spans');
+  const spansOk = spans.every((r) => r.firstRightPageS !== null && r.firstRightPageS <= 30 && r.wrongBefore === 0);
+  console.log(`target (span-only fleet: a correct first page within 30 s, zero wrong pages first): ${spansOk ? 'met' : 'NOT met'}`);
 }
 
 const spec = process.env.TTP_RUN;
 if (spec) {
-  const [incident, on] = spec.split(':') as [Incident, string];
-  const r = await runOne(incident, on === 'on');
+  const [incident, on, fleet] = spec.split(':') as [Incident, string, Fleet];
+  const r = await runOne(incident, on === 'on', fleet ?? 'sdk');
   console.log(`RESULT ${JSON.stringify(r)}`);
   process.exit(0);
 } else {

@@ -2,10 +2,14 @@
  * One live stack of the time-to-page benchmark, the scenario of issue 17: the fake
  * OpenAI-compatible provider (`test/support/`) behind an account gate, the real collector
  * with a webhook notifier to a local receiver, two probers (`eu-west`, `us-east`, the
- * prober's own CLI in-process) at the default 1-minute schedule, and three SDK instances
- * calling through the official `openai` client with one fallback. Every collector, SDK and
- * prober setting is its default except `suspicion.enabled` (the BEFORE run turns it off).
+ * prober's own CLI in-process) at the default 1-minute schedule, and three instances calling
+ * through the official `openai` client: with the breakerbox SDK and one fallback (`fleet: 'sdk'`),
+ * or instrumented only, exporting OpenTelemetry spans from processes of their own
+ * (`fleet: 'spans'`, `time-to-page-span-app.ts`). Every collector, SDK and prober setting is its
+ * default except `suspicion.enabled` (the BEFORE run turns it off).
  */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -73,8 +77,26 @@ function target(name: string, baseUrl: string) {
   };
 }
 
+/** Which fleet calls the provider: SDK instances, or span-only instrumented apps. */
+export type Fleet = 'sdk' | 'spans';
+
+/** Starts one span-only instance in its own process; resolves once it runs. */
+async function spanApp(env: Record<string, string>): Promise<ChildProcess> {
+  const proc = spawn(process.execPath, [join(import.meta.dirname, '..', '..', 'bin', 'run-ts.js'), join(import.meta.dirname, 'time-to-page-span-app.ts')], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  await new Promise<void>((resolve, reject) => {
+    proc.stdout!.on('data', (d: Buffer) => {
+      if (String(d).includes('READY')) resolve();
+    });
+    proc.once('exit', (code) => reject(new Error(`span app exited ${code}`)));
+  });
+  return proc;
+}
+
 /** Starts every part of one stack; `suspicion` is the collector's `suspicion.enabled`. */
-export async function startStack(o: { suspicion: boolean }): Promise<Stack> {
+export async function startStack(o: { suspicion: boolean; fleet?: Fleet }): Promise<Stack> {
   const dir = mkdtempSync(join(tmpdir(), 'bbx-ttp-'));
   const fake = await startFakeProvider({ apiKeys: Object.values(KEYS), models: [PRIMARY, FALLBACK] });
   // A plausible answer time, so a burst of calls is not answered in the same millisecond.
@@ -107,9 +129,18 @@ export async function startStack(o: { suspicion: boolean }): Promise<Stack> {
 
   // The fleet: each instance its own SDK, the official client through `bb.fetch` with one fallback.
   const sdks: Breakerbox[] = [];
+  const apps: ChildProcess[] = [];
   const timers = new Set<NodeJS.Timeout>();
   let stopped = false;
-  for (const { service, instance } of INSTANCES) {
+  if (o.fleet === 'spans') {
+    for (const { service, instance } of INSTANCES) {
+      apps.push(await spanApp({
+        TTP_COLLECTOR: server.url, TTP_TOKEN: ingest, TTP_SERVICE: service, TTP_INSTANCE: instance,
+        TTP_BASE_URL: `${gate.url}/v1`, TTP_API_KEY: KEYS[service], TTP_MODEL: PRIMARY, TTP_RATE: String(RATE_PER_S),
+      }));
+    }
+  }
+  for (const { service, instance } of o.fleet === 'spans' ? [] : INSTANCES) {
     const bb = createBreakerbox({ telemetry: { url: server.url, token: ingest, service, instance } });
     // The fallback shares the provider (the issue's setup, the README's example): known, not news here.
     bb.onWarning(() => undefined);
@@ -174,6 +205,11 @@ export async function startStack(o: { suspicion: boolean }): Promise<Stack> {
       for (const s of stopProbers) s();
       await Promise.allSettled(probers);
       await Promise.all(sdks.map((bb) => bb.close(2_000)));
+      await Promise.all(apps.map(async (p) => {
+        if (p.exitCode !== null) return;
+        p.kill('SIGTERM');
+        await once(p, 'exit');
+      }));
       await server.close();
       await hooks.close();
       await gate.close();

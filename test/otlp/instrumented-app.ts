@@ -10,13 +10,8 @@
  *
  * The official instrumentation (0.21, 0.22) and OpenLLMetry JS (0.27) patch `openai` `<7` only:
  * with `openai@7` they patch nothing and the app exports no span. Their users run `openai@6`, so
- * those files load the `openai-6` dev dependency, copied into a scratch `node_modules/openai`
- * because require-in-the-middle matches the package by the folder it is loaded from.
+ * those files load it (`support/openai-6.ts`).
  */
-import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { registerInstrumentations, type Instrumentation } from '@opentelemetry/instrumentation';
 import { BatchSpanProcessor, NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import { OTLPTraceExporter as ProtoTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
@@ -28,6 +23,7 @@ import { OTLPMetricExporter } from '@opentelemetry/exporter-metrics-otlp-proto';
 import { defaultResource, resourceFromAttributes } from '@opentelemetry/resources';
 import type OpenAI from 'openai';
 import type { FakeProvider } from '../support/fake-provider.ts';
+import { requireOpenAI } from '../support/openai-6.ts';
 
 /** What the app itself saw of its calls, per model. */
 export interface Seen {
@@ -77,18 +73,6 @@ class SwitchingMetricExporter implements PushMetricExporter {
 
 /** Which `openai` major the app runs: today's (7), or 6 for instrumentations that patch `<7` only. */
 export type OpenAIMajor = 6 | 7;
-
-/** `require('openai')` of the major asked for, and how to remove the scratch copy it needed. */
-function requireOpenAI(major: OpenAIMajor): { exports: unknown; remove: () => void } {
-  const here = createRequire(import.meta.url);
-  if (major === 7) return { exports: here('openai'), remove: () => {} };
-  const app = mkdtempSync(join(tmpdir(), 'bb-openai6-'));
-  // openai's exports map hides package.json: find the folder where `require` would look.
-  const installed = (here.resolve.paths('openai-6') ?? []).map((d) => join(d, 'openai-6')).find((d) => existsSync(join(d, 'package.json')));
-  if (!installed) throw new Error('the openai-6 dev dependency is not installed (npm install)');
-  cpSync(installed, join(app, 'node_modules', 'openai'), { recursive: true });
-  return { exports: createRequire(join(app, 'app.js'))('openai'), remove: () => rmSync(app, { recursive: true, force: true }) };
-}
 
 /**
  * Registers `instrumentation` (once per process: the instrumentations patch the shared
