@@ -1,7 +1,6 @@
 import type { ProbeEvent } from '@breakerbox/protocol';
-import { MAX_SAMPLE_MESSAGE_CHARS, redactText } from '@breakerbox/protocol';
+import { MAX_SAMPLE_MESSAGE_CHARS, createRedactor, redactText } from '@breakerbox/protocol';
 import type { ExchangeResult } from './exchange.ts';
-import { createRedactor } from './redact.ts';
 
 /**
  * A failed probe's evidence for the provider ticket: the upstream request id and the error
