@@ -40,8 +40,11 @@ export interface SecretFormat {
 
 /** Field names that say their value is a secret: secret, token, password, credential, key, in any case and separator. */
 export const SECRET_NAME = /secret|token|passw(?:or)?d|pwd|credential|creds|key|authori[sz]ation|^auth|[\s_.-]auth$|signature|^sig$|^session|cookie/i;
-/** Names that contain a secret word but count things (`max_tokens`, `input_tokens`): their values are kept. */
-const COUNTING_NAME = /tokens$|_count$|keys$/i;
+/**
+ * Names that contain a secret word but hold no secret: counts (`max_tokens`, `input_tokens`)
+ * and references to one (`api_key_env`, `key_file`, `token_type`): their values are kept.
+ */
+const NOT_SECRET_NAME = /(?:tokens|keys|[_.-](?:count|env|file|path|name|type|length|limit))$|[a-z](?:Count|Env|File|Path|Name|Type|Length|Limit)$/i;
 
 const MIXED = (m: string) => /[0-9]/.test(m) && /[A-Za-z]/.test(m);
 
@@ -219,5 +222,5 @@ export const SECRET_FORMATS: readonly SecretFormat[] = [
 
 /** Whether a `name=value` pair's name says its value is a secret (and not a count). */
 export function isSecretName(name: string): boolean {
-  return SECRET_NAME.test(name) && !COUNTING_NAME.test(name);
+  return SECRET_NAME.test(name) && !NOT_SECRET_NAME.test(name);
 }
