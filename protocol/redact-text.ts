@@ -19,13 +19,27 @@ export type Redactor = (text: string) => string;
 /** Values of a secret-named pair that are no secret: small counts, booleans, null. */
 const HARMLESS_VALUE = /^(?:\d{1,12}|true|false|null|none|undefined)$/i;
 
-function nameValue(match: string, groups: Record<string, string | undefined>): string {
-  const { q = '', name = '', sep = '', value = '' } = groups;
-  if (!isSecretName(name)) return match;
-  const quote = value[0] === '"' || value[0] === "'" ? value[0] : '';
-  const inner = quote ? value.slice(1, -1) : value;
-  if (inner.length === 0 || inner === REDACTED || HARMLESS_VALUE.test(inner)) return match;
-  return `${q}${name}${q}${sep}${quote}${REDACTED}${quote}`;
+/**
+ * The `name=value` rule, by hand: a pair whose name says no secret must not swallow the next
+ * pair (`Request rejected: X-API-KEY: …` holds one at its value), so the search resumes
+ * right after such a name instead of after its value.
+ */
+function redactNameValues(text: string, pattern: RegExp): string {
+  let out = '';
+  let from = 0;
+  pattern.lastIndex = 0;
+  for (let m = pattern.exec(text); m; m = pattern.exec(text)) {
+    const { q = '', name = '', sep = '', value = '' } = m.groups ?? {};
+    const quote = value[0] === '"' || value[0] === "'" ? value[0] : '';
+    const inner = quote ? value.slice(1, -1) : value;
+    if (!isSecretName(name) || inner.length === 0 || inner === REDACTED || HARMLESS_VALUE.test(inner)) {
+      pattern.lastIndex = m.index + q.length + name.length + q.length + sep.length;
+      continue;
+    }
+    out += `${text.slice(from, m.index)}${q}${name}${q}${sep}${quote}${REDACTED}${quote}`;
+    from = m.index + m[0].length;
+  }
+  return from === 0 ? text : out + text.slice(from);
 }
 
 /** `text` with every secret of the catalogue replaced by the marker (no cut). */
@@ -34,10 +48,13 @@ function redactFormats(text: string): string {
   const lower = text.toLowerCase();
   for (const f of SECRET_FORMATS) {
     if (f.keywords && !f.keywords.some((k) => lower.includes(k))) continue;
+    if (f.id === 'secret-name-value') {
+      out = redactNameValues(out, f.pattern);
+      continue;
+    }
     f.pattern.lastIndex = 0;
     out = out.replace(f.pattern, (match: string, ...rest: unknown[]) => {
       const groups = rest.at(-1) as Record<string, string | undefined> | undefined;
-      if (f.id === 'secret-name-value') return nameValue(match, groups ?? {});
       if (f.keep?.(match)) return match;
       const keep = typeof groups === 'object' && groups !== null ? groups.keep : undefined;
       return `${keep ?? ''}${REDACTED}`;
