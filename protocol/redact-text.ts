@@ -30,8 +30,8 @@ function redactNameValues(text: string, pattern: RegExp): string {
   pattern.lastIndex = 0;
   for (let m = pattern.exec(text); m; m = pattern.exec(text)) {
     const { q = '', name = '', sep = '', value = '' } = m.groups ?? {};
-    const quote = value[0] === '"' || value[0] === "'" ? value[0] : '';
-    const inner = quote ? value.slice(1, -1) : value;
+    const quote = /^\\?["']/.exec(value)?.[0] ?? '';
+    const inner = quote ? value.slice(quote.length, -quote.length) : value;
     if (!isSecretName(name) || inner.length === 0 || inner === REDACTED || HARMLESS_VALUE.test(inner)) {
       pattern.lastIndex = m.index + q.length + name.length + q.length + sep.length;
       continue;

@@ -113,7 +113,7 @@ export const SECRET_FORMATS: readonly SecretFormat[] = [
   {
     id: 'aws-secret-access-key',
     description: 'aws_secret_access_key / AWS-Secret-Access-Key / secretAccessKey = value, in any case and separator (secretlint aws)',
-    pattern: /(?<keep>["']?\b(?:aws)?[\s_.-]?secret[\s_.-]?(?:access)?[\s_.-]?key(?:[\s_.-]?id)?["']?\s*(?::|=>|=)\s*["']?)(?!\[redacted\])[A-Za-z0-9/+=]{16,}/gi,
+    pattern: /(?<keep>\b(?:aws)?[\s_.-]?secret[\s_.-]?(?:access)?[\s_.-]?key(?:[\s_.-]?id)?(?:\\?["'])?\s*(?::|=>|=)\s*(?:\\?["'])?)(?!\[redacted\])[A-Za-z0-9/+=]{16,}/gi,
     keywords: ['secret'],
   },
   {
@@ -192,7 +192,8 @@ export const SECRET_FORMATS: readonly SecretFormat[] = [
     id: 'secret-name-value',
     description: 'key=value, key: value and "key": "value" pairs whose name says secret, token, password/passwd/pwd, credential, key, api-key, auth, signature, session or cookie, in any case and separator (gitleaks generic-api-key)',
     // The name is checked by `SECRET_NAME` in `redact-text.ts`; the value is a quoted string or a bare run.
-    pattern: /(?<![A-Za-z0-9_.-])(?<q>["']?)(?<name>[A-Za-z][A-Za-z0-9_.-]{0,60}(?: [A-Za-z][A-Za-z0-9_-]{0,30}){0,3})\k<q>(?<sep>\s*(?::|=>|=)\s*)(?!\[redacted\]|\/\/)(?<value>"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|[^\s"',;&}\]{[][^\s"',;&}\]]{3,})/g,
+    // Quotes may be escaped (`\"token\": \"…\"`: a JSON body quoted inside a JSON message).
+    pattern: /(?<![A-Za-z0-9_.-])(?<q>\\?["']|)(?<name>[A-Za-z][A-Za-z0-9_.-]{0,60}(?: [A-Za-z][A-Za-z0-9_-]{0,30}){0,3})\k<q>(?<sep>\s*(?::|=>|=)\s*)(?!\[redacted\]|\/\/)(?<value>\\"(?:[^"\\]|\\[^"])*\\"|\\'(?:[^'\\]|\\[^'])*\\'|"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|[^\s"'\\,;&}\]{[][^\s"'\\,;&}\]]{3,})/g,
     keywords: [':', '='],
   },
   {

@@ -27,6 +27,8 @@ describe('the catalogue of secret formats', () => {
     const out = redactText(row.text);
     expect(survivors(out, row.secrets)).toEqual([]);
     expect(out).toContain(REDACTED);
+    // JSON-escaped, as a log line or a JSON body quoted inside a message carries it.
+    expect(survivors(redactText(JSON.stringify({ error: row.text })), row.secrets)).toEqual([]);
     // After a pair whose name says no secret (`Request rejected: …`), as providers write it.
     expect(survivors(redactText(`Request rejected: ${row.text}`), row.secrets)).toEqual([]);
     // Redacting again changes nothing: no marker is marked twice.
