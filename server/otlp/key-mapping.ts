@@ -37,7 +37,25 @@ export function providerFrom(attrs: Attributes): string | undefined {
   const known = address ? knownProviderOf(address) : undefined;
   if (known) return known;
   const name = str(attrs['gen_ai.provider.name']) ?? str(attrs['gen_ai.system']) ?? str(attrs['llm.provider']) ?? str(attrs['llm.system']);
-  return name ? named(name) : undefined;
+  if (!name) return undefined;
+  // The AI SDK's older spans name the provider by its client id: `openai.chat`, `anthropic.messages`.
+  return named(aiSdkSpan(attrs) ? (name.split('.')[0] ?? name) : name);
+}
+
+/** An AI SDK 4–6 span (`ai.*` attributes): its `ai.operationId` says what it is. */
+const aiSdkSpan = (attrs: Attributes): boolean => typeof attrs['ai.operationId'] === 'string';
+
+/**
+ * The operation of an AI SDK 4–6 provider call, which has no `gen_ai.operation.name`:
+ * `….doEmbed` is embeddings; `….doGenerate` / `….doStream` is the client id's API
+ * (`openai.responses` the Responses API, else chat).
+ */
+function aiSdkOperation(attrs: Attributes): string | undefined {
+  const id = str(attrs['ai.operationId']);
+  if (!id) return undefined;
+  if (id.endsWith('.doEmbed')) return 'embeddings';
+  if (!/\.do(Generate|Stream)$/.test(id)) return undefined;
+  return str(attrs['gen_ai.system'])?.endsWith('.responses') ? 'responses' : 'chat';
 }
 
 /**
@@ -46,7 +64,7 @@ export function providerFrom(attrs: Attributes): string | undefined {
  * `EMBEDDING` → embeddings).
  */
 function endpointFrom(attrs: Attributes, provider: string): string | undefined {
-  let op = str(attrs['gen_ai.operation.name'])?.toLowerCase();
+  let op = str(attrs['gen_ai.operation.name'])?.toLowerCase() ?? aiSdkOperation(attrs);
   if (!op) {
     // OpenLLMetry's older attribute (LiteLLM's callback uses its names): chat, completion, embedding.
     const type = str(attrs['llm.request.type'])?.toLowerCase();
@@ -107,7 +125,7 @@ export function keyFrom(attrs: Attributes): BreakerKey | KeyProblem {
 /** The attributes `keyFrom` reads, in one order: equal values give the same key. */
 const KEY_ATTRIBUTES = [
   'server.address', 'gen_ai.provider.name', 'gen_ai.system', 'llm.provider', 'llm.system', 'gen_ai.operation.name', 'llm.request.type',
-  'openinference.span.kind', 'gen_ai.request.model', 'llm.invocation_parameters', 'llm.model_name', 'gen_ai.response.model',
+  'openinference.span.kind', 'ai.operationId', 'gen_ai.request.model', 'llm.invocation_parameters', 'llm.model_name', 'gen_ai.response.model',
   'breakerbox.region', 'cloud.region',
 ] as const;
 

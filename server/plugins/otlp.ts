@@ -11,6 +11,7 @@ import { decodeLogsJson, decodeMetricsJson } from '../otlp/decode-json.ts';
 import { decodeLogsProtobuf, decodeMetricsProtobuf } from '../otlp/decode-protobuf.ts';
 import { decodeTracesJson, decodeTracesProtobuf } from '../otlp/decode-traces.ts';
 import { SpanHold } from '../otlp/span-hold.ts';
+import { ModelCallParents } from '../otlp/model-call-parents.ts';
 import { spansToTallies, tallyId, toWindow, type SpanTally } from '../otlp/spans-to-windows.ts';
 import { logsToEvents } from '../otlp/logs-to-events.ts';
 import { metricsToWindows } from '../otlp/metrics-to-windows.ts';
@@ -204,10 +205,11 @@ async function otlpRoutes(app: FastifyInstance): Promise<void> {
     await release(true);
   });
 
+  const parents = new ModelCallParents();
   app.post<{ Body: Buffer }>('/v1/traces', { ...route, schema: OtlpTracesRoute }, async (request, reply) => {
     const now = app.clock.now();
     const resources = decode(request, decodeTracesProtobuf, decodeTracesJson);
-    const mapped = spansToTallies(resources, app.ingestTimeBounds(now));
+    const mapped = spansToTallies(resources, app.ingestTimeBounds(now), parents);
     let covered = 0;
     for (const [id, t] of mapped.tallies) {
       if (!spans.covers(t.source.service, keyId(t.key), now)) continue;
@@ -221,9 +223,10 @@ async function otlpRoutes(app: FastifyInstance): Promise<void> {
       for (const b of admitted) for (const e of b.events) if (e.type === 'window') kept.add(tallyId(b.source, e.key));
       spans.add([...mapped.tallies.values()].filter((t) => kept.has(tallyId(t.source, t.key))), now);
     });
-    const note = covered > 0 ? `${covered} spans of calls this service also reports as metrics were not counted again (see docs/otlp.md)` : '';
-    const message = [mapped.rejected.message(), note].filter(Boolean).join('; ');
-    return answer(reply, request, 'traces', mapped.rejected.count, message);
+    // Spans skipped by design (counted as metrics already) are not refused: a partial success
+    // would be logged as a warning by the sender's exporter on every export.
+    if (covered > 0) request.log.debug({ covered }, 'spans of calls this service also reports as metrics were not counted again');
+    return answer(reply, request, 'traces', mapped.rejected.count, mapped.rejected.message());
   });
 
   app.post<{ Body: Buffer }>('/v1/logs', { ...route, schema: OtlpLogsRoute }, async (request, reply) => {

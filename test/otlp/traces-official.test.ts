@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { diag, DiagLogLevel } from '@opentelemetry/api';
 import { OpenAIInstrumentation } from '@opentelemetry/instrumentation-openai';
 import { startFakeProvider, type FakeProvider } from '../support/fake-provider.ts';
 import { startCollector } from './collector.ts';
@@ -9,7 +10,11 @@ import { expectScenario, verdictOf } from './scenario-checks.ts';
 const SERVICE = 'official-app';
 let fake: FakeProvider;
 let app: ReturnType<typeof instrumentedApp>;
+/** What the OpenTelemetry exporters log at warn and error (a partial success is logged as a warning). */
+const warnings: string[] = [];
 beforeAll(async () => {
+  const record = (...args: unknown[]) => warnings.push(args.map((a) => (typeof a === 'string' ? a : JSON.stringify(a))).join(' '));
+  diag.setLogger({ error: record, warn: record, info: () => {}, debug: () => {}, verbose: () => {} }, DiagLogLevel.WARN);
   fake = await startFakeProvider();
   app = instrumentedApp({ fake, service: SERVICE, instrumentation: new OpenAIInstrumentation(), openai: 6 });
 });
@@ -33,7 +38,8 @@ describe('@opentelemetry/instrumentation-openai 0.21 exporting spans to /v1/trac
     });
   }
 
-  it('counts a service that sends its calls as spans and as metrics once: metrics win', async () => {
+  it('counts a service that sends its calls as spans and as metrics once: metrics win, and the exporter logs no warning for the spans skipped', async () => {
+    warnings.length = 0;
     const c = await startCollector({ otlp_traces_hold_ms: 60_000 });
     app.exportTo({ collectorUrl: c.url, token: c.tokens.ingest, metrics: true });
     const models = await runScenario(app, fake, 'both');
@@ -44,6 +50,7 @@ describe('@opentelemetry/instrumentation-openai 0.21 exporting spans to /v1/trac
     for (let i = 0; i < 4; i++) await app.chat(models.healthy);
     await app.flushSpans();
     await app.flushMetrics();
+    expect(warnings).toEqual([]);
     app.exportTo({ collectorUrl: 'http://127.0.0.1:9', token: 'none' });
 
     const h = await verdictOf(c, models.healthy);
