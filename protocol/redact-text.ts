@@ -8,7 +8,7 @@
  * sample travels to the collector, its pages and a provider ticket. The rules err on the
  * side of cutting too much.
  */
-import { SECRET_FORMATS, isSecretName } from './secret-formats.ts';
+import { SECRET_FORMATS, isSecretName, type SecretFormat } from './secret-formats.ts';
 
 /** The marker that replaces what was cut, the same on every surface. */
 export const REDACTED = '[redacted]';
@@ -46,8 +46,15 @@ function redactNameValues(text: string, pattern: RegExp): string {
 function redactFormats(text: string): string {
   let out = text;
   const lower = text.toLowerCase();
+  const seen = new Map<SecretFormat['may'], boolean>();
   for (const f of SECRET_FORMATS) {
     if (f.keywords && !f.keywords.some((k) => lower.includes(k))) continue;
+    if (f.may) {
+      // Formats sharing one pre-check run it once.
+      let ok = seen.get(f.may);
+      if (ok === undefined) seen.set(f.may, (ok = f.may(lower)));
+      if (!ok) continue;
+    }
     if (f.id === 'secret-name-value') {
       out = redactNameValues(out, f.pattern);
       continue;

@@ -178,6 +178,8 @@ function withoutRequestStrings(s: string, strings: readonly string[]): string {
  */
 export function withoutRequestText(message: string, requestStrings: readonly string[] = []): string | undefined {
   let out: string | undefined = requestStrings.length > 0 ? withoutRequestStrings(message, requestStrings) : message;
+  // Without a quote there is nothing quoted to cut (the common provider message).
+  if (!/["'`\u201C\u2018\[{(]/.test(out)) return out;
   out = withoutQuotingFields(out);
   if (out === undefined) return undefined;
   return withoutLongQuotes(out);

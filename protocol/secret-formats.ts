@@ -34,6 +34,8 @@ export interface SecretFormat {
   pattern: RegExp;
   /** Lower-case substrings one of which must occur before the pattern runs at all (a cheap pre-check). */
   keywords?: readonly string[];
+  /** A pre-check of its own, on the lower-cased text, for formats no keyword announces. */
+  may?: (lower: string) => boolean;
   /** A match this says is no secret is kept. */
   keep?: (match: string) => boolean;
 }
@@ -47,6 +49,11 @@ export const SECRET_NAME = /secret|token|passw(?:or)?d|pwd|credential|creds|key|
 const NOT_SECRET_NAME = /(?:tokens|keys|[_.-](?:count|env|file|path|name|type|length|limit))$|[a-z](?:Count|Env|File|Path|Name|Type|Length|Limit)$/i;
 
 const MIXED = (m: string) => /[0-9]/.test(m) && /[A-Za-z]/.test(m);
+/** A run long enough for a bare key (the last three formats): one scan decides for all three. */
+const LONG_RUN = /[a-z0-9/+_-]{32,}/;
+const hasLongRun = (lower: string) => LONG_RUN.test(lower);
+/** A word a secret-named pair's name must hold (cheaper than the pair's own pattern). */
+const SECRET_WORD = /secret|token|passw|pwd|credential|creds|key|auth|sig|session|cookie/;
 
 /** The catalogue, in the order it runs. */
 export const SECRET_FORMATS: readonly SecretFormat[] = [
@@ -194,7 +201,7 @@ export const SECRET_FORMATS: readonly SecretFormat[] = [
     // The name is checked by `SECRET_NAME` in `redact-text.ts`; the value is a quoted string or a bare run.
     // Quotes may be escaped (`\"token\": \"…\"`: a JSON body quoted inside a JSON message).
     pattern: /(?<![A-Za-z0-9_.-])(?<q>\\?["']|)(?<name>[A-Za-z][A-Za-z0-9_.-]{0,60}(?: [A-Za-z][A-Za-z0-9_-]{0,30}){0,3})\k<q>(?<sep>\s*(?::|=>|=)\s*)(?!\[redacted\]|\/\/)(?<value>\\"(?:[^"\\]|\\[^"])*\\"|\\'(?:[^'\\]|\\[^'])*\\'|"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|[^\s"'\\,;&}\]{[][^\s"'\\,;&}\]]{3,})/g,
-    keywords: [':', '='],
+    may: (lower) => (lower.includes(':') || lower.includes('=')) && SECRET_WORD.test(lower),
   },
   {
     id: 'email',
@@ -206,17 +213,20 @@ export const SECRET_FORMATS: readonly SecretFormat[] = [
     id: 'aws-secret-bare',
     description: 'bare 40-character AWS secret access keys (base64 with / and +; secretlint aws)',
     pattern: /(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])/g,
+    may: hasLongRun,
     keep: (m) => !(/[0-9]/.test(m) && /[A-Z]/.test(m) && /[a-z]/.test(m)),
   },
   {
     id: 'long-hex',
     description: 'hex runs of 32 characters or more (Azure OpenAI and many gateways\' keys, key ids)',
     pattern: /\b[A-Fa-f0-9]{32,}\b/g,
+    may: hasLongRun,
   },
   {
     id: 'long-token',
     description: 'base64-like runs of 40 characters or more mixing letters and digits (Together, Fireworks and other bare keys); words without a digit are kept',
     pattern: /\b[A-Za-z0-9_-]{40,}\b/g,
+    may: hasLongRun,
     keep: (m) => !MIXED(m),
   },
 ];

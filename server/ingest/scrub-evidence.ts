@@ -14,12 +14,35 @@ const MAX_CODE_CHARS = 100;
 
 type Evidence = Pick<CallSample & ProbeEvent, 'error_type' | 'error_code' | 'message'>;
 
+/**
+ * Texts already scrubbed, and what they became: in an outage thousands of samples carry the
+ * same few provider messages and codes, and a lookup is far cheaper than the catalogue's
+ * pass. Bounded: cleared when full.
+ */
+const done = new Map<string, string | undefined>();
+const CACHE_ENTRIES = 2_000;
+
+function cached(kind: 'c' | 'm', text: string, scrubOne: (t: string) => string | undefined): string | undefined {
+  const key = `${kind}${text}`;
+  if (done.has(key)) return done.get(key);
+  const out = scrubOne(text);
+  if (done.size >= CACHE_ENTRIES) done.clear();
+  done.set(key, out);
+  return out;
+}
+
+const scrubCode = (t: string) => redactText(t, MAX_CODE_CHARS);
+const scrubMessage = (t: string) => {
+  const own = withoutRequestText(t);
+  return own ? redactText(own, MAX_SAMPLE_MESSAGE_CHARS) : undefined;
+};
+
 function scrub(e: Evidence): void {
-  if (e.error_type) e.error_type = redactText(e.error_type, MAX_CODE_CHARS);
-  if (e.error_code) e.error_code = redactText(e.error_code, MAX_CODE_CHARS);
+  if (e.error_type) e.error_type = cached('c', e.error_type, scrubCode);
+  if (e.error_code) e.error_code = cached('c', e.error_code, scrubCode);
   if (e.message) {
-    const own = withoutRequestText(e.message);
-    if (own) e.message = redactText(own, MAX_SAMPLE_MESSAGE_CHARS);
+    const own = cached('m', e.message, scrubMessage);
+    if (own) e.message = own;
     else delete e.message;
   }
 }
