@@ -13,6 +13,7 @@ import { startFakeProvider } from '../support/fake-provider.ts';
 import { SECRET_ROWS } from '../support/secret-values.ts';
 import { startCollector } from './collector.ts';
 import { API_KEY } from './helpers.ts';
+import { failureEvidence } from '../../probe/failure-evidence.ts';
 
 let dir: string;
 beforeAll(() => {
@@ -62,5 +63,12 @@ describe('prober redaction', () => {
       await collector.close();
       await fake.close();
     }
+  });
+});
+
+describe('a failed probe\'s evidence', () => {
+  it('shows one marker where the provider echoed the Authorization header with the target\'s own key', () => {
+    const r = { ok: false, reason: 'HTTP 401', latency: { total: 5 }, providerError: { type: `invalid_key ${API_KEY}`, code: 'ghp_0123456789abcdefABCDEF0123456789abcd', message: `Authorization: Bearer ${API_KEY} was refused; x-api-key: ${API_KEY}` } };
+    expect(failureEvidence(r, API_KEY)).toEqual({ error_type: 'invalid_key [redacted]', error_code: '[redacted]', message: 'Authorization: [redacted] was refused; x-api-key: [redacted]' });
   });
 });
