@@ -5,17 +5,31 @@
 import { knownProviderOf, type BreakerKey, type TelemetryBatch } from '@breakerbox/protocol';
 import type { Attributes } from './model.ts';
 
-/** GenAI `gen_ai.provider.name` / older `gen_ai.system` values → the SDK's provider names. */
+/**
+ * GenAI `gen_ai.provider.name` / older `gen_ai.system` values → the SDK's provider names
+ * (protocol/provider-name.ts names them by host, so both report one key). The well-known
+ * values are the OpenTelemetry GenAI registry's (`GEN_AI_PROVIDER_NAME_VALUE_*`, and the
+ * older `GEN_AI_SYSTEM_VALUE_*`: `az.ai.*`, `gemini`, `vertex_ai`); `aws_bedrock` and
+ * `bedrock` are what other instrumentations send.
+ */
 const PROVIDER_NAMES: Record<string, string> = {
   'azure.ai.openai': 'azure-openai',
   'az.ai.openai': 'azure-openai',
+  // Azure AI Inference is served from `*.services.ai.azure.com`, which the SDK names azure-openai too.
+  'azure.ai.inference': 'azure-openai',
+  'az.ai.inference': 'azure-openai',
   mistral_ai: 'mistral',
   x_ai: 'xai',
   'gcp.gemini': 'google',
-  'gcp.vertex_ai': 'google',
-  'gcp.gen_ai': 'google',
   gemini: 'google',
-  vertex_ai: 'google',
+  // `gcp.gen_ai` is "any Google generative AI endpoint": the Gemini API unless a Vertex host says otherwise.
+  'gcp.gen_ai': 'google',
+  // Vertex AI is its own provider (its own quotas, regions and outages), as the SDK names `*-aiplatform.googleapis.com`.
+  'gcp.vertex_ai': 'vertex-ai',
+  vertex_ai: 'vertex-ai',
+  'aws.bedrock': 'bedrock',
+  aws_bedrock: 'bedrock',
+  bedrock: 'bedrock',
 };
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v.length > 0 ? v : undefined);

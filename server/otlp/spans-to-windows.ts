@@ -12,6 +12,7 @@ import { keyInterner, sourceFrom } from './key-mapping.ts';
 import type { Attributes, ResourceSpans, Span } from './model.ts';
 import { Rejections } from './rejections.ts';
 import { ModelCallParents } from './model-call-parents.ts';
+import type { SpanHandover } from './span-handover.ts';
 import { samplingWeight } from './sampling.ts';
 import { latestSamples, spanSample } from './span-sample.ts';
 
@@ -176,10 +177,11 @@ export function toWindow(t: SpanTally): { source: TelemetryBatch['source']; wind
 /**
  * Maps decoded resources to tallies. Spans that are not model calls are skipped unread, and
  * so is a model-call span wrapping a model-call span of the same key (the inner one is the
- * request sent; `parents` remembers children across exports); model calls without a key or
- * outside `bounds` are refused and counted.
+ * request sent; `parents` remembers children across exports), and a call the same service's
+ * metrics already counted (`handover`); model calls without a key or outside `bounds` are
+ * refused and counted.
  */
-export function spansToTallies(resources: ResourceSpans[], bounds: TimeBounds, parents: ModelCallParents = new ModelCallParents()): MappedSpans {
+export function spansToTallies(resources: ResourceSpans[], bounds: TimeBounds, parents: ModelCallParents = new ModelCallParents(), handover?: SpanHandover): MappedSpans {
   const rejected = new Rejections();
   const keyOf = keyInterner();
   const tallies = new Map<string, SpanTally>();
@@ -212,8 +214,9 @@ export function spansToTallies(resources: ResourceSpans[], bounds: TimeBounds, p
       rejected.add('spans whose time is outside the accepted span (raw retention back, max_future_ms ahead)');
       continue;
     }
-    const weight = samplingWeight(span.traceState);
     const id = tallyId(source!, key);
+    if (handover?.covered(id, endMs)) continue;
+    const weight = samplingWeight(span.traceState);
     let t = tallies.get(id);
     if (!t) tallies.set(id, (t = newTally(source!, key, startMs, endMs)));
     t.startMs = Math.min(t.startMs, startMs);
@@ -227,7 +230,11 @@ export function spansToTallies(resources: ResourceSpans[], bounds: TimeBounds, p
       const status = num(span.attributes['http.response.status_code']) ?? num(span.attributes['http.status_code']);
       const tokens = { input: first(span.attributes, INPUT_TOKENS), output: first(span.attributes, OUTPUT_TOKENS) };
       t.samples = latestSamples([...t.samples, spanSample(span, cls, status, tokens)]);
-    } else t.ok += weight;
+      handover?.counted(id, endMs, weight, cls);
+    } else {
+      t.ok += weight;
+      handover?.counted(id, endMs, weight, null);
+    }
     t.latency[bucketOf((span.endNanos - span.startNanos) / 1e6)]! += weight;
     const ttft = ttftMs(span);
     if (ttft !== undefined) {
