@@ -15,33 +15,35 @@ const MAX_CODE_CHARS = 100;
 type Evidence = Pick<CallSample & ProbeEvent, 'error_type' | 'error_code' | 'message'>;
 
 /**
- * Texts already scrubbed, and what they became: in an outage thousands of samples carry the
- * same few provider messages and codes, and a lookup is far cheaper than the catalogue's
- * pass. Bounded: cleared when full.
+ * Texts already scrubbed, and what they became (null: a message dropped): in an outage
+ * thousands of samples carry the same few provider messages and codes, and a lookup is far
+ * cheaper than the catalogue's pass. Bounded: each map is cleared when full.
  */
-const done = new Map<string, string | undefined>();
-const CACHE_ENTRIES = 2_000;
+const codes = new Map<string, string>();
+const messages = new Map<string, string | null>();
+const CACHE_ENTRIES = 1_000;
 
-function cached(kind: 'c' | 'm', text: string, scrubOne: (t: string) => string | undefined): string | undefined {
-  const key = `${kind}${text}`;
-  if (done.has(key)) return done.get(key);
-  const out = scrubOne(text);
-  if (done.size >= CACHE_ENTRIES) done.clear();
-  done.set(key, out);
+function memo<T>(done: Map<string, T>, text: string, scrubOne: (t: string) => T): T {
+  let out = done.get(text);
+  if (out === undefined) {
+    out = scrubOne(text);
+    if (done.size >= CACHE_ENTRIES) done.clear();
+    done.set(text, out);
+  }
   return out;
 }
 
-const scrubCode = (t: string) => redactText(t, MAX_CODE_CHARS);
-const scrubMessage = (t: string) => {
+const scrubCode = (t: string): string => redactText(t, MAX_CODE_CHARS);
+const scrubMessage = (t: string): string | null => {
   const own = withoutRequestText(t);
-  return own ? redactText(own, MAX_SAMPLE_MESSAGE_CHARS) : undefined;
+  return own ? redactText(own, MAX_SAMPLE_MESSAGE_CHARS) : null;
 };
 
 function scrub(e: Evidence): void {
-  if (e.error_type) e.error_type = cached('c', e.error_type, scrubCode);
-  if (e.error_code) e.error_code = cached('c', e.error_code, scrubCode);
+  if (e.error_type) e.error_type = memo(codes, e.error_type, scrubCode);
+  if (e.error_code) e.error_code = memo(codes, e.error_code, scrubCode);
   if (e.message) {
-    const own = cached('m', e.message, scrubMessage);
+    const own = memo(messages, e.message, scrubMessage);
     if (own) e.message = own;
     else delete e.message;
   }
