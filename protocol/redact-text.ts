@@ -1,44 +1,83 @@
 /**
- * Redaction of free text that leaves the host as evidence (a provider's error message in a
- * call sample): API keys, bearer tokens, JWTs, credential-like `name=value` pairs and e-mail
- * addresses become `[redacted]`. Providers echo such things back (OpenAI's "Incorrect API key
- * provided: sk-…", a validation error quoting a user's address), and a sample travels to the
- * collector, its pages and a provider ticket. The rules err on the side of cutting too much.
+ * The one redactor of every breakerbox surface: free text that leaves a host or lands in a
+ * store (a provider's error message in a call sample or a probe event, a prober's log line,
+ * a collector log line, a notifier's delivery error) loses every secret the catalogue in
+ * `secret-formats.ts` knows, and any exact value the caller holds (its own API key, an
+ * ingest token, a notifier's URL), to one marker, `[redacted]`. Providers echo such things
+ * back (OpenAI's "Incorrect API key provided: sk-…", a gateway quoting a header), and a
+ * sample travels to the collector, its pages and a provider ticket. The rules err on the
+ * side of cutting too much.
  */
+import { SECRET_FORMATS, isSecretName, type SecretFormat } from './secret-formats.ts';
 
-/** A rule, and a cheap test that must pass before its (costlier) pattern runs at all. */
-interface Rule {
-  pattern: RegExp;
-  may?: (text: string) => boolean;
-  /** Keep a match this says is no secret. */
-  keep?: (match: string) => boolean;
+/** The marker that replaces what was cut, the same on every surface. */
+export const REDACTED = '[redacted]';
+
+/** Replaces secrets in a string. */
+export type Redactor = (text: string) => string;
+
+/** Values of a secret-named pair that are no secret: small counts, booleans, null. */
+const HARMLESS_VALUE = /^(?:\d{1,12}|true|false|null|none|undefined)$/i;
+
+/**
+ * The `name=value` rule, by hand: a pair whose name says no secret must not swallow the next
+ * pair (`Request rejected: X-API-KEY: …` holds one at its value), so the search resumes
+ * right after such a name instead of after its value.
+ */
+function redactNameValues(text: string, pattern: RegExp): string {
+  let out = '';
+  let from = 0;
+  pattern.lastIndex = 0;
+  for (let m = pattern.exec(text); m; m = pattern.exec(text)) {
+    const { q = '', name = '', sep = '', value = '' } = m.groups ?? {};
+    const quote = /^\\?["']/.exec(value)?.[0] ?? '';
+    const inner = quote ? value.slice(quote.length, -quote.length) : value;
+    if (!isSecretName(name) || inner.length === 0 || inner === REDACTED || HARMLESS_VALUE.test(inner)) {
+      pattern.lastIndex = m.index + q.length + name.length + q.length + sep.length;
+      continue;
+    }
+    out += `${text.slice(from, m.index)}${q}${name}${q}${sep}${quote}${REDACTED}${quote}`;
+    from = m.index + m[0].length;
+  }
+  return from === 0 ? text : out + text.slice(from);
 }
 
-const RULES: readonly Rule[] = [
-  // `Authorization: Bearer …`, `Bearer …`, `Basic …`
-  { pattern: /\b(?:bearer|basic)\s+[A-Za-z0-9._~+/=-]{6,}/gi, may: (t) => /bearer|basic/i.test(t) },
-  // JSON Web Tokens (three base64url parts, the first an encoded `{"`).
-  { pattern: /\beyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/g, may: (t) => t.includes('eyJ') },
-  // Provider keys by prefix: OpenAI / Anthropic (`sk-`, `sk-proj-`, `sk-ant-`), AWS, Google, Groq, xAI, Hugging Face, GitHub.
-  { pattern: /\b(?:sk|rk|pk)-[A-Za-z0-9_*-]{8,}/g, may: (t) => t.includes('k-') },
-  { pattern: /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g, may: (t) => t.includes('AKIA') || t.includes('ASIA') },
-  { pattern: /\bAIza[0-9A-Za-z_-]{30,}/g, may: (t) => t.includes('AIza') },
-  { pattern: /\b(?:gsk|xai|hf|ghp|gho|github_pat)_[A-Za-z0-9_]{10,}/g, may: (t) => t.includes('_') },
-  // `api_key=…`, `"token": "…"`, `password: …` (the name kept, the value cut).
-  {
-    pattern: /((?:api[_-]?key|apikey|x-api-key|access[_-]?token|auth[_-]?token|token|secret|password|passwd|authorization)["']?\s*[:=]\s*["']?)[^\s"',;&}]{4,}/gi,
-    may: (t) => t.includes(':') || t.includes('='),
-  },
-  // E-mail addresses.
-  { pattern: /[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}/g, may: (t) => t.includes('@') },
-  // Long hex runs, and long base64-like runs mixing letters and digits (Together, Fireworks and
-  // many gateways use bare 40–64 character keys); words without a digit are kept.
-  { pattern: /\b[A-Fa-f0-9]{32,}\b/g },
-  { pattern: /\b[A-Za-z0-9_-]{40,}\b/g, keep: (m) => !/[0-9]/.test(m) || !/[A-Za-z]/.test(m) },
-];
+/** `text` with every secret of the catalogue replaced by the marker (no cut). */
+function redactFormats(text: string): string {
+  let out = text;
+  const lower = text.toLowerCase();
+  const seen = new Map<SecretFormat['may'], boolean>();
+  for (const f of SECRET_FORMATS) {
+    if (f.keywords && !f.keywords.some((k) => lower.includes(k))) continue;
+    if (f.may) {
+      // Formats sharing one pre-check run it once.
+      let ok = seen.get(f.may);
+      if (ok === undefined) seen.set(f.may, (ok = f.may(lower)));
+      if (!ok) continue;
+    }
+    if (f.id === 'secret-name-value') {
+      out = redactNameValues(out, f.pattern);
+      continue;
+    }
+    f.pattern.lastIndex = 0;
+    out = out.replace(f.pattern, (match: string, ...rest: unknown[]) => {
+      const groups = rest.at(-1) as Record<string, string | undefined> | undefined;
+      if (f.keep?.(match)) return match;
+      const keep = typeof groups === 'object' && groups !== null ? groups.keep : undefined;
+      return `${keep ?? ''}${REDACTED}`;
+    });
+  }
+  return out;
+}
 
-/** The marker that replaces what was cut. */
-export const REDACTED = '[redacted]';
+/** Cuts `text` to `maxChars` on a code point boundary, marking the cut with `…`. */
+function cut(text: string, maxChars: number): string {
+  if (text.length <= maxChars) return text;
+  let out = text.slice(0, Math.max(0, maxChars - 1));
+  // Never end on half a surrogate pair: the collector refuses lone surrogates.
+  if (/[\uD800-\uDBFF]$/.test(out)) out = out.slice(0, -1);
+  return `${out}…`;
+}
 
 /**
  * `text` with secrets and e-mail addresses replaced by `[redacted]`, then cut to `maxChars`
@@ -46,17 +85,34 @@ export const REDACTED = '[redacted]';
  * straddling the limit.
  */
 export function redactText(text: string, maxChars = Infinity): string {
-  let out = text;
-  for (const rule of RULES) {
-    if (rule.may && !rule.may(out)) continue;
-    out = out.replace(rule.pattern, (match: string, name?: unknown) => {
-      if (rule.keep?.(match)) return match;
-      return typeof name === 'string' && match.startsWith(name) ? `${name}${REDACTED}` : REDACTED;
-    });
+  return cut(redactFormats(text), maxChars);
+}
+
+function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/**
+ * A redactor that removes the exact `secrets` the caller holds (empty and very short values
+ * are ignored: replacing "a" everywhere would hide the text, not a key), then everything
+ * the catalogue knows. The same marker for both, so a value is never marked twice.
+ */
+export function createRedactor(secrets: Iterable<string | undefined> = []): Redactor {
+  const values = [...new Set([...secrets].filter((s): s is string => typeof s === 'string' && s.length >= 4))];
+  values.sort((a, b) => b.length - a.length);
+  const exact = values.length > 0 ? new RegExp(values.map(escapeRegExp).join('|'), 'g') : undefined;
+  return (text: string): string => redactFormats(exact ? text.replace(exact, REDACTED) : text);
+}
+
+/** Redacts every string inside a JSON-like value (keys too), returning a copy. */
+export function redactDeep(value: unknown, redact: Redactor): unknown {
+  if (typeof value === 'string') return redact(value);
+  if (Array.isArray(value)) return value.map((v) => redactDeep(v, redact));
+  if (value instanceof Error) return redact(value.message);
+  if (value !== null && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[redact(k)] = redactDeep(v, redact);
+    return out;
   }
-  if (out.length <= maxChars) return out;
-  let cut = out.slice(0, Math.max(0, maxChars - 1));
-  // Never end on half a surrogate pair: the collector refuses lone surrogates.
-  if (/[\uD800-\uDBFF]$/.test(cut)) cut = cut.slice(0, -1);
-  return `${cut}…`;
+  return value;
 }

@@ -22,7 +22,8 @@ import { healthPlugin } from './plugins/health.ts';
 import { sessionPlugin } from './plugins/session.ts';
 import { dashboardPlugin } from './plugins/dashboard.ts';
 import { apiHeadersPlugin } from './plugins/api-headers.ts';
-import { redactUrl } from './log-redact.ts';
+import { redactLogLine, redactUrl } from './log-redact.ts';
+import { REDACTED } from '@breakerbox/protocol';
 import { loadCalendar, type RetirementCalendar } from './lifecycle/calendar.ts';
 
 declare module 'fastify' {
@@ -44,7 +45,7 @@ export interface AppOptions {
   clock?: ServerClock;
 }
 
-/** Log settings: JSON through pino, never a credential (header, cookie or `?token=`) or a request body. */
+/** Log settings: JSON through pino, never a credential (header, cookie, `?token=`, anything the protocol's secret catalogue knows) or a request body. */
 export function loggerOptions(level: string): FastifyServerOptions['logger'] {
   return {
     level,
@@ -59,8 +60,10 @@ export function loggerOptions(level: string): FastifyServerOptions['logger'] {
     },
     redact: {
       paths: ['req.headers.authorization', 'req.headers.cookie', 'headers.authorization', 'headers.cookie', 'body'],
-      censor: '[redacted]',
+      censor: REDACTED,
     },
+    // Every line, whatever logged it, passes the protocol's redactor before it is written.
+    hooks: { streamWrite: redactLogLine },
   };
 }
 

@@ -14,6 +14,7 @@ import type { ModelApi } from './apis/model-api.ts';
 import { guardStream, type StreamSummary } from '../streams/stream-guard.ts';
 import type { StreamDialect } from '../streams/stream-dialect.ts';
 import { invalidOutput } from '../validation/output-validator.ts';
+import { rememberRequest } from '../telemetry/request-text.ts';
 import { hasStructuredOutput, structuredAnswerProblem, type DeclaredValidation } from '../validation/structured-output.ts';
 
 /** A fetch function (the global one, undici's, or the application's). */
@@ -117,7 +118,10 @@ export async function sendAttempt(a: HttpAttempt, signal: AbortSignal | undefine
     }
     unlink();
     const answer = { status: res.status, statusText: res.statusText, headers: res.headers, body: text };
-    throw new ProviderHttpError(answer, classifyHttpError(res.status, text, res.headers), a.clock.now());
+    const error = new ProviderHttpError(answer, classifyHttpError(res.status, text, res.headers), a.clock.now());
+    // The sample of this failure removes what the provider's message quotes from the request.
+    rememberRequest(error, a.body);
+    throw error;
   }
 
   const headers = new Headers(res.headers);

@@ -6,7 +6,8 @@
  * text; the provider's error message is redacted and cut here, before it is kept.
  */
 import type { CallSample, DeprecationSignal, ErrorClass } from '@breakerbox/protocol';
-import { MAX_SAMPLE_MESSAGE_CHARS, deprecationSignalOf, providerErrorInfo, redactText, upstreamRequestIdOf } from '@breakerbox/protocol';
+import { MAX_SAMPLE_MESSAGE_CHARS, deprecationSignalOf, providerErrorInfo, redactText, requestStringsOf, upstreamRequestIdOf, withoutRequestText } from '@breakerbox/protocol';
+import { requestOf } from './request-text.ts';
 import { BreakerboxError } from '../errors/catalog.ts';
 import type { CallFacts } from '../call-types.ts';
 
@@ -72,7 +73,7 @@ function errorFacts(err: unknown, s: CallSample): void {
       body = answer.body;
       if (isHeaders(answer.headers)) headers = answer.headers;
     } else if (err.providerReason) {
-      s.error_code = err.providerReason.slice(0, 100);
+      s.error_code = redactText(err.providerReason, 100);
     }
   } else {
     // An official client's APIError (openai, @anthropic-ai/sdk): status, headers, parsed body.
@@ -85,12 +86,17 @@ function errorFacts(err: unknown, s: CallSample): void {
   }
   s.upstream_request_id ??= upstreamRequestIdOf(headers);
   const info = body === undefined ? {} : providerErrorInfo(body);
-  const type = text(info.type, 100);
-  const code = text(info.code, 100);
-  if (type) s.error_type = type;
-  if (code) s.error_code = code;
+  // Redacted before the cut, like the message: a secret cannot survive by straddling it.
+  const type = text(info.type, Infinity);
+  const code = text(info.code, Infinity);
+  if (type) s.error_type = redactText(type, 100);
+  if (code) s.error_code = redactText(code, 100);
   const message = info.message ?? (err instanceof Error ? err.message : undefined);
-  if (message) s.message = redactText(message, MAX_SAMPLE_MESSAGE_CHARS);
+  if (message) {
+    // What the message quotes from the request goes first; undecidable: type and code only.
+    const own = withoutRequestText(message, requestStringsOf(requestOf(err)));
+    if (own) s.message = redactText(own, MAX_SAMPLE_MESSAGE_CHARS);
+  }
 }
 
 /** The sample of one attempt; see the module comment. Never throws (a malformed error yields fewer fields). */

@@ -2,6 +2,7 @@
  * The evidence a page carries: the latest few failed calls of the group's keys, each with
  * the provider's request id, time and status — what on-call pastes into a provider ticket.
  */
+import { redactText } from '@breakerbox/protocol';
 import type { SamplesPart } from '../storage/storage.ts';
 
 /** One failed call as a page shows it. */
@@ -16,6 +17,9 @@ export interface PageSample {
   /** `service/instance` that saw it. */
   from: string;
 }
+
+/** Redacted again on the way out: a row stored before the collector redacted evidence at ingest. */
+const providerError = (e: string | undefined): string | null => (e === undefined ? null : redactText(e));
 
 /** Samples a page carries at most. */
 export const PAGE_SAMPLES = 3;
@@ -39,7 +43,7 @@ export async function pageSamples(samples: SamplesPart, keyIds: readonly number[
       at: new Date(r.ts).toISOString(),
       status: r.sample.status ?? null,
       error_class: r.sample.error_class ?? null,
-      provider_error: r.sample.error_type ?? r.sample.error_code ?? null,
+      provider_error: providerError(r.sample.error_type ?? r.sample.error_code),
       upstream_request_id: r.sample.upstream_request_id ?? null,
       from: `${r.service}/${r.instance}`,
     }));

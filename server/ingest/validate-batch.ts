@@ -4,6 +4,7 @@ import type { CallSample, TelemetryBatch, Histogram } from '@breakerbox/protocol
 import { BreakerboxError } from '../errors.ts';
 import { BatchEnvelopeSchema, ERROR_CLASSES, EVENT_SCHEMAS, MAX_WINDOW_SAMPLES_BYTES } from '@breakerbox/protocol';
 import { checkInvariants } from './invariants.ts';
+import { scrubEvidence } from './scrub-evidence.ts';
 
 const envelope = TypeCompiler.Compile(BatchEnvelopeSchema);
 const checks: Record<string, TypeCheck<TSchema>> = Object.fromEntries(
@@ -68,7 +69,7 @@ function checkSamples(samples: readonly CallSample[], path: string, bounds: Time
 
 /**
  * Validates a parsed body against protocol v1 (schema, then the cross-field invariants)
- * and returns it typed. Throws a 400 BreakerboxError naming the first bad field as a JSON
+ * and returns it typed, its samples' and probe errors' text redacted (`scrub-evidence.ts`). Throws a 400 BreakerboxError naming the first bad field as a JSON
  * pointer (`/events/3/calls`).
  */
 export function validateBatch(body: unknown, bounds: TimeBounds): TelemetryBatch {
@@ -118,5 +119,7 @@ export function validateBatch(body: unknown, bounds: TimeBounds): TelemetryBatch
     const violation = checkInvariants(event);
     if (violation) invalid(`${path}${violation.path}`, violation.message);
   }
+  // Every path into storage (SDK ingest, OTLP) passes here: the evidence is redacted once more.
+  scrubEvidence(batch);
   return batch;
 }

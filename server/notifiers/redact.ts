@@ -1,3 +1,4 @@
+import { createRedactor } from '@breakerbox/protocol';
 import type { NotifierConfig } from './types.ts';
 
 /**
@@ -33,9 +34,11 @@ export function secretsOf(n: NotifierConfig, url: string): string[] {
   return [...secrets].sort((a, b) => b.length - a.length);
 }
 
-/** Replaces every secret in a text (an error message) with "[redacted]". */
+/**
+ * Replaces every secret in a text (a delivery's error, which quotes the receiver's answer)
+ * with "[redacted]": the notifier's own `secrets`, then every format of the protocol's
+ * catalogue (a receiver echoing a token back, a proxy quoting a header).
+ */
 export function scrub(text: string, secrets: string[]): string {
-  let out = text;
-  for (const secret of secrets) if (secret) out = out.split(secret).join('[redacted]');
-  return out;
+  return createRedactor(secrets)(text);
 }

@@ -74,7 +74,7 @@ describe('secrets', () => {
       const loud = parsed.slice(0, -1).filter((l) => l.level === 'error');
       expect(loud.map((l) => [l.target, String(l.msg).startsWith('MISCONFIGURED PROBE')])).toEqual([['echo', true]]);
       expect(parsed.at(-1)).toMatchObject({ level: 'error', msg: '--once: 2 of 3 probes failed (echo: auth, down: server): exit 1', delivered: 3 });
-      expect(logs).toContain('[REDACTED]'); // the echoed key was there, and was removed
+      expect(logs).toContain('[redacted]'); // the echoed key was there, and was removed
       expect(logs).not.toContain(API_KEY);
       expect(logs).not.toContain(collector.ingestToken);
 

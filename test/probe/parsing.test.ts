@@ -41,13 +41,13 @@ describe('redactor', () => {
   const redact = createRedactor([secret, undefined, 'ab']);
 
   it('removes exact secret values wherever they appear', () => {
-    expect(redact(`failed with key=${secret}, again ${secret}`)).toBe('failed with key=[REDACTED], again [REDACTED]');
+    expect(redact(`failed with key=${secret}, again ${secret}`)).toBe('failed with key=[redacted], again [redacted]');
   });
 
   it('removes credential shapes: bearer values, provider key prefixes, api-key headers', () => {
-    expect(redact('Authorization: Bearer abcdef123456')).toBe('Authorization: Bearer [REDACTED]');
-    expect(redact('Incorrect API key provided: sk-proj-abc***xyz.')).toBe('Incorrect API key provided: [REDACTED].');
-    expect(redact('{"x-api-key":"k3y-value-9"}')).toBe('{"x-api-key":"[REDACTED]"}');
+    expect(redact('Authorization: Bearer abcdef123456')).toBe('Authorization: [redacted]');
+    expect(redact('Incorrect API key provided: sk-proj-abc***xyz.')).toBe('Incorrect API key provided: [redacted].');
+    expect(redact('{"x-api-key":"k3y-value-9"}')).toBe('{"x-api-key":"[redacted]"}');
   });
 
   it('ignores values too short to be keys', () => {
@@ -55,6 +55,6 @@ describe('redactor', () => {
   });
 
   it('redacts strings nested in objects, arrays and errors', () => {
-    expect(redactDeep({ a: [secret, { b: new Error(`boom ${secret}`) }], n: 3 }, redact)).toEqual({ a: ['[REDACTED]', { b: 'boom [REDACTED]' }], n: 3 });
+    expect(redactDeep({ a: [secret, { b: new Error(`boom ${secret}`) }], n: 3 }, redact)).toEqual({ a: ['[redacted]', { b: 'boom [redacted]' }], n: 3 });
   });
 });

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../server/app.ts';
+import { buildApp, type AppOptions } from '../../server/app.ts';
 import type { ServerClock } from '../../server/clock.ts';
 import { loadConfig } from '../../server/config/load.ts';
 import type { Config } from '../../server/config/schema.ts';
@@ -21,17 +21,17 @@ export interface TestCollector {
 let seq = 0;
 
 /**
- * Builds the real app on a temp SQLite file (with `clock`, on that clock). `now` is a minute
+ * Builds the real app on a temp SQLite file (with `clock`, on that clock; `logger` as the app takes it, default none). `now` is a minute
  * boundary just behind the clock, so every event placed before it is accepted by ingest.
  */
-export async function collector(options: { config?: Record<string, unknown>; env?: Record<string, string>; clock?: ServerClock; tokenName?: string } = {}): Promise<TestCollector> {
+export async function collector(options: { config?: Record<string, unknown>; env?: Record<string, string>; clock?: ServerClock; tokenName?: string; logger?: AppOptions['logger'] } = {}): Promise<TestCollector> {
   const dir = mkdtempSync(join(tmpdir(), 'bbx-verdicts-'));
   // Settings go through a real config file, so defaults and validation apply as in production.
   writeFileSync(join(dir, 'config.json'), JSON.stringify(options.config ?? {}));
   const config: Config = loadConfig({
     env: { BREAKERBOX_DB: join(dir, 'bbx.db'), BREAKERBOX_CONFIG: join(dir, 'config.json'), BREAKERBOX_ALERT_INTERVAL_S: '0', BREAKERBOX_SUSPICION_INTERVAL_S: '0', BREAKERBOX_LOG_LEVEL: 'silent', ...options.env },
   });
-  const app = await buildApp({ config, logger: false, ...(options.clock ? { clock: options.clock } : {}) });
+  const app = await buildApp({ config, logger: options.logger ?? false, ...(options.clock ? { clock: options.clock } : {}) });
   await app.ready();
   const token = (await app.storage.tokens.create(options.tokenName ?? 't', ['admin'])).secret;
   const clockNow = app.clock.now();
