@@ -9,6 +9,7 @@ import { DRILL_KINDS, type DrillKind } from '@breakerbox/protocol';
 import { ConfigError } from '../config/load.ts';
 import type { DrillRunReply, DrillRunView } from '../schemas/drills.ts';
 import { reportText } from './report-text.ts';
+import { EXIT_USAGE, collectorBase, collectorFetch, joinNegativeValues } from '../cli-errors.ts';
 
 /** The command's help text. */
 export const DRILL_USAGE = `usage: breakerbox drill run  --service S [--drills 429,ttft,down,length,rename,auth] [--minutes N | --step-s N]
@@ -43,6 +44,9 @@ export function parseDrills(text: string): DrillKind[] {
   });
 }
 
+/** Flags whose value is a number a user may type negative (refused by the command's own check, naming it). */
+const NUMBER_FLAGS: ReadonlySet<string> = new Set(['minutes', 'step-s', 'poll-ms']);
+
 /** Where the command writes; tests pass their own. */
 export interface DrillIo {
   out(line: string): void;
@@ -57,7 +61,7 @@ const defaultIo: DrillIo = { out: (l) => console.log(l), err: (l) => console.err
 export async function drillCommand(args: string[], env: Record<string, string | undefined>, io: DrillIo = defaultIo): Promise<number> {
   const [sub, ...rest] = args;
   const { values, positionals } = parseArgs({
-    args: rest,
+    args: joinNegativeValues(rest, NUMBER_FLAGS),
     allowPositionals: true,
     options: {
       help: { type: 'boolean', short: 'h' }, url: { type: 'string' }, token: { type: 'string' }, service: { type: 'string' },
@@ -65,16 +69,21 @@ export async function drillCommand(args: string[], env: Record<string, string | 
       'poll-ms': { type: 'string' },
     },
   });
-  if (values.help || sub === undefined || !['run', 'stop', 'show', 'list'].includes(sub)) {
-    (values.help || sub === undefined ? io.out : io.err)(DRILL_USAGE);
-    return values.help ? 0 : 2;
+  if (values.help || sub === undefined) {
+    io.out(DRILL_USAGE);
+    return values.help ? 0 : EXIT_USAGE;
+  }
+  if (!['run', 'stop', 'show', 'list'].includes(sub)) {
+    io.err(`breakerbox: unknown drill command "${sub}" (see "breakerbox drill --help")`);
+    return EXIT_USAGE;
   }
   const base = values.url ?? env.BREAKERBOX_URL;
   const token = values.token ?? env.BREAKERBOX_TOKEN;
   if (!base) throw new ConfigError('drill: --url (or BREAKERBOX_URL) is required: drills are sent through a collector');
+  const root = collectorBase(base, values.url !== undefined ? '--url' : 'BREAKERBOX_URL');
   if (!token) throw new ConfigError('drill: an admin token is required (--token or BREAKERBOX_TOKEN)');
   const api = async (method: string, path: string, body?: object): Promise<{ status: number; json: any }> => {
-    const res = await fetch(new URL(path, base.endsWith('/') ? base : `${base}/`), {
+    const res = await collectorFetch(new URL(path, root), {
       method,
       headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
       ...(body ? { body: JSON.stringify(body) } : {}),
