@@ -25,9 +25,12 @@ export const DRILL_USAGE = `usage: breakerbox drill run  --service S [--drills 4
   --minutes  how long each drill runs (default 10); --step-s the same in seconds
   --keys     the drilled keys as a JSON array (default every chain's primary)
   --no-wait  print the run and exit at once
+  --schedule-anyway  start it even when no instance of the service is subscribed for drills
+             (otherwise the collector refuses, naming the services that are, and this exits 1)
 
 run waits for the report (the run's length plus drills.grace_s), prints it, and exits 0
-when every drill passed, 1 when one failed or could not be judged.`;
+when every drill passed, 1 when one failed or could not be judged. A run no instance
+received ends (inconclusive) as soon as the collectors stop sending it, a few seconds in.`;
 
 /** Short names a pipeline types, and the protocol's own. */
 export const DRILL_ALIASES: Record<string, DrillKind> = {
@@ -66,6 +69,7 @@ export async function drillCommand(args: string[], env: Record<string, string | 
     options: {
       help: { type: 'boolean', short: 'h' }, url: { type: 'string' }, token: { type: 'string' }, service: { type: 'string' },
       drills: { type: 'string' }, minutes: { type: 'string' }, 'step-s': { type: 'string' }, keys: { type: 'string' }, 'no-wait': { type: 'boolean' },
+      'schedule-anyway': { type: 'boolean' },
       'poll-ms': { type: 'string' },
     },
   });
@@ -134,6 +138,7 @@ export async function drillCommand(args: string[], env: Record<string, string | 
     ...(values.minutes !== undefined ? { minutes: num('minutes', values.minutes) } : {}),
     ...(values['step-s'] !== undefined ? { step_s: Math.round(num('step-s', values['step-s'])) } : {}),
     ...(keys ? { keys } : {}),
+    ...(values['schedule-anyway'] ? { schedule_anyway: true } : {}),
   };
   const started = await api('POST', 'api/drills', body);
   if (started.status !== 201) return refused(started);
