@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeProvider, type FakeProvider } from '../support/fake-provider.ts';
 import { startListeningCollector, type ListeningCollector } from '../support/listening-collector.ts';
 import { builtEntry, runModule } from '../support/run-module.ts';
+import { node20 } from '../packaging/scratch.ts';
 
 /** One call through the SDK, then `await bb.close(timeout)` as the module's last await. */
 const script = (closeArg: string) => `
@@ -41,8 +42,9 @@ describe('await bb.close() at the top level of an ES module', { timeout: 90_000 
     await fake?.close();
   });
 
-  it('returns once the final batch is acknowledged: "after" is printed, exit 0, the batch stored', async () => {
-    const r = await runModule(script(''), [collector.url, collector.token, fake.openaiBaseUrl]);
+  // The SDK's engines promise Node.js 20.19: the same script runs on both.
+  it.each([['this Node.js', () => process.execPath], ['Node.js 20', node20]] as const)('on %s returns once the final batch is acknowledged: "after" is printed, exit 0, the batch stored', async (_, node) => {
+    const r = await runModule(script(''), [collector.url, collector.token, fake.openaiBaseUrl], 60_000, node());
     expect(r.stderr).not.toMatch(/unsettled top-level await/);
     expect(r.code).toBe(0);
     const after = afterLine(r.stdout);

@@ -23,14 +23,14 @@ export interface ModuleRun {
   ms: number;
 }
 
-/** Writes `source` as a scratch `.mjs` and runs it with `args`; kills it after `killAfterMs`. */
-export async function runModule(source: string, args: string[] = [], killAfterMs = 60_000): Promise<ModuleRun> {
+/** Writes `source` as a scratch `.mjs` and runs it with `args` on `node` (default this one); kills it after `killAfterMs`. */
+export async function runModule(source: string, args: string[] = [], killAfterMs = 60_000, node = process.execPath): Promise<ModuleRun> {
   const dir = mkdtempSync(join(tmpdir(), 'bbx-module-'));
   const file = join(dir, 'script.mjs');
   writeFileSync(file, source);
   const began = Date.now();
   try {
-    const child = spawn(process.execPath, [file, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH ?? '' } });
+    const child = spawn(node, [file, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH ?? '' } });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
