@@ -302,11 +302,9 @@ export class TelemetrySender {
   }
 
   /**
-   * Waits for `p`, at most `ms`. Only `flush` and `close` wait here — a caller awaiting them —
-   * so this timer is the one ref'd handle of the sender: its sockets are unref'd, and without
-   * it a process with nothing else alive would end mid-exchange while `await close()` is
-   * pending (exit code 13, an unsettled top-level await). It holds the loop for the deadline
-   * at most, and is cleared as soon as `p` settles.
+   * Waits for `p`, at most `ms`, on a ref'd timer: only an awaited `flush`/`close` waits here, and
+   * with the sockets unref'd it alone keeps a process with nothing else alive from ending
+   * mid-exchange (exit 13, an unsettled top-level await). Cleared as soon as `p` settles.
    */
   private async withTimeout(p: Promise<void>, ms: number): Promise<void> {
     let t: TimerHandle | undefined;
