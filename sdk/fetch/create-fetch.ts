@@ -5,8 +5,9 @@
  * another model at the same provider, or another base URL with its own key. Give the
  * official client `maxRetries: 0`: retries are decided here, within the budget.
  *
- * Requests that are not model calls (no JSON body with a `model`, unknown endpoint) pass
- * through untouched.
+ * Which requests are model calls, and how each API names its model, is the table in
+ * `apis/`. Any other request is forwarded untouched and announced through the host's
+ * `notePassthrough`: never silently.
  */
 import { createHash } from 'node:crypto';
 import { Agent, fetch as undiciFetch } from 'undici';
@@ -17,7 +18,8 @@ import type { FailoverLevel, Operation, OperationResult } from '../policies/fall
 import type { CallFacts } from '../key-policy.ts';
 import { BreakerboxError, SDK_ERROR_CODES } from '../errors/catalog.ts';
 import { checkFetchOptions } from '../options/validate-options.ts';
-import { dialectOf, endpointOf, providerOf, retarget, withApiKey } from './route.ts';
+import { providerOf } from '@breakerbox/protocol';
+import { callerKeyOf, readModelCall, type ModelCall } from './apis/index.ts';
 import { ProviderHttpError, sendAttempt, type FetchLike } from './http-attempt.ts';
 import { sdkErrorAnswer } from './refusal-answer.ts';
 import { rescuedResponse } from './rescued-response.ts';
@@ -36,7 +38,9 @@ interface RequestInput {
   method: string;
   headers: Headers;
   body: Record<string, unknown>;
-  endpointAt: number;
+  /** `body` as the caller sent it, sent unchanged when a route changes nothing in it (a signature covers its bytes). */
+  text: string | undefined;
+  call: ModelCall;
   stream: boolean;
   hold: boolean;
   /** Set when the call is drill traffic (docs/drills.md). */
@@ -70,22 +74,30 @@ export function createBreakerboxFetch(bb: FetchHost, options: BreakerboxFetchOpt
 
   if (options.baseURL && options.fallbacks) {
     const base = new URL(options.baseURL);
-    const family = providerOf(base) === 'anthropic' ? 'messages' : 'chat';
-    for (const model of Object.keys(options.fallbacks)) operationFor(base, family, model, undefined);
+    const endpoint = providerOf(base) === 'anthropic' ? 'messages' : 'chat/completions';
+    for (const model of Object.keys(options.fallbacks)) {
+      const url = new URL(base);
+      url.pathname = `${base.pathname.replace(/\/+$/, '')}/${endpoint}`;
+      const call = readModelCall(url, { model });
+      if (call) operationFor(url, call, undefined);
+    }
   }
 
-  function operationFor(url: URL, family: string, model: string, credential: string | undefined) {
-    const provider = options.provider ?? providerOf(url);
-    const id = `${url.origin}\u0001${family}\u0001${model}`;
+  function operationFor(url: URL, call: ModelCall, credential: string | undefined) {
+    const { family, model } = call;
+    const provider = options.provider ?? call.provider ?? providerOf(url);
+    const id = `${url.origin}\u0001${call.api.id}\u0001${family}\u0001${model}`;
     let entry = operations.get(id);
     if (entry) return entry;
-    const primary: ResolvedRoute = { key: withRegion({ provider, endpoint: family, model }, options.region), primary: true, level: 0, route: {} };
+    const primary: ResolvedRoute = { key: withRegion({ provider, endpoint: family, model }, call.region ?? options.region), primary: true, level: 0, route: {} };
     const routes = [primary];
     for (const r of options.fallbacks?.[model] ?? []) {
-      const target = r.baseURL ? new URL(r.baseURL) : url;
+      // The fallback's key is what its re-targeted request reads as: provider and region from its URL.
+      const to = call.api.retarget(call, { url, headers: new Headers(), body: { model } }, r);
+      const read = call.api.read(to.url, to.body);
       const key = withRegion(
-        { provider: r.provider ?? (r.baseURL ? providerOf(target) : provider), endpoint: family, model: r.model ?? model },
-        r.region ?? (r.baseURL ? undefined : options.region),
+        { provider: r.provider ?? (r.baseURL ? (read?.provider ?? providerOf(to.url)) : provider), endpoint: family, model: r.model ?? model },
+        r.region ?? (r.baseURL ? read?.region : (read?.region ?? call.region ?? options.region)),
       );
       routes.push({ key, primary: false, level: r.level ?? (r.model && r.model !== model ? 2 : 1), route: r, exerciseShare: r.exerciseShare ?? options.exerciseShare });
     }
@@ -111,7 +123,7 @@ export function createBreakerboxFetch(bb: FetchHost, options: BreakerboxFetchOpt
         run: (input, signal, _attempt, control) => attemptRoute(r, input, signal, control),
       })),
     });
-    entry = { op, routes, shadow: shadowRouteFor(bb, options, url, family, model, provider) };
+    entry = { op, routes, shadow: shadowRouteFor(bb, options, url, call, provider) };
     operations.set(id, entry);
     return entry;
   }
@@ -119,10 +131,11 @@ export function createBreakerboxFetch(bb: FetchHost, options: BreakerboxFetchOpt
   function attemptRoute(r: ResolvedRoute, input: RequestInput, signal: AbortSignal | undefined, control: Parameters<typeof sendAttempt>[2]) {
     const policy = bb.policy(r.key);
     const timeouts = { ...policy.settings.timeouts, ...definedOnly(options.timeouts) };
-    const url = r.route.baseURL ? retarget(input.url, r.route.baseURL, input.endpointAt) : input.url;
-    const headers = r.route.apiKey ? withApiKey(input.headers, r.route.apiKey, r.key.endpoint) : new Headers(input.headers);
-    const body = r.route.model ? { ...input.body, model: r.route.model } : input.body;
-    const dialect = dialectOf(r.key.endpoint);
+    const api = input.call.api;
+    const out = api.retarget(input.call, { url: input.url, headers: input.headers, body: input.body }, r.route);
+    const { url, body } = out;
+    const headers = new Headers(out.headers);
+    const dialect = api.dialect(r.key.endpoint);
     const kind = input.drill?.faultFor(r.key, r.primary);
     return sendAttempt(
       {
@@ -139,8 +152,9 @@ export function createBreakerboxFetch(bb: FetchHost, options: BreakerboxFetchOpt
         url,
         method: input.method,
         headers,
-        body: JSON.stringify(body),
+        body: body === input.body && input.text !== undefined ? input.text : JSON.stringify(body),
         stream: input.stream,
+        api,
         family: r.key.endpoint,
         requestBody: body,
         dialect,
@@ -158,20 +172,32 @@ export function createBreakerboxFetch(bb: FetchHost, options: BreakerboxFetchOpt
     );
   }
 
+  /** Forwards a request the wrapper does not protect, unchanged, and tells the host (counted, announced once). */
+  function passThrough(url: URL, method: string, why: string, input: string | URL | Request, init?: RequestInit): Promise<Response> {
+    try {
+      bb.notePassthrough?.(url, method, why);
+    } catch {
+      // counting never fails the caller's request
+    }
+    return underlying(input, init);
+  }
+
   return async function breakerboxFetch(input: string | URL | Request, init?: RequestInit): Promise<Response> {
-    const req = await readRequest(input, init);
-    const ep = req ? endpointOf(req.url.pathname) : undefined;
-    if (!req || !ep) return underlying(input, init);
-    const model = req.body.model as string;
-    const credential = credentialOf(req.headers);
-    const { op, routes, shadow } = operationFor(req.url, ep.family, model, credential);
-    const stream = req.body.stream === true;
+    const read = await readRequest(input, init);
+    if (!('body' in read)) return passThrough(read.url, read.method, read.why, input, init);
+    const req = read;
+    const call = readModelCall(req.url, req.body);
+    if (!call) return passThrough(req.url, req.method, 'no model API the SDK protects has this path', input, init);
+    const model = call.model;
+    const credential = credentialOf(req.headers, req.url);
+    const { op, routes, shadow } = operationFor(req.url, call, credential);
+    const stream = call.stream;
     const t0 = bb.clock.now();
     const drill = bb.drillTraffic?.(routes[0]!.key);
     // Drill traffic is never mirrored: its faults are ours, not the primary's answers.
     const watch: PrimaryWatch | undefined = shadow && !drill
       ? startMirror(bb, options, underlying, routes[0]!.key, shadow, {
-          url: req.url, method: req.method, headers: req.headers, body: req.body, endpointAt: ep.at, family: ep.family, stream, startedAt: t0,
+          url: req.url, method: req.method, headers: req.headers, body: req.body, call, family: call.family, stream, startedAt: t0,
         })
       : undefined;
 
@@ -196,7 +222,8 @@ export function createBreakerboxFetch(bb: FetchHost, options: BreakerboxFetchOpt
       method: req.method,
       headers: req.headers,
       body,
-      endpointAt: ep.at,
+      text: body === req.body ? req.text : undefined,
+      call,
       stream,
       hold: stream && midStream === 'buffer',
       drill,
@@ -209,7 +236,7 @@ export function createBreakerboxFetch(bb: FetchHost, options: BreakerboxFetchOpt
       finish();
     });
     const estimate = bb.costBudget.active
-      ? bb.prices.cost(model, estimateTokens(req.body), numberOr(req.body.max_tokens ?? req.body.max_completion_tokens ?? req.body.max_output_tokens, 1024))
+      ? bb.prices.cost(model, estimateTokens(req.body), call.api.maxOutputTokens(req.body) ?? 1024)
       : undefined;
     const runOpts = {
       signal: req.signal,
@@ -242,7 +269,7 @@ export function createBreakerboxFetch(bb: FetchHost, options: BreakerboxFetchOpt
       res = rescuedResponse(res as Response & { body: ReadableStream<Uint8Array> }, result, {
         bb,
         op,
-        dialect: dialectOf(ep.family),
+        dialect: call.api.dialect(call.family),
         body: req.body,
         inputFor,
         runOptions: runOpts,
@@ -252,7 +279,7 @@ export function createBreakerboxFetch(bb: FetchHost, options: BreakerboxFetchOpt
         chainLength: routes.length,
         prefill: options.prefill !== false,
         servedEnd: () => ended,
-        label: `${ep.family}:${model}`,
+        label: `${call.family}:${model}`,
       });
     } else {
       finish();
@@ -264,25 +291,31 @@ export function createBreakerboxFetch(bb: FetchHost, options: BreakerboxFetchOpt
   };
 }
 
-async function readRequest(input: string | URL | Request, init?: RequestInit) {
+/** A request as the wrapper reads it: a JSON object body to match against the API table, or why it is not one. */
+type ReadRequest =
+  | { url: URL; method: string; headers: Headers; body: Record<string, unknown>; text: string; signal: AbortSignal | undefined }
+  | { url: URL; method: string; why: string };
+
+async function readRequest(input: string | URL | Request, init?: RequestInit): Promise<ReadRequest> {
   const url = new URL(input instanceof Request ? input.url : String(input));
   const method = (init?.method ?? (input instanceof Request ? input.method : 'GET')).toUpperCase();
-  if (method !== 'POST') return undefined;
+  if (method !== 'POST') return { url, method, why: `a ${method} request is not a model call` };
   let text: string | undefined;
   if (typeof init?.body === 'string') text = init.body;
   else if (init?.body === undefined && input instanceof Request) text = await input.clone().text();
-  if (!text) return undefined;
+  else if (init?.body instanceof Uint8Array) text = new TextDecoder().decode(init.body);
+  if (!text) return { url, method, why: init?.body ? 'its body is not text the SDK can read (a stream or form data)' : 'it has no body' };
   let body: unknown;
   try {
     body = JSON.parse(text);
   } catch {
-    return undefined;
+    return { url, method, why: 'its body is not JSON' };
   }
-  if (!body || typeof body !== 'object' || typeof (body as { model?: unknown }).model !== 'string') return undefined;
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return { url, method, why: 'its body is not a JSON object' };
   const headers = new Headers(input instanceof Request ? input.headers : undefined);
   new Headers(init?.headers).forEach((v, k) => headers.set(k, v));
   const signal = init?.signal ?? (input instanceof Request ? input.signal : undefined) ?? undefined;
-  return { url, method, headers, body: body as Record<string, unknown>, signal };
+  return { url, method, headers, body: body as Record<string, unknown>, text, signal };
 }
 
 function providerAnswerOf(err: unknown) {
@@ -291,8 +324,8 @@ function providerAnswerOf(err: unknown) {
   return e instanceof ProviderHttpError ? e.answer : undefined;
 }
 
-function credentialOf(h: Headers): string | undefined {
-  const k = h.get('x-api-key') ?? h.get('authorization')?.replace(/^Bearer\s+/i, '');
+function credentialOf(h: Headers, url: URL): string | undefined {
+  const k = callerKeyOf(h, url);
   return k ? fingerprint(k) : undefined;
 }
 
@@ -317,6 +350,3 @@ function slowFirstByteMs(t: { firstByteMs?: number; firstTokenMs?: number }, lat
   return Math.ceil(limit * 1.5);
 }
 
-function numberOr(v: unknown, d: number): number {
-  return typeof v === 'number' ? v : d;
-}

@@ -29,6 +29,8 @@ export interface FetchHost {
   declareFallbacks(primary: ReviewedRoute, fallbacks: readonly ReviewedRoute[]): string[];
   /** The instance's shadow traffic runner (mirrors, their limits and their aggregates). */
   readonly shadows: Pick<ShadowRunner, 'begin'>;
+  /** Counts a request forwarded unprotected (`why`: what the wrapper saw) and announces it once per host and path family. */
+  notePassthrough?(url: URL, method: string, why: string): void;
   /** Reports a warning once, under `code`. */
   warn(message: string, code?: string): void;
 }

@@ -9,7 +9,8 @@ import type { AttemptControl, CallFacts } from '../key-policy.ts';
 import type { TimeoutOptions } from '../settings.ts';
 import { BreakerboxError, SDK_ERROR_CODES } from '../errors/catalog.ts';
 import { classifyHttpError, deprecationSignalOf, providerErrorInfo, retryAfterFromHeaders, upstreamRequestIdOf } from '@breakerbox/protocol';
-import { jsonAnswerClass, jsonAnswerFailure, jsonFacts } from './json-answer.ts';
+import { jsonAnswerClass } from './json-answer.ts';
+import type { ModelApi } from './apis/model-api.ts';
 import { guardStream, type StreamSummary } from '../streams/stream-guard.ts';
 import type { StreamDialect } from '../streams/stream-dialect.ts';
 import { invalidOutput } from '../validation/output-validator.ts';
@@ -53,6 +54,8 @@ export interface HttpAttempt {
   headers: Headers;
   body: string;
   stream: boolean;
+  /** The model API the request is (its stream framings, what its JSON answers say). */
+  api: ModelApi;
   /** Endpoint family (`chat`, `responses`, `embeddings`, `messages`, …): what a JSON answer must hold. */
   family: string;
   /** The request body as sent (an embeddings answer is checked against its inputs). */
@@ -120,13 +123,14 @@ export async function sendAttempt(a: HttpAttempt, signal: AbortSignal | undefine
   const headers = new Headers(res.headers);
   headers.delete('content-length');
   headers.delete('content-encoding');
-  const isSse = (res.headers.get('content-type') ?? '').includes('text/event-stream');
+  const framing = a.stream ? a.api.streamFraming(res.headers.get('content-type')) : undefined;
 
-  if (a.stream && isSse && res.body) {
+  if (framing && res.body) {
     const g = guardStream(
       res.body,
       {
         dialect: a.dialect,
+        framing,
         clock: a.clock,
         startedAt: started,
         firstTokenMs: a.timeouts.firstTokenMs,
@@ -170,9 +174,9 @@ export async function sendAttempt(a: HttpAttempt, signal: AbortSignal | undefine
   } catch (err) {
     throw new BreakerboxError(SDK_ERROR_CODES.STREAM_BROKEN, 'malformed JSON answer', { errorClass: 'stream_broken', upstreamRequestId, cause: err });
   }
-  const facts = jsonFacts(parsed, upstreamRequestId);
+  const facts = a.api.jsonFacts(parsed, upstreamRequestId);
   if (deprecation) facts.deprecation = deprecation;
-  const failure = jsonAnswerFailure(a.family, parsed, a.requestBody, upstreamRequestId);
+  const failure = a.api.jsonFailure(a.family, parsed, a.requestBody, upstreamRequestId);
   if (failure) throw failure;
   const cls = jsonAnswerClass(facts);
   // A truncated or filtered answer is already a failure of its own class; only a whole one is validated.

@@ -13,7 +13,8 @@ import type { BreakerboxFetchOptions } from './fetch-options.ts';
 import type { FetchLike } from './http-attempt.ts';
 import type { ShadowTarget } from '../shadow/shadow-options.ts';
 import { addBodyProperties, primaryValidation, refusalFinish, requestAsksJson, validates, type AnswerProperties } from '../shadow/answer-properties.ts';
-import { dialectOf, providerOf, retarget, withApiKey } from './route.ts';
+import { providerOf } from '@breakerbox/protocol';
+import type { ModelCall } from './apis/index.ts';
 import { sendCandidate } from './shadow-send.ts';
 
 /** A primary model's candidate: its key and where to send. */
@@ -23,15 +24,18 @@ export interface ShadowRoute {
 }
 
 /** The candidate of `model` at `url` (undefined when none is configured, or its endpoint is another family). */
-export function shadowRouteFor(bb: FetchHost, options: BreakerboxFetchOptions, url: URL, family: string, model: string, primaryProvider: string): ShadowRoute | undefined {
+export function shadowRouteFor(bb: FetchHost, options: BreakerboxFetchOptions, url: URL, call: ModelCall, primaryProvider: string): ShadowRoute | undefined {
+  const { family, model } = call;
   const target = options.shadow?.[model];
   if (!target) return undefined;
   if (target.endpoint !== undefined && target.endpoint !== family) {
     bb.warn(`shadow of ${model}: endpoint ${target.endpoint} is not the primary's (${family}); request bodies are not translated, so it is not mirrored`, 'BB_WARN_SDK_SHADOW_ENDPOINT');
     return undefined;
   }
-  const provider = target.provider ?? (target.baseURL ? providerOf(new URL(target.baseURL)) : primaryProvider);
-  const region = target.region ?? (target.baseURL ? undefined : options.region);
+  const to = target.baseURL ? call.api.retarget(call, { url, headers: new Headers(), body: { model } }, target) : undefined;
+  const read = to ? call.api.read(to.url, to.body) : undefined;
+  const provider = target.provider ?? (to ? (read?.provider ?? providerOf(to.url)) : primaryProvider);
+  const region = target.region ?? (to ? read?.region : (call.region ?? options.region));
   return { key: { provider, endpoint: family, model: target.model, ...(region ? { region } : {}) }, target };
 }
 
@@ -41,7 +45,7 @@ export interface MirroredRequest {
   method: string;
   headers: Headers;
   body: Record<string, unknown>;
-  endpointAt: number;
+  call: ModelCall;
   family: string;
   stream: boolean;
   startedAt: number;
@@ -84,19 +88,21 @@ export function startMirror(
       asksJson,
     },
     (signal) => {
-      const headers = target.apiKey ? withApiKey(req.headers, target.apiKey, req.family) : new Headers(req.headers);
+      const out = req.call.api.retarget(req.call, { url: req.url, headers: req.headers, body: req.body }, target);
+      const headers = new Headers(out.headers);
       // The caller's idempotency key would let the provider answer the mirror from the primary's request.
       headers.delete('idempotency-key');
       return sendCandidate(
         {
           fetch: underlying,
-          url: target.baseURL ? retarget(req.url, target.baseURL, req.endpointAt) : req.url,
+          url: out.url,
           method: req.method,
           headers,
-          body: { ...req.body, model: target.model },
+          body: out.body,
           stream: req.stream,
+          api: req.call.api,
           family: req.family,
-          dialect: dialectOf(req.family),
+          dialect: req.call.api.dialect(req.family),
           clock: bb.clock,
           cost: (i, o) => bb.prices.cost(target.model, i, o),
           ...(declared ? { validate } : {}),

@@ -13,6 +13,7 @@ import type { StreamDialect } from '../streams/stream-dialect.ts';
 import { addBodyProperties, refusalFinish, validateCandidate, validates, type AnswerProperties } from '../shadow/answer-properties.ts';
 import type { DeclaredValidation } from '../validation/structured-output.ts';
 import { sendAttempt, type FetchLike } from './http-attempt.ts';
+import type { ModelApi } from './apis/model-api.ts';
 
 /** One candidate request, ready to send. */
 export interface CandidateRequest {
@@ -22,6 +23,7 @@ export interface CandidateRequest {
   headers: Headers;
   body: Record<string, unknown>;
   stream: boolean;
+  api: ModelApi;
   family: string;
   dialect: StreamDialect;
   clock: Clock;
@@ -44,6 +46,7 @@ export async function sendCandidate(c: CandidateRequest, signal: AbortSignal): P
       headers: c.headers,
       body: JSON.stringify(c.body),
       stream: c.stream,
+      api: c.api,
       family: c.family,
       requestBody: c.body,
       dialect: c.dialect,

@@ -18,12 +18,15 @@
 import type { ErrorClass } from '@breakerbox/protocol';
 import type { Clock, TimerHandle } from '../clock.ts';
 import { BreakerboxError, SDK_ERROR_CODES } from '../errors/catalog.ts';
-import { SseReader, classifyFinishReason, formatSseEvent, type SseEvent } from '@breakerbox/protocol';
+import { classifyFinishReason, type SseEvent } from '@breakerbox/protocol';
 import type { StreamDialect } from './stream-dialect.ts';
+import { sseFraming, type StreamFraming } from './stream-framing.ts';
 
 /** Guard settings. */
 export interface StreamGuardOptions {
   dialect: StreamDialect;
+  /** How the body's bytes are cut into events (SSE when not given). */
+  framing?: StreamFraming;
   clock: Clock;
   /** When the attempt started (TTFT is measured from here). */
   startedAt: number;
@@ -64,8 +67,9 @@ export interface GuardedStream {
 /** Starts reading `body` under the guard. `onEnd` is called exactly once. */
 export function guardStream(body: ReadableStream<Uint8Array>, o: StreamGuardOptions, onEnd: (s: StreamSummary) => void): GuardedStream {
   const reader = body.getReader();
-  const sse = new SseReader();
-  const encoder = new TextEncoder();
+  const framing = o.framing ?? sseFraming;
+  const sse = framing.decoder();
+  const encoder = framing.encoder();
   const summary: StreamSummary = { cls: null, cancelled: false, tokens: 0, skippedFrames: 0 };
   let finished = false;
   let endSeen = false;
@@ -105,6 +109,8 @@ export function guardStream(body: ReadableStream<Uint8Array>, o: StreamGuardOpti
       resolveReady();
       reader.cancel().catch(() => undefined);
       try {
+        const closing = encoder.end();
+        if (closing) controller.enqueue(closing);
         controller.close();
       } catch {
         // already closed
@@ -136,7 +142,7 @@ export function guardStream(body: ReadableStream<Uint8Array>, o: StreamGuardOpti
       end(f.error.cls, new BreakerboxError(code, `provider error in stream: ${f.error.message}`, { errorClass: f.error.cls, providerReason: f.error.message }));
       return;
     }
-    controller.enqueue(encoder.encode(formatSseEvent(frame)));
+    controller.enqueue(encoder.frame(frame));
     if (f.inputTokens !== undefined) summary.inputTokens = f.inputTokens;
     if (f.cachedTokens !== undefined) summary.cachedTokens = f.cachedTokens;
     if (f.reasoningTokens !== undefined) summary.reasoningTokens = f.reasoningTokens;

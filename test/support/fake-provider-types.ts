@@ -117,6 +117,8 @@ export interface Attempt {
   api: Api | 'unknown';
   method: string;
   path: string;
+  /** The query string, without `?` (Azure's `api-version`, Gemini's `alt`). */
+  query: string;
   model: string | undefined;
   stream: boolean;
   fault: Fault['kind'];
@@ -143,6 +145,8 @@ export interface FakeProvider {
   url: string;
   /** Base URL for the `openai` client (`<url>/v1`). */
   openaiBaseUrl: string;
+  /** An Azure OpenAI resource's endpoint: deployments under `/openai/deployments/{deployment}/…`, key in `api-key`. */
+  azureEndpoint: string;
   /** Base URL for the `@anthropic-ai/sdk` client (`<url>`). */
   anthropicBaseUrl: string;
   /** The first accepted key. */

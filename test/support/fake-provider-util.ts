@@ -57,7 +57,7 @@ export function redact(h: IncomingMessage['headers']): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(h)) {
     if (v === undefined) continue;
-    out[k] = k === 'authorization' || k === 'x-api-key' ? '[redacted]' : Array.isArray(v) ? v.join(', ') : v;
+    out[k] = k === 'authorization' || k === 'x-api-key' || k === 'api-key' || k === 'x-goog-api-key' ? '[redacted]' : Array.isArray(v) ? v.join(', ') : v;
   }
   return out;
 }

@@ -102,6 +102,24 @@ const API_PATHS: Record<string, Api> = {
   '/v1/messages': 'messages',
 };
 
+/** Where a request's path sends it: the API, and the model when the path names it (an Azure deployment). */
+interface Routed {
+  api: Api | 'unknown';
+  pathModel?: string;
+}
+
+/** Azure OpenAI's deployment paths: the deployment (the model) in the path, `api-version` in the query. */
+const AZURE_DEPLOYMENT = /^\/openai\/deployments\/([^/]+)\/(chat\/completions|embeddings|responses)$/;
+
+/** The API of a path (one table per wire format; paths of other APIs are unknown: 404). */
+function routeOf(path: string): Routed {
+  const known = API_PATHS[path];
+  if (known) return { api: known };
+  const azure = AZURE_DEPLOYMENT.exec(path);
+  if (azure) return { api: API_PATHS[`/v1/${azure[2]}`]!, pathModel: decodeURIComponent(azure[1]!) };
+  return { api: 'unknown' };
+}
+
 interface Script {
   faults: Fault[];
   next: number;
@@ -155,7 +173,8 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const raw = await readBody(req);
     const path = (req.url ?? '/').split('?')[0]!;
-    const api: Api | 'unknown' = API_PATHS[path] ?? 'unknown';
+    const routed = routeOf(path);
+    const api = routed.api;
     const dialect: Dialect | 'unknown' = api === 'unknown' ? 'unknown' : dialectOfApi(api);
     let body: unknown;
     try {
@@ -164,7 +183,7 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
       body = raw;
     }
     const b = (body && typeof body === 'object' ? body : {}) as Record<string, unknown>;
-    const model = typeof b.model === 'string' ? b.model : undefined;
+    const model = routed.pathModel ?? (typeof b.model === 'string' ? b.model : undefined);
     const d: Dialect = dialect === 'unknown' ? 'openai' : dialect;
     const requestId = newRequestId(d);
     const attempt: Attempt = {
@@ -174,6 +193,7 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
       api,
       method: req.method ?? 'GET',
       path,
+      query: (req.url ?? '').split('?')[1] ?? '',
       model,
       stream: b.stream === true,
       fault: 'ok',
@@ -300,7 +320,7 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
 
   function authorised(d: Dialect, req: IncomingMessage): boolean {
     const bearer = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? '')?.[1];
-    const key = d === 'anthropic' ? (headerValue(req.headers['x-api-key']) ?? bearer) : bearer;
+    const key = d === 'anthropic' ? (headerValue(req.headers['x-api-key']) ?? bearer) : (bearer ?? headerValue(req.headers['api-key']));
     return key !== undefined && o.apiKeys.includes(key);
   }
 
@@ -314,6 +334,7 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
   return {
     url,
     openaiBaseUrl: `${url}/v1`,
+    azureEndpoint: url,
     anthropicBaseUrl: url,
     apiKey: o.apiKeys[0] ?? '',
     attempts,
