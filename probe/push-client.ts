@@ -113,18 +113,11 @@ export class PushClient {
   async close(timeoutMs: number): Promise<number> {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
-    // The sender never keeps its host alive (its socket and timers are unref'd): right inside
-    // an application, wrong here, where the final push is the last thing the process does.
-    // Without a ref'd handle Node sees an empty loop while the reply is awaited and ends the
-    // process with exit code 13 (an unsettled top-level await), events sent but unconfirmed.
-    const hold = setTimeout(() => undefined, timeoutMs + 1_000);
-    try {
-      await this.sender.flush(timeoutMs, true);
-      const left = await this.sender.close(0);
-      if (left > 0) this.log.error('collector unreachable at shutdown: probe events lost', { lost: left });
-      return left;
-    } finally {
-      clearTimeout(hold);
-    }
+    // The sender holds the loop while a flush is awaited (protocol/telemetry-sender.ts): the
+    // final push is confirmed before the process ends, bounded by timeoutMs.
+    await this.sender.flush(timeoutMs, true);
+    const left = await this.sender.close(0);
+    if (left > 0) this.log.error('collector unreachable at shutdown: probe events lost', { lost: left });
+    return left;
   }
 }

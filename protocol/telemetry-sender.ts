@@ -323,9 +323,14 @@ export class TelemetrySender {
     }
   }
 
+  /**
+   * Waits for `p`, at most `ms`, on a ref'd timer: only an awaited `flush`/`close` waits here, and
+   * with the sockets unref'd it alone keeps a process with nothing else alive from ending
+   * mid-exchange (exit 13, an unsettled top-level await). Cleared as soon as `p` settles.
+   */
   private async withTimeout(p: Promise<void>, ms: number): Promise<void> {
     let t: TimerHandle | undefined;
-    await Promise.race([p, new Promise<void>((r) => (t = this.o.clock.setTimeout(r, Math.max(0, ms), true)))]);
+    await Promise.race([p, new Promise<void>((r) => (t = this.o.clock.setTimeout(r, Math.max(0, ms), false)))]);
     if (t !== undefined) this.o.clock.clearTimeout(t);
   }
 }

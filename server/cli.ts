@@ -1,12 +1,19 @@
 import { parseArgs } from 'node:util';
 import { loadConfig, ConfigError } from './config/load.ts';
-import { BreakerboxError } from './errors.ts';
 import { startServer } from './main.ts';
 import { systemClock } from './clock.ts';
 import { openStorage } from './storage/open-storage.ts';
 import { parseRights } from './storage/storage.ts';
 import { FLEET_USAGE, fleetCommand } from './fleet/fleet-cli.ts';
 import { DRILL_USAGE, drillCommand } from './drills/drill-cli.ts';
+import { EXIT_USAGE, cliFailure } from './cli-errors.ts';
+
+/** Every command and subcommand `breakerbox` runs (its help and the CLI tests list them from here). */
+export const COMMANDS = [
+  ['server'], ['migrate'], ['token', 'create'], ['token', 'list'], ['token', 'revoke'],
+  ['fleet', 'drain'], ['fleet', 'release'], ['fleet', 'list'],
+  ['drill', 'run'], ['drill', 'stop'], ['drill', 'show'], ['drill', 'list'], ['probe'],
+] as const;
 
 const USAGE: Record<string, string> = {
   main: `usage: breakerbox <command> [options]
@@ -24,7 +31,9 @@ commands:
                     exits 0 when every drill passed)
   probe             run the prober (see "breakerbox probe --help")
 
-"breakerbox <command> --help" describes each command.`,
+"breakerbox <command> --help" describes each command. A command that fails says why in one
+line on stderr (the flag, setting or URL concerned) and exits 2 when it was given something
+it cannot use, 1 when it ran and failed (collector or database unreachable, a failed drill).`,
   server: `usage: breakerbox server [--port N] [--host H] [--db PATH] [--config FILE]
 
   --port    BREAKERBOX_PORT    TCP port (default 7070)
@@ -77,15 +86,13 @@ export async function main(argv: string[], env: Record<string, string | undefine
         console.log(USAGE.main);
         return command === undefined ? 2 : 0;
       default:
-        console.error(`breakerbox: unknown command "${command}"\n\n${USAGE.main}`);
-        return 2;
+        console.error(`breakerbox: unknown command "${command}" (see "breakerbox --help")`);
+        return EXIT_USAGE;
     }
   } catch (err) {
-    if (err instanceof ConfigError || err instanceof BreakerboxError || (err as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
-      console.error(`breakerbox: ${(err as Error).message}`);
-      return 1;
-    }
-    throw err;
+    const failure = cliFailure(err, command ?? '');
+    console.error(failure.line);
+    return failure.code;
   }
 }
 
@@ -138,7 +145,10 @@ async function tokenCommand(args: string[], env: Record<string, string | undefin
       case 'create': {
         if (!values.name) throw new ConfigError('token create: --name is required');
         if (!/^[\w.@-]{1,100}$/.test(values.name)) throw new ConfigError('token create: --name must be 1-100 of letters, digits, _ . @ -');
-        if ((await tokens.list()).some((t) => t.name === values.name)) throw new ConfigError(`token create: a token named "${values.name}" already exists`);
+        if ((await tokens.list()).some((t) => t.name === values.name)) {
+          console.error(`breakerbox: token create: a token named "${values.name}" already exists`);
+          return 1;
+        }
         const rights = parseRights(values.rights ?? '');
         const { secret } = await tokens.create(values.name, rights);
         console.log(secret);
@@ -165,8 +175,8 @@ async function tokenCommand(args: string[], env: Record<string, string | undefin
         return 0;
       }
       default:
-        console.error(`breakerbox: unknown token command "${sub}"\n\n${USAGE.token}`);
-        return 2;
+        console.error(`breakerbox: unknown token command "${sub}" (see "breakerbox token --help")`);
+        return EXIT_USAGE;
     }
   } catch (err) {
     if (err instanceof Error && !(err instanceof ConfigError) && err.message.startsWith('--rights')) {

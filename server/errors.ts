@@ -20,6 +20,7 @@ export const ERRORS = {
   BB_ERR_FLEET_DISABLED: { status: 404, message: 'the fleet feed is turned off on this collector (fleet.enabled)' },
   BB_ERR_DRILL_DISABLED: { status: 404, message: 'failure drills are turned off on this collector (drills.enabled)' },
   BB_ERR_DRILL_ENDED: { status: 409, message: 'this drill run has ended already' },
+  BB_ERR_DRILL_NO_SUBSCRIBERS: { status: 404, message: 'no instance of this service is subscribed for drills; schedule_anyway: true starts the run regardless' },
   BB_ERR_DRILL_RUNNING: { status: 409, message: 'a drill of this service is running; stop it or wait for it to end' },
   BB_ERR_QUERY_INVALID: { status: 400, message: 'the query is invalid' },
   BB_ERR_QUERY_NOT_FOUND: { status: 404, message: 'not found' },

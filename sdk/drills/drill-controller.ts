@@ -21,13 +21,20 @@ export interface DrillOptions {
   enabled?: boolean;
 }
 
-/** Why a drill command did nothing. */
-export type DrillIgnoreReason = 'disabled' | 'other_service' | 'invalid' | 'duplicate' | 'not_running';
+/**
+ * Why a drill command did nothing. `disabled`: it arrived after `close()` (an instance with
+ * drills off has no controller and reports nothing).
+ */
+export const DRILL_IGNORE_REASONS = ['disabled', 'other_service', 'invalid', 'duplicate', 'not_running'] as const;
+/** One of DRILL_IGNORE_REASONS. */
+export type DrillIgnoreReason = (typeof DRILL_IGNORE_REASONS)[number];
+/** Why a run ended. */
+export const DRILL_END_REASONS = ['finished', 'stopped', 'replaced', 'closed'] as const;
 
 /** What one drill command (or a run's end) did, as `onDrill` listeners see it. */
 export type DrillOutcome =
   | { readonly outcome: 'started'; readonly command: DrillCommand; readonly endsAt: number }
-  | { readonly outcome: 'ended'; readonly id: string; readonly why: 'finished' | 'stopped' | 'replaced' | 'closed' }
+  | { readonly outcome: 'ended'; readonly id: string; readonly why: (typeof DRILL_END_REASONS)[number] }
   | { readonly outcome: 'ignored'; readonly command: DrillCommand | null; readonly why: DrillIgnoreReason };
 
 /** The drill state of an instance. */

@@ -64,7 +64,7 @@ export interface FleetSubscriptionHost extends FleetApplyHost {
 export interface FeedUse {
   /** Apply fleet decisions (the `fleet` option); false: a drills-only feed, decisions are dropped unread. */
   decisions: boolean;
-  /** The instance's service (`?service=`), which drill commands are addressed to. */
+  /** The instance's service (`?service=`, sent only with `onDrill`), which drill commands are addressed to. */
   service?: string | undefined;
   /** Drill events, parsed (`null`: one that did not parse); absent when drills are off. */
   onDrill?: ((command: DrillCommand | null) => void) | undefined;
@@ -198,7 +198,9 @@ export class FleetSubscription {
     this.covered = tags;
     const url = new URL(this.base);
     if (tags && tags.size > 0) url.searchParams.set('keys', [...tags].join(','));
-    if (this.use.service) url.searchParams.set('service', this.use.service);
+    // Only an instance that runs drills names its service: the collector counts these feeds as the
+    // service's drill subscribers, and refuses a drill nobody would run (docs/drills.md).
+    if (this.use.service && this.use.onDrill) url.searchParams.set('service', this.use.service);
     this.s.state = 'connecting';
     this.s.connects++;
     let opened = false;

@@ -31,11 +31,16 @@ function allowed(schema: Record<string, unknown>): string {
   return [type, ...limits].join(', ');
 }
 
-function walk(schema: TSchema, path: string, out: SettingDoc[], inList: boolean): void {
+/**
+ * `required`: the field must be given — a field of a list item its object schema lists in
+ * `required` (an optional one, such as a retirement's `successor`, is `none`).
+ */
+function walk(schema: TSchema, path: string, out: SettingDoc[], inList: boolean, required = false): void {
   const s = schema as unknown as Record<string, unknown>;
   if (s.type === 'object' && s.properties) {
+    const must = new Set((s.required as string[] | undefined) ?? []);
     for (const [name, child] of Object.entries(s.properties as Record<string, TSchema>)) {
-      walk(child, path ? `${path}.${name}` : name, out, inList);
+      walk(child, path ? `${path}.${name}` : name, out, inList, inList && must.has(name));
     }
     return;
   }
@@ -48,7 +53,7 @@ function walk(schema: TSchema, path: string, out: SettingDoc[], inList: boolean)
   out.push({
     path,
     allowed: allowed(s),
-    default: s.default === undefined ? (inList ? 'required' : 'none') : JSON.stringify(s.default),
+    default: s.default === undefined ? (required ? 'required' : 'none') : JSON.stringify(s.default),
     env: [env, FLAGS[path]].filter(Boolean).join(' / ') || undefined,
     description: s.description as string | undefined,
   });

@@ -9,6 +9,7 @@ import { DRILL_KINDS, type DrillKind } from '@breakerbox/protocol';
 import { ConfigError } from '../config/load.ts';
 import type { DrillRunReply, DrillRunView } from '../schemas/drills.ts';
 import { reportText } from './report-text.ts';
+import { EXIT_USAGE, collectorBase, collectorFetch, joinNegativeValues } from '../cli-errors.ts';
 
 /** The command's help text. */
 export const DRILL_USAGE = `usage: breakerbox drill run  --service S [--drills 429,ttft,down,length,rename,auth] [--minutes N | --step-s N]
@@ -24,9 +25,12 @@ export const DRILL_USAGE = `usage: breakerbox drill run  --service S [--drills 4
   --minutes  how long each drill runs (default 10); --step-s the same in seconds
   --keys     the drilled keys as a JSON array (default every chain's primary)
   --no-wait  print the run and exit at once
+  --schedule-anyway  start it even when no instance of the service is subscribed for drills
+             (otherwise the collector refuses, naming the services that are, and this exits 1)
 
 run waits for the report (the run's length plus drills.grace_s), prints it, and exits 0
-when every drill passed, 1 when one failed or could not be judged.`;
+when every drill passed, 1 when one failed or could not be judged. A run no instance
+received ends (inconclusive) as soon as the collectors stop sending it, a few seconds in.`;
 
 /** Short names a pipeline types, and the protocol's own. */
 export const DRILL_ALIASES: Record<string, DrillKind> = {
@@ -43,6 +47,9 @@ export function parseDrills(text: string): DrillKind[] {
   });
 }
 
+/** Flags whose value is a number a user may type negative (refused by the command's own check, naming it). */
+const NUMBER_FLAGS: ReadonlySet<string> = new Set(['minutes', 'step-s', 'poll-ms']);
+
 /** Where the command writes; tests pass their own. */
 export interface DrillIo {
   out(line: string): void;
@@ -57,24 +64,30 @@ const defaultIo: DrillIo = { out: (l) => console.log(l), err: (l) => console.err
 export async function drillCommand(args: string[], env: Record<string, string | undefined>, io: DrillIo = defaultIo): Promise<number> {
   const [sub, ...rest] = args;
   const { values, positionals } = parseArgs({
-    args: rest,
+    args: joinNegativeValues(rest, NUMBER_FLAGS),
     allowPositionals: true,
     options: {
       help: { type: 'boolean', short: 'h' }, url: { type: 'string' }, token: { type: 'string' }, service: { type: 'string' },
       drills: { type: 'string' }, minutes: { type: 'string' }, 'step-s': { type: 'string' }, keys: { type: 'string' }, 'no-wait': { type: 'boolean' },
+      'schedule-anyway': { type: 'boolean' },
       'poll-ms': { type: 'string' },
     },
   });
-  if (values.help || sub === undefined || !['run', 'stop', 'show', 'list'].includes(sub)) {
-    (values.help || sub === undefined ? io.out : io.err)(DRILL_USAGE);
-    return values.help ? 0 : 2;
+  if (values.help || sub === undefined) {
+    io.out(DRILL_USAGE);
+    return values.help ? 0 : EXIT_USAGE;
+  }
+  if (!['run', 'stop', 'show', 'list'].includes(sub)) {
+    io.err(`breakerbox: unknown drill command "${sub}" (see "breakerbox drill --help")`);
+    return EXIT_USAGE;
   }
   const base = values.url ?? env.BREAKERBOX_URL;
   const token = values.token ?? env.BREAKERBOX_TOKEN;
   if (!base) throw new ConfigError('drill: --url (or BREAKERBOX_URL) is required: drills are sent through a collector');
+  const root = collectorBase(base, values.url !== undefined ? '--url' : 'BREAKERBOX_URL');
   if (!token) throw new ConfigError('drill: an admin token is required (--token or BREAKERBOX_TOKEN)');
   const api = async (method: string, path: string, body?: object): Promise<{ status: number; json: any }> => {
-    const res = await fetch(new URL(path, base.endsWith('/') ? base : `${base}/`), {
+    const res = await collectorFetch(new URL(path, root), {
       method,
       headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
       ...(body ? { body: JSON.stringify(body) } : {}),
@@ -125,6 +138,7 @@ export async function drillCommand(args: string[], env: Record<string, string | 
     ...(values.minutes !== undefined ? { minutes: num('minutes', values.minutes) } : {}),
     ...(values['step-s'] !== undefined ? { step_s: Math.round(num('step-s', values['step-s'])) } : {}),
     ...(keys ? { keys } : {}),
+    ...(values['schedule-anyway'] ? { schedule_anyway: true } : {}),
   };
   const started = await api('POST', 'api/drills', body);
   if (started.status !== 201) return refused(started);

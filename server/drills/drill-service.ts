@@ -50,7 +50,16 @@ export interface DrillService {
   judgeDue(now: number): Promise<{ id: string; report: DrillReport }[]>;
   /** Judges one run now from what it received (whether or not it has ended). */
   judge(run: DrillRunRecord, now: number): Promise<DrillReport>;
+  /**
+   * Ends and judges at once every running run that no collector sent to any feed while it was
+   * fresh (`freshMs` after its issue, the only time a feed is sent it) and that received no
+   * drill batch: no instance can run it any more, so it is not waited out. Returns the reports.
+   */
+  endUnreached(now: number, freshMs: number): Promise<{ id: string; report: DrillReport }[]>;
 }
+
+/** Who `stopped_by` names on a run the collector ended because no instance received it. */
+export const UNREACHED_BY = 'collector: no subscribed instance received the command';
 
 /** Creates the service. */
 export function createDrillService(store: DrillsPart, config: Pick<Config, 'verdicts' | 'alerts' | 'drills'>): DrillService {
@@ -98,5 +107,17 @@ export function createDrillService(store: DrillsPart, config: Pick<Config, 'verd
       return out;
     },
     judge,
+    async endUnreached(now, freshMs) {
+      const out: { id: string; report: DrillReport }[] = [];
+      for (const run of await store.running(now)) {
+        if (run.stoppedAt !== null || run.issuedAt + freshMs > now) continue;
+        if ((await store.delivered(run.id)) > 0 || (await store.batches(run.id)).length > 0) continue;
+        if (!(await store.stopRun(run.id, now, UNREACHED_BY))) continue;
+        const stopped = (await store.getRun(run.id))!;
+        const report = await judge(stopped, now);
+        if (await store.saveReport(run.id, report, now)) out.push({ id: run.id, report });
+      }
+      return out;
+    },
   };
 }

@@ -41,6 +41,8 @@ export interface FeedHub {
   send(s: FleetSubscriber, decisions: readonly TaggedDecision[]): boolean;
   /** Writes a drill command to every feed that named its service; returns how many it went to. */
   drill(command: DrillCommand): number;
+  /** Open feeds by the service they named (the ones drill commands can reach). */
+  services(): Map<string, number>;
   /** A comment line to every feed, so proxies keep idle ones open. */
   heartbeat(): void;
   /** Ends every feed (collector shutting down). */
@@ -108,6 +110,11 @@ export function createFeedHub(maxBufferedBytes: number, counts: HubCounts): Feed
         if (write(s, text)) n++;
       }
       return n;
+    },
+    services() {
+      const by = new Map<string, number>();
+      for (const s of subs) if (s.service !== null) by.set(s.service, (by.get(s.service) ?? 0) + 1);
+      return by;
     },
     heartbeat() {
       for (const s of subs) write(s, HEARTBEAT);

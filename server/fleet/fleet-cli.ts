@@ -12,6 +12,7 @@ import { ConfigError, loadConfig } from '../config/load.ts';
 import { systemClock } from '../clock.ts';
 import { openStorage } from '../storage/open-storage.ts';
 import { createFleetService, type FleetDecisionView } from './fleet-service.ts';
+import { EXIT_USAGE, collectorBase, collectorFetch } from '../cli-errors.ts';
 
 /** The command's help text. */
 export const FLEET_USAGE = `usage: breakerbox fleet drain   --key KEY --reason TEXT --expires WHEN
@@ -72,9 +73,13 @@ export async function fleetCommand(args: string[], env: Record<string, string | 
       reason: { type: 'string' }, expires: { type: 'string' }, url: { type: 'string' }, token: { type: 'string' },
     },
   });
-  if (values.help || sub === undefined || !['drain', 'release', 'list'].includes(sub)) {
-    (sub === undefined || values.help || sub === '--help' ? console.log : console.error)(FLEET_USAGE);
-    return values.help || sub === '--help' ? 0 : 2;
+  if (values.help || sub === undefined || sub === '--help') {
+    console.log(FLEET_USAGE);
+    return values.help || sub === '--help' ? 0 : EXIT_USAGE;
+  }
+  if (!['drain', 'release', 'list'].includes(sub)) {
+    console.error(`breakerbox: unknown fleet command "${sub}" (see "breakerbox fleet --help")`);
+    return EXIT_USAGE;
   }
   const key = keyOf(values);
   const now = Date.now();
@@ -117,10 +122,11 @@ export async function fleetCommand(args: string[], env: Record<string, string | 
 }
 
 async function viaApi(sub: string, base: string, token: string | undefined, key: BreakerKey, reason: string, expiresAt: number): Promise<number> {
+  const root = collectorBase(base);
   if (!token) throw new ConfigError('fleet: --url needs an admin token (--token or BREAKERBOX_TOKEN)');
-  const url = new URL(sub === 'list' ? 'api/fleet' : `api/fleet/${sub}`, base.endsWith('/') ? base : `${base}/`);
+  const url = new URL(sub === 'list' ? 'api/fleet' : `api/fleet/${sub}`, root);
   if (sub === 'list') for (const [k, v] of Object.entries(key)) url.searchParams.set(k, v);
-  const res = await fetch(url, {
+  const res = await collectorFetch(url, {
     method: sub === 'list' ? 'GET' : 'POST',
     headers: { authorization: `Bearer ${token}`, ...(sub === 'list' ? {} : { 'content-type': 'application/json' }) },
     ...(sub === 'list' ? {} : { body: JSON.stringify(sub === 'drain' ? { key, reason, expires_at: expiresAt } : { key, reason }) }),

@@ -1,6 +1,7 @@
 import fp from 'fastify-plugin';
 import type { FastifyError } from 'fastify';
 import { BreakerboxError, toErrorBody } from '../errors.ts';
+import { validationFault } from './validation-path.ts';
 
 /** Fastify's own error codes and the catalog entry each one answers as. */
 const FASTIFY_CODES: Record<string, ConstructorParameters<typeof BreakerboxError>[0]> = {
@@ -21,11 +22,8 @@ export const errorsPlugin = fp(async (app) => {
     if (raw instanceof BreakerboxError) {
       err = raw;
     } else if ((raw as FastifyError).validation) {
-      const first = (raw as FastifyError).validation![0];
-      const where = (raw as FastifyError).validationContext ?? 'request';
-      const field = first?.instancePath || (first?.params as { missingProperty?: string } | undefined)?.missingProperty;
-      const path = `/${where}${first?.instancePath ?? ''}${first?.instancePath ? '' : field ? `/${field}` : ''}`;
-      err = new BreakerboxError('BB_ERR_QUERY_INVALID', `${where}${first?.instancePath ?? ''} ${first?.message ?? 'is invalid'}`, { path });
+      const fault = validationFault((raw as FastifyError).validationContext ?? 'request', (raw as FastifyError).validation);
+      err = new BreakerboxError('BB_ERR_QUERY_INVALID', fault.message, { path: fault.path });
     } else if ((raw as FastifyError).code && FASTIFY_CODES[(raw as FastifyError).code]) {
       err = new BreakerboxError(FASTIFY_CODES[(raw as FastifyError).code]!, raw.message, { cause: raw });
     } else if ((raw as FastifyError).statusCode && (raw as FastifyError).statusCode! < 500) {

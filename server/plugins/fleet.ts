@@ -20,6 +20,8 @@ declare module 'fastify' {
       poll(now?: number): Promise<void>;
       /** Writes a drill command to this collector's feeds of its service (the drills plugin calls it); returns how many. */
       sendDrill(command: DrillCommand): number;
+      /** This collector's open feeds by the service they named (drill commands reach only those). */
+      feedServices(): Map<string, number>;
       /** The leader's pass over one alert evaluation's analyses (the alerts plugin calls it). */
       fromVerdicts(now: number, analyses: readonly FleetAnalysis[]): Promise<void>;
     };
@@ -76,6 +78,7 @@ export const fleetPlugin = fp(
       subscribers: () => hub.size,
       poll,
       sendDrill: (command) => hub.drill(command),
+      feedServices: () => hub.services(),
       async fromVerdicts(now, analyses) {
         if (!cfg.enabled || !app.storage.lease.isHeld()) return;
         const r = await service.fromVerdicts(now, analyses);

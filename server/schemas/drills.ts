@@ -21,6 +21,7 @@ export const StartDrillBody = Type.Object(
     keys: Type.Optional(Type.Array(BreakerKeySchema, { minItems: 1, maxItems: 100 })),
     minutes: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 60, description: 'how long each drill runs, minutes (default 10)' })),
     step_s: Type.Optional(Type.Integer({ minimum: 1, maximum: 3600, description: 'how long each drill runs, seconds (instead of minutes)' })),
+    schedule_anyway: Type.Optional(Type.Boolean({ description: 'start the run even when no instance of the service is subscribed for drills (404 BB_ERR_DRILL_NO_SUBSCRIBERS otherwise)' })),
   },
   { additionalProperties: false },
 );

@@ -66,6 +66,10 @@ export function pruneRules(policy: RetentionPolicy): PruneRule[] {
     // Runs (and their reports) are kept as long as the rollups, counted from their end, so a
     // running one (its end still ahead) is never pruned.
     whole('drill_runs', 'ends_at < ?', rollup),
+    // A run's delivery counts go with the run; a collector's feed counts are rewritten every few
+    // seconds while it runs, so a day-old row is a collector that stopped without clearing it.
+    whole('drill_deliveries', 'delivered_at < ?', rollup),
+    whole('feed_services', 'seen_at < ?', (now) => now - DAY),
     // Fleet decisions, the audit trail of drains, as long as the rollups after they ended or
     // expired: a decision in force (not ended, expiring later) is never pruned.
     whole('fleet_decisions', 'COALESCE(ended_at, expires_at) < ?', rollup),

@@ -35,7 +35,7 @@ describe('drill traffic is kept apart', () => {
       ...windows(PRIMARY, from, c.now, { calls: 40, cost_usd: 0.04 }),
       ...tasks(from, c.now, 40, 0, 0.04),
     ]);
-    const run = (await c.app.inject({ method: 'POST', url: '/api/drills', headers: { authorization: `Bearer ${c.token}` }, payload: { service: 'drafts', step_s: 600 } })).json().run;
+    const run = (await c.app.inject({ method: 'POST', url: '/api/drills', headers: { authorization: `Bearer ${c.token}` }, payload: { service: 'drafts', step_s: 600, schedule_anyway: true } })).json().run;
     const drillEvents: TelemetryEvent[] = [
       transition(PRIMARY, from + 1000, 'closed', 'open', 'error_rate'),
       ...windows(PRIMARY, from, c.now, { calls: 40, errors: { server: 40 }, cost_usd: 7 }),

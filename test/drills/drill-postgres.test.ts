@@ -29,8 +29,12 @@ describe.skipIf(!postgres.available)('drills on PostgreSQL', () => {
     postgres.defer(() => b.close());
     const onB = await feed(b, 'drafts');
 
-    const started = await a.app.inject({ method: 'POST', url: '/api/drills', headers: { authorization: `Bearer ${a.token}` }, payload: { service: 'drafts', kinds: ['primary_down'], step_s: 600 } });
-    expect(started.statusCode).toBe(201);
+    // a refuses a drill nobody runs, naming the service whose feed b holds (b writes its feed counts to the database) ...
+    const start = (service: string) => a.app.inject({ method: 'POST', url: '/api/drills', headers: { authorization: `Bearer ${a.token}` }, payload: { service, kinds: ['primary_down'], step_s: 600 } });
+    await expect.poll(async () => (await start('nobody')).json().error.message, { timeout: 15_000 }).toContain('subscribed: "drafts" (1 feed)');
+    // ... and starts one of that service, though a holds no feed of it.
+    const started = await start('drafts');
+    expect(started.statusCode, started.body).toBe(201);
     const run = started.json().run;
     await expect.poll(() => onB.length, { timeout: 15_000 }).toBe(1);
     expect(onB[0]).toEqual({ id: run.id, service: 'drafts', kinds: ['primary_down'], step_ms: 600_000, issued_at: run.issued_at });

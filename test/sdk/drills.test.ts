@@ -155,6 +155,8 @@ describe('drill addressing and lifetime', () => {
     const off = await started({}, { drills: { enabled: false }, fleet: true });
     await off.openai.chat.completions.create(ask('gpt-4o'));
     await until(() => off.collector.feeds.length > 0);
+    // It does not name its service: the collector counts only drill-running feeds as a service's subscribers.
+    expect(off.collector.feeds[0]!.searchParams.get('service')).toBeNull();
     off.collector.send({ kinds: ['auth_revoked'] });
     // A decision sent after it arrives after it: once that one is handled, so was the drill.
     off.collector.sendEvent('decision', { id: 'd1', kind: 'outage', key: { provider: 'x', endpoint: 'chat', model: 'unused' }, ttl_ms: 60_000, reason: 'provider_outage', issued_at: 1 });

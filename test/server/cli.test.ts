@@ -44,9 +44,9 @@ describe('breakerbox CLI', SPAWNS, () => {
     expect(cli(['token', 'revoke', 'ci', '--db', db]).status).toBe(1);
   });
 
-  it('refuses an unknown right, naming it', () => {
+  it('refuses an unknown right, naming it, as a usage error (exit 2)', () => {
     const res = cli(['token', 'create', '--name', 'x', '--rights', 'ingest,write', '--db', tmpDb()]);
-    expect(res.status).toBe(1);
+    expect(res.status).toBe(2);
     expect(res.stderr.trim()).toBe('breakerbox: token create: --rights: unknown right "write" (allowed: ingest, read, admin)');
   });
 
@@ -54,7 +54,7 @@ describe('breakerbox CLI', SPAWNS, () => {
     const db = tmpDb();
     const key = JSON.stringify({ provider: 'together', endpoint: 'chat', model: 'meta-llama/Llama-3.3-70B-Instruct-Turbo:free@v2', region: 'us-east' });
     const missing = cli(['fleet', 'drain', '--db', db, '--key', key, '--reason', 'bad answers']);
-    expect(missing.status).toBe(1);
+    expect(missing.status).toBe(2);
     expect(missing.stderr).toContain('--expires is required');
     const drained = cli(['fleet', 'drain', '--db', db, '--key', key, '--reason', 'bad answers since 14:02', '--expires', '30m']);
     expect(drained.status, drained.stderr).toBe(0);
@@ -81,9 +81,9 @@ describe('breakerbox CLI', SPAWNS, () => {
     }
   });
 
-  it('stops with one line naming a bad setting', () => {
+  it('stops with one line naming a bad setting, exit 2', () => {
     const res = cli(['server'], { BREAKERBOX_PORT: 'seventy', BREAKERBOX_DB: tmpDb() });
-    expect(res.status).toBe(1);
+    expect(res.status).toBe(2);
     expect(res.stderr.trim()).toBe('breakerbox: BREAKERBOX_PORT: must be an integer, got "seventy"');
   });
 });

@@ -13,6 +13,13 @@ describe('docs/configuration.md', () => {
     expect(replaceSettingsBlock(doc)).toBe(doc);
   });
 
+  it('marks a list item\'s optional fields as optional and its required ones as required', () => {
+    const byPath = new Map(describeSettings().map((d) => [d.path, d.default]));
+    for (const f of ['provider', 'model', 'shutdown']) expect(byPath.get(`lifecycle.retirements[].${f}`), f).toBe('required');
+    for (const f of ['successor', 'link']) expect(byPath.get(`lifecycle.retirements[].${f}`), f).toBe('none');
+    expect(byPath.get('notifiers[].headers')).toBe('none');
+  });
+
   it('has a meaning for every setting', () => {
     const undescribed = describeSettings().filter((s) => !s.description).map((s) => s.path);
     expect(undescribed).toEqual([]);

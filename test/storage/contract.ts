@@ -275,6 +275,31 @@ export function storageContract(engine: string, open: OpenStorage): void {
       expect((await s.telemetry.providerSignals()).get(id)).toEqual({ deprecationAt: 1_000, sunsetAt: null, responses: 8, firstSeen: now, lastSeen: now + 40_000 });
     });
 
+    it("keeps each collector's feed counts by service and each run's deliveries, and lists the runs still running", async () => {
+      const d = s.drills;
+      await d.writeFeeds('c-a', new Map([['drafts', 2], ['billing', 1]]), now);
+      await d.writeFeeds('c-b', new Map([['drafts', 1]]), now);
+      expect(await d.feedsOf(now, 'me')).toEqual(new Map([['drafts', 3], ['billing', 1]]));
+      expect(await d.feedsOf(now, 'c-a')).toEqual(new Map([['drafts', 1]]));
+      // A rewrite replaces the collector's rows; a service it no longer holds is gone; old rows are not read.
+      await d.writeFeeds('c-a', new Map([['search', 4]]), now + 1_000);
+      expect(await d.feedsOf(now, 'me')).toEqual(new Map([['drafts', 1], ['search', 4]]));
+      expect(await d.feedsOf(now + 1, 'me')).toEqual(new Map([['search', 4]]));
+      await d.writeFeeds('c-a', new Map(), now + 2_000);
+      expect(await d.feedsOf(now, 'me')).toEqual(new Map([['drafts', 1]]));
+
+      const run = { id: 'run-1', service: 'drafts', kinds: ['primary_down' as const], keys: null, stepMs: MIN, issuedAt: now, endsAt: now + MIN,
+        stoppedAt: null, stoppedBy: null, createdBy: 'ci', updatedAt: now, report: null, judgedAt: null };
+      await d.insertRun(run);
+      expect(await d.delivered('run-1')).toBe(0);
+      await d.recordDelivery('run-1', 'c-a', 2, now);
+      await d.recordDelivery('run-1', 'c-a', 1, now + 100);
+      await d.recordDelivery('run-1', 'c-b', 3, now + 200);
+      expect(await d.delivered('run-1')).toBe(6);
+      expect((await d.running(now + 1)).map((r) => r.id)).toEqual(['run-1']);
+      expect(await d.running(now + MIN)).toEqual([]);
+    });
+
     it('adds passthrough counts up per arrival minute and all-time, reads them over a range, and prunes the minutes with the rollups', async () => {
       const GEMINI = { host: 'generativelanguage.googleapis.com', path_family: '/v1beta/models/{model}:generateContent' };
       const counts = (id: string, service: string, list: TelemetryBatch['passthrough'], events = false): TelemetryBatch => ({

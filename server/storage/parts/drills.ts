@@ -50,4 +50,14 @@ export interface DrillsPart {
   insertBatch(drillId: string, batchId: string, b: DrillBatchRecord): Promise<boolean>;
   /** Every batch of a run, in arrival order. */
   batches(drillId: string): Promise<DrillBatchRecord[]>;
+  /** Runs without a report whose end is after `now`, oldest first. */
+  running(now: number): Promise<DrillRunRecord[]>;
+  /** Adds `feeds` to what collector `collector` sent run `drillId` to. */
+  recordDelivery(drillId: string, collector: string, feeds: number, now: number): Promise<void>;
+  /** Feeds a run was sent to, over every collector. */
+  delivered(drillId: string): Promise<number>;
+  /** Replaces collector `collector`'s feed counts by service (an empty map clears them). */
+  writeFeeds(collector: string, feeds: ReadonlyMap<string, number>, now: number): Promise<void>;
+  /** Feed counts by service written at or after `since` by collectors other than `except`. */
+  feedsOf(since: number, except: string): Promise<Map<string, number>>;
 }

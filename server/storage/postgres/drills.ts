@@ -47,5 +47,37 @@ export function createPostgresDrills(pool: PgPool): DrillsPart {
     },
     batches: async (drillId) =>
       (await pool.query<DrillBatchRow>({ name: 'drill_batches', text: 'SELECT service, instance, received_at, events FROM drill_batches WHERE drill_id = $1 ORDER BY received_at, batch_id', values: [drillId] })).rows.map(drillBatchRecord),
+    running: (now) => runs('drill_running', 'SELECT * FROM drill_runs WHERE report IS NULL AND ends_at > $1 ORDER BY issued_at, id', [now]),
+    async recordDelivery(drillId, collector, feeds, now) {
+      await pool.query({
+        name: 'drill_deliver',
+        text: `INSERT INTO drill_deliveries (drill_id, collector, feeds, delivered_at) VALUES ($1, $2, $3, $4)
+          ON CONFLICT (drill_id, collector) DO UPDATE SET feeds = drill_deliveries.feeds + excluded.feeds, delivered_at = excluded.delivered_at`,
+        values: [drillId, collector, feeds, now],
+      });
+    },
+    async delivered(drillId) {
+      const r = await pool.query<{ n: string }>({ name: 'drill_delivered', text: 'SELECT COALESCE(SUM(feeds), 0) AS n FROM drill_deliveries WHERE drill_id = $1', values: [drillId] });
+      return Number(r.rows[0]?.n ?? 0);
+    },
+    async writeFeeds(collector, feeds, now) {
+      const live = [...feeds].filter(([, n]) => n > 0);
+      // An upsert, then the services no longer held go: a reader between the two sees the old counts, never none.
+      await pool.query({
+        name: 'drill_feeds_upsert',
+        text: `INSERT INTO feed_services (collector, service, feeds, seen_at) SELECT $1, s, n, $4 FROM UNNEST($2::text[], $3::int[]) AS t (s, n)
+          ON CONFLICT (collector, service) DO UPDATE SET feeds = excluded.feeds, seen_at = excluded.seen_at`,
+        values: [collector, live.map(([s]) => s), live.map(([, n]) => n), now],
+      });
+      await pool.query({ name: 'drill_feeds_gone', text: 'DELETE FROM feed_services WHERE collector = $1 AND NOT (service = ANY($2::text[]))', values: [collector, live.map(([s]) => s)] });
+    },
+    async feedsOf(since, except) {
+      const r = await pool.query<{ service: string; n: string }>({
+        name: 'drill_feeds_of',
+        text: 'SELECT service, SUM(feeds) AS n FROM feed_services WHERE seen_at >= $1 AND collector <> $2 GROUP BY service',
+        values: [since, except],
+      });
+      return new Map(r.rows.map((row) => [row.service, Number(row.n)]));
+    },
   };
 }

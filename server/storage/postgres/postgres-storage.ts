@@ -24,6 +24,8 @@ import { createPostgresTelemetry } from './telemetry.ts';
 import { createPostgresTokens } from './tokens.ts';
 import { createPostgresFleet } from './fleet.ts';
 import { createPostgresDrills } from './drills.ts';
+import { BreakerboxError } from '../../errors.ts';
+import { redactDbUrl } from '../../config/storage-engine.ts';
 
 /** The storage interface on PostgreSQL, with its pool (tests) and its leader lease. */
 export type PostgresStorage = Storage & {
@@ -69,7 +71,9 @@ export async function createPostgresStorage(options: PostgresStorageOptions): Pr
     migrations = await applyPostgresMigrations(pool, undefined, clock.now());
   } catch (err) {
     await pool.end().catch(() => undefined);
-    throw err;
+    if (err instanceof BreakerboxError) throw err;
+    // A refused connection, an unknown host, a wrong password: one sentence naming the database (password hidden).
+    throw new BreakerboxError('BB_ERR_STORE_UNAVAILABLE', `cannot open the PostgreSQL database ${redactDbUrl(options.url)}: ${(err as Error)?.message ?? String(err)}`, { cause: err });
   }
   const lease = createLeaderLease(options.url, clock, options.lease);
   const hours = createPostgresHourRollups(pool);

@@ -18,6 +18,17 @@ export function createDrillStore(db: Db): SyncPart<DrillsPart> {
   const insertBatch = db.prepare(`INSERT INTO drill_batches (drill_id, batch_id, service, instance, received_at, events) VALUES (?, ?, ?, ?, ?, ?)
     ON CONFLICT (drill_id, batch_id) DO NOTHING`);
   const batches = db.prepare('SELECT service, instance, received_at, events FROM drill_batches WHERE drill_id = ? ORDER BY received_at, batch_id');
+  const running = db.prepare('SELECT * FROM drill_runs WHERE report IS NULL AND ends_at > ? ORDER BY issued_at, id');
+  const deliver = db.prepare(`INSERT INTO drill_deliveries (drill_id, collector, feeds, delivered_at) VALUES (?, ?, ?, ?)
+    ON CONFLICT (drill_id, collector) DO UPDATE SET feeds = feeds + excluded.feeds, delivered_at = excluded.delivered_at`);
+  const delivered = db.prepare('SELECT COALESCE(SUM(feeds), 0) AS n FROM drill_deliveries WHERE drill_id = ?');
+  const clearFeeds = db.prepare('DELETE FROM feed_services WHERE collector = ?');
+  const insertFeeds = db.prepare('INSERT INTO feed_services (collector, service, feeds, seen_at) VALUES (?, ?, ?, ?)');
+  const feedsOf = db.prepare('SELECT service, SUM(feeds) AS n FROM feed_services WHERE seen_at >= ? AND collector <> ? GROUP BY service');
+  const writeFeeds = db.transaction((collector: string, feeds: ReadonlyMap<string, number>, now: number) => {
+    clearFeeds.run(collector);
+    for (const [service, n] of feeds) if (n > 0) insertFeeds.run(collector, service, n, now);
+  });
   const runs = (rows: unknown[]) => (rows as DrillRunRow[]).map(drillRunRecord);
   return {
     insertRun(r) {
@@ -38,5 +49,14 @@ export function createDrillStore(db: Db): SyncPart<DrillsPart> {
     },
     insertBatch: (drillId, batchId, b) => insertBatch.run(drillId, batchId, b.service, b.instance, b.receivedAt, JSON.stringify(b.events)).changes > 0,
     batches: (drillId) => (batches.all(drillId) as DrillBatchRow[]).map(drillBatchRecord),
+    running: (now) => runs(running.all(now)),
+    recordDelivery(drillId, collector, feeds, now) {
+      deliver.run(drillId, collector, feeds, now);
+    },
+    delivered: (drillId) => Number((delivered.get(drillId) as { n: number }).n),
+    writeFeeds(collector, feeds, now) {
+      writeFeeds(collector, feeds, now);
+    },
+    feedsOf: (since, except) => new Map((feedsOf.all(since, except) as { service: string; n: number }[]).map((r) => [r.service, Number(r.n)])),
   };
 }
