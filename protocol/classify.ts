@@ -25,14 +25,20 @@ function header(headers: HeaderBag | undefined, name: string): string | undefine
 export interface ProviderErrorInfo {
   /** OpenAI `error.type` or Anthropic `error.type`. */
   type?: string;
-  /** OpenAI `error.code` (e.g. `insufficient_quota`, `context_length_exceeded`). */
+  /**
+   * OpenAI `error.code` (e.g. `insufficient_quota`, `context_length_exceeded`); for Google
+   * (Gemini API, Vertex AI), whose `error.code` is the HTTP status number, the canonical
+   * `error.status` (`RESOURCE_EXHAUSTED`, `UNAVAILABLE`, …).
+   */
   code?: string;
   message?: string;
 }
 
 /**
  * Reads `{error:{type,code,message}}` (OpenAI and compatibles), `{type:'error',
- * error:{type,message}}` (Anthropic), `{message, code}` and plain text bodies.
+ * error:{type,message}}` (Anthropic), `{error:{code:429,message,status}}` (Google),
+ * `{message, code}` and plain text bodies. A Google error streamed as a JSON array
+ * (`[{"error":…}]`) is read as its first element.
  */
 export function providerErrorInfo(body: unknown): ProviderErrorInfo {
   if (typeof body === 'string') {
@@ -46,6 +52,7 @@ export function providerErrorInfo(body: unknown): ProviderErrorInfo {
     }
     return trimmed ? { message: trimmed.slice(0, 500) } : {};
   }
+  if (Array.isArray(body)) return body.length > 0 ? providerErrorInfo(body[0] as unknown) : {};
   if (!body || typeof body !== 'object') return {};
   const o = body as Record<string, unknown>;
   const inner = o.error;
@@ -53,7 +60,7 @@ export function providerErrorInfo(body: unknown): ProviderErrorInfo {
     const e = inner as Record<string, unknown>;
     return {
       type: str(e.type),
-      code: str(e.code) ?? (typeof e.code === 'number' ? String(e.code) : undefined),
+      code: str(e.code) ?? str(e.status) ?? (typeof e.code === 'number' ? String(e.code) : undefined),
       message: str(e.message),
     };
   }
@@ -69,11 +76,49 @@ const QUOTA_IDS = /insufficient_quota|enforced_spend_limit|billing_hard_limit|bi
 const QUOTA_TEXT = /exceeded your current quota|credit balance is too low|spend limit|billing/i;
 const CONTEXT_IDS = /context_length_exceeded|string_above_max_length|context_window_exceeded/i;
 const CONTEXT_TEXT =
-  /maximum context length|context length|context window|prompt is too long|too many tokens|input is too long|reduce the length of the messages/i;
+  /maximum context length|context length|context window|prompt is too long|too many tokens|input is too long|reduce the length of the messages|exceeds the maximum number of tokens/i;
 const POLICY_IDS = /content_filter|content_policy|safety|moderation|responsible_?ai|refusal/i;
 const POLICY_TEXT = /content management policy|content filter|safety system|flagged|violat\w* (our|the) (usage|content) polic/i;
 const RATE_IDS = /rate_limit|too_many_requests|requests_limit|tokens_limit/i;
 const OVERLOAD_IDS = /overloaded|api_error|server_error|service_unavailable|internal/i;
+
+/** Google's canonical error codes (`error.status` of the Gemini API and Vertex AI) that name their class outright. */
+const GOOGLE_STATUS: Readonly<Record<string, ErrorClass>> = {
+  UNAVAILABLE: 'server',
+  INTERNAL: 'server',
+  ABORTED: 'server',
+  UNKNOWN: 'server',
+  DEADLINE_EXCEEDED: 'timeout',
+  PERMISSION_DENIED: 'auth',
+  UNAUTHENTICATED: 'auth',
+  NOT_FOUND: 'bad_request',
+  UNIMPLEMENTED: 'bad_request',
+};
+const GOOGLE_BAD_REQUEST = /^(INVALID_ARGUMENT|FAILED_PRECONDITION|OUT_OF_RANGE)$/;
+/**
+ * A `RESOURCE_EXHAUSTED` that is a spent quota rather than a rate: Google answers both with
+ * "You exceeded your current quota…", so the window decides — a `QuotaFailure` whose
+ * `quotaId` is per day or month, a `limit: 0` (no quota on this plan at all), depleted
+ * prepayment credits or a spending cap. Per-minute limits are rate limits.
+ */
+const GOOGLE_QUOTA = /PerDay|PerMonth|per day|limit: 0\b|prepayment credits|spend(ing)? cap|billing account/i;
+
+/** The class a Google error body names by its `status`, or undefined when it is not one. */
+function googleClass(body: unknown, info: ProviderErrorInfo): ErrorClass | undefined {
+  const status = info.code ?? '';
+  if (status === 'RESOURCE_EXHAUSTED') return GOOGLE_QUOTA.test(typeof body === 'string' ? body : JSON.stringify(body ?? '')) ? 'quota' : 'rate_limit';
+  const named = GOOGLE_STATUS[status];
+  if (named) return named;
+  if (GOOGLE_BAD_REQUEST.test(status)) {
+    const text = info.message ?? '';
+    // A wrong key is a 400 INVALID_ARGUMENT with reason API_KEY_INVALID on the Gemini API.
+    if (/API_KEY_INVALID|API key not valid/.test(typeof body === 'string' ? body : JSON.stringify(body ?? ''))) return 'auth';
+    if (CONTEXT_TEXT.test(text)) return 'context_length';
+    if (POLICY_TEXT.test(text)) return 'policy';
+    return 'bad_request';
+  }
+  return undefined;
+}
 
 /**
  * Classifies a provider's HTTP error answer. `body` is the parsed JSON (or the raw
@@ -89,6 +134,8 @@ export function classifyHttpError(status: number, body: unknown, headers?: Heade
   const text = info.message ?? '';
 
   if (status === 401 || status === 403) return 'auth';
+  const google = googleClass(body, info);
+  if (google) return google;
   if (status === 429) {
     if (QUOTA_IDS.test(ids) || (!RATE_IDS.test(ids) && QUOTA_TEXT.test(text))) return 'quota';
     return 'rate_limit';
@@ -126,6 +173,8 @@ export function classifyErrorBody(body: unknown): ErrorClass | undefined {
   const ids = `${info.type ?? ''} ${info.code ?? ''}`;
   const text = info.message ?? '';
   if (!ids.trim() && !text) return undefined;
+  const google = googleClass(body, info);
+  if (google) return google;
   if (QUOTA_IDS.test(ids)) return 'quota';
   if (RATE_IDS.test(ids)) return 'rate_limit';
   if (CONTEXT_IDS.test(ids) || CONTEXT_TEXT.test(text)) return 'context_length';
@@ -225,6 +274,30 @@ function wrapBody(inner: unknown): unknown {
 }
 
 /**
+ * The wait a Google error body asks for: its `google.rpc.RetryInfo` detail's `retryDelay`
+ * (`"27s"`, `"1.5s"`), in ms. Google sends no `retry-after` header. Undefined when absent.
+ */
+export function googleRetryDelayMs(body: unknown): number | undefined {
+  let o: unknown = body;
+  if (typeof o === 'string') {
+    try {
+      o = JSON.parse(o) as unknown;
+    } catch {
+      return undefined;
+    }
+  }
+  if (Array.isArray(o)) o = o[0];
+  const details = (o as { error?: { details?: unknown } } | null | undefined)?.error?.details;
+  if (!Array.isArray(details)) return undefined;
+  for (const d of details as Array<Record<string, unknown> | null>) {
+    const delay = d?.retryDelay;
+    const m = typeof delay === 'string' ? /^(\d+(?:\.\d+)?)s$/.exec(delay) : null;
+    if (m) return Math.round(Number(m[1]) * 1000);
+  }
+  return undefined;
+}
+
+/**
  * Parses a `Retry-After` value: delta-seconds (decimals allowed) or an HTTP date,
  * relative to `now` (ms since epoch). Returns milliseconds to wait, or undefined when
  * the value is absent or unreadable. Dates in the past give 0.
@@ -253,8 +326,21 @@ export function retryAfterFromHeaders(headers: HeaderBag | undefined, now: numbe
 }
 
 /**
- * Maps a finish / stop reason to a failure class: `length`, `max_tokens` → `truncated`;
- * `content_filter`, `refusal`, `safety` → `policy`. Normal endings (`stop`, `end_turn`,
+ * Finish reasons that are a refusal: OpenAI `content_filter`, Anthropic `refusal`, Gemini's
+ * `SAFETY`, `RECITATION`, `PROHIBITED_CONTENT`, `BLOCKLIST`, `SPII`, `IMAGE_SAFETY`,
+ * `IMAGE_PROHIBITED_CONTENT`, `IMAGE_RECITATION` (compared lower-cased). Gemini's prompt
+ * `blockReason`s (`SAFETY`, `BLOCKLIST`, `PROHIBITED_CONTENT`, `IMAGE_SAFETY`) are read
+ * through the same names. `OTHER` and unknown endings stay unclassified.
+ */
+const POLICY_FINISH: ReadonlySet<string> = new Set([
+  'content_filter', 'refusal', 'safety', 'prohibited_content', 'blocklist',
+  'recitation', 'spii', 'image_safety', 'image_prohibited_content', 'image_recitation',
+]);
+
+/**
+ * Maps a finish / stop reason to a failure class: `length`, `max_tokens` (and Gemini's
+ * `MAX_TOKENS`; the comparison ignores case) → `truncated`; `content_filter`, `refusal`,
+ * `safety` and Gemini's refusals (`POLICY_FINISH`) → `policy`. Normal endings (`stop`, `end_turn`,
  * `tool_calls`, `tool_use`, `stop_sequence`, …) and unknown values give undefined.
  */
 export function classifyFinishReason(reason: string | null | undefined): ErrorClass | undefined {
@@ -263,9 +349,7 @@ export function classifyFinishReason(reason: string | null | undefined): ErrorCl
   if (r === 'length' || r === 'max_tokens' || r === 'max_output_tokens' || r === 'model_context_window_exceeded') {
     return r === 'model_context_window_exceeded' ? 'context_length' : 'truncated';
   }
-  if (r === 'content_filter' || r === 'refusal' || r === 'safety' || r === 'prohibited_content' || r === 'blocklist') {
-    return 'policy';
-  }
+  if (POLICY_FINISH.has(r)) return 'policy';
   return undefined;
 }
 

@@ -14,6 +14,7 @@ export {
   classifyErrorBody,
   classifyThrown,
   classifyFinishReason,
+  googleRetryDelayMs,
   parseRetryAfter,
   providerErrorInfo,
   retryAfterFromHeaders,

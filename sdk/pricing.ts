@@ -74,7 +74,8 @@ export class PriceTable {
 /** Rough token count of a chat request body (about four characters per token). */
 export function estimateTokens(body: unknown): number {
   if (body === undefined || body === null) return 0;
-  const b = body as { messages?: unknown; system?: unknown; input?: unknown; prompt?: unknown };
-  const text = JSON.stringify([b.system ?? '', b.messages ?? b.input ?? b.prompt ?? '']);
+  const b = body as { messages?: unknown; system?: unknown; input?: unknown; prompt?: unknown; contents?: unknown; systemInstruction?: unknown; content?: unknown; requests?: unknown };
+  // OpenAI / Anthropic (`messages`, `input`, `prompt`) and Google's `contents` / embeddings' `content` / batch `requests`.
+  const text = JSON.stringify([b.system ?? b.systemInstruction ?? '', b.messages ?? b.input ?? b.prompt ?? b.contents ?? b.content ?? b.requests ?? '']);
   return Math.ceil(text.length / 4);
 }
