@@ -87,7 +87,6 @@ const GOOGLE_STATUS: Readonly<Record<string, ErrorClass>> = {
   UNAVAILABLE: 'server',
   INTERNAL: 'server',
   ABORTED: 'server',
-  UNKNOWN: 'server',
   DEADLINE_EXCEEDED: 'timeout',
   PERMISSION_DENIED: 'auth',
   UNAUTHENTICATED: 'auth',
