@@ -23,6 +23,9 @@ export {
 export type { ProviderErrorInfo } from './classify.ts';
 export { keyId, keyLabel, cleanKey } from './key.ts';
 export { providerOf, knownProviderOf, hostOf } from './provider-name.ts';
+export { pathFamilyOf, MAX_PATH_FAMILY_CHARS } from './path-family.ts';
+export { PassthroughTally, PASSTHROUGH_OTHER } from './passthrough-tally.ts';
+export type { PassthroughSource } from './passthrough-tally.ts';
 export { MINUTE_MS, minuteOf } from './time.ts';
 export { ROLLUP_BUCKETS, KEY_COLUMNS, TASK_COLUMNS, TASK_KEY_COLUMNS, SOURCE_COLUMNS, PROBE_COLUMNS } from './rollup-columns.ts';
 export { systemClock, sleep } from './clock.ts';

@@ -211,7 +211,22 @@ export const EVENT_SCHEMAS: Record<string, TSchema> = {
   shadow: ShadowSchema,
 };
 
-/** The batch envelope; events are only checked to be typed objects here, then per type. */
+/** Most `passthrough` entries one batch carries (the SDK folds the rest into one `(other)` entry). */
+export const MAX_PASSTHROUGH_ENTRIES = 100;
+
+/** Requests forwarded unprotected to one host, path family and method (see `PassthroughCount` in types.ts). */
+export const PassthroughCountSchema = Type.Object({
+  host: Name(255),
+  path_family: Name(200),
+  method: Name(16),
+  count: Type.Integer({ minimum: 1, maximum: MAX_COUNT }),
+  why: Type.Optional(Short(100)),
+});
+
+/**
+ * The batch envelope; events are only checked to be typed objects here, then per type. A
+ * batch carries at least one event or one `passthrough` entry (checked after the schema).
+ */
 export const BatchEnvelopeSchema = Type.Object({
   batch_id: Type.String({ minLength: 1, maxLength: 128 }),
   source: Type.Object({
@@ -219,10 +234,11 @@ export const BatchEnvelopeSchema = Type.Object({
     instance: Name(200),
     sdk: Type.Optional(Type.String({ maxLength: 200 })),
   }),
-  events: Type.Array(Type.Object({ type: Type.String() }), { minItems: 1, maxItems: 5000 }),
+  events: Type.Array(Type.Object({ type: Type.String() }), { maxItems: 5000 }),
   dropped_events: Type.Optional(Count),
   fleet: Type.Optional(Type.Object({ applied: Count, ignored: Count })),
   drill_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+  passthrough: Type.Optional(Type.Array(PassthroughCountSchema, { minItems: 1, maxItems: MAX_PASSTHROUGH_ENTRIES })),
 });
 
 export const AckSchema = Type.Object({ accepted: Type.Integer(), duplicate: Type.Boolean() });
@@ -245,6 +261,7 @@ export type SchemaTypesAgree = [
   Assert<Same<Static<typeof ProbeSchema>, T.ProbeEvent>>,
   Assert<Same<Static<typeof ShadowSideSchema>, T.ShadowSide>>,
   Assert<Same<Static<typeof ShadowSchema>, T.ShadowEvent>>,
+  Assert<Same<Static<typeof PassthroughCountSchema>, T.PassthroughCount>>,
   Assert<Same<Omit<Static<typeof BatchEnvelopeSchema>, 'events'>, Omit<T.TelemetryBatch, 'events'>>>,
   Assert<Same<Static<typeof AckSchema>, T.TelemetryAck>>,
   Assert<Equals<Static<typeof ErrorClassName>, T.ErrorClass>>,

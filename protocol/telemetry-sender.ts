@@ -13,7 +13,8 @@ import { gzip } from 'node:zlib';
 import { systemClock, type Clock, type TimerHandle } from './clock.ts';
 import { parseRetryAfter } from './classify.ts';
 import { createPostAgent, post, type PostAgent, type PostResult } from './http-post.ts';
-import type { TelemetryBatch, TelemetryEvent } from './types.ts';
+import type { PassthroughCount, TelemetryBatch, TelemetryEvent } from './types.ts';
+import type { PassthroughSource } from './passthrough-tally.ts';
 
 const gzipAsync = promisify(gzip);
 
@@ -47,6 +48,11 @@ export interface SenderOptions {
    * carries what grew since the last acknowledged one as its `fleet` field.
    */
   fleetTotals?: () => { applied: number; ignored: number };
+  /**
+   * Requests forwarded unprotected (the SDK's tally): each new batch takes what it holds as
+   * its `passthrough` field, and a batch is sent for them even with no events.
+   */
+  passthrough?: PassthroughSource;
   /** Every batch is traffic of this failure drill (`drill_id`, docs/drills.md): a sender per drill run. */
   drillId?: string;
 }
@@ -84,9 +90,11 @@ export interface SenderError {
 interface InFlight {
   id: string;
   events: TelemetryEvent[];
+  /** Taken from the tally when the batch was made, so a retry under the same id carries the same counts. */
+  passthrough?: PassthroughCount[];
 }
 
-type Resolved = Required<Omit<SenderOptions, 'token' | 'source' | 'fleetTotals' | 'drillId'>> & Pick<SenderOptions, 'token' | 'source' | 'fleetTotals' | 'drillId'>;
+type Resolved = Required<Omit<SenderOptions, 'token' | 'source' | 'fleetTotals' | 'drillId' | 'passthrough'>> & Pick<SenderOptions, 'token' | 'source' | 'fleetTotals' | 'drillId' | 'passthrough'>;
 
 /** Pushes telemetry batches; see the module comment for its guarantees. */
 export class TelemetrySender {
@@ -122,6 +130,7 @@ export class TelemetrySender {
       clock: options.clock ?? systemClock,
       random: options.random ?? Math.random,
       fleetTotals: options.fleetTotals,
+      passthrough: options.passthrough,
       drillId: options.drillId,
     };
     this.endpoint = new URL('v1/telemetry', options.url.endsWith('/') ? options.url : `${options.url}/`);
@@ -142,6 +151,11 @@ export class TelemetrySender {
   /** Events waiting, the batch in flight included. */
   get pending(): number {
     return this.buffer.length + (this.current?.events.length ?? 0);
+  }
+
+  /** Whether anything is waiting: events, or passthrough counts (in flight or in the tally). */
+  private get hasWork(): boolean {
+    return this.pending > 0 || this.current?.passthrough !== undefined || (this.o.passthrough?.size ?? 0) > 0;
   }
 
   /** Queues events, dropping the oldest beyond the cap. Never throws, never sends by itself. */
@@ -172,7 +186,7 @@ export class TelemetrySender {
   async flush(timeoutMs = this.o.requestTimeoutMs, persist = false): Promise<number> {
     const until = this.o.clock.now() + timeoutMs;
     this.retryAt = 0;
-    while (this.pending > 0 && this.o.clock.now() < until) {
+    while (this.hasWork && this.o.clock.now() < until) {
       const before = this.s.failures;
       await this.withTimeout(this.sendAll(), until - this.o.clock.now());
       if (this.s.failures === before) continue;
@@ -200,8 +214,8 @@ export class TelemetrySender {
       // Yield first so `this.sending` is set before `finally` clears it, even with nothing to do.
       await undefined;
       try {
-        while (!this.closed && this.pending > 0 && this.o.clock.now() >= this.retryAt) {
-          this.current ??= { id: this.newId(), events: this.buffer.splice(0, this.o.maxBatchEvents) };
+        while (!this.closed && this.hasWork && this.o.clock.now() >= this.retryAt) {
+          this.current ??= this.nextBatch();
           if (!(await this.sendOne(this.current))) break;
         }
       } catch {
@@ -217,6 +231,7 @@ export class TelemetrySender {
   private async sendOne(batch: InFlight): Promise<boolean> {
     const body: TelemetryBatch = { batch_id: batch.id, source: this.o.source, events: batch.events };
     if (this.o.drillId !== undefined) body.drill_id = this.o.drillId;
+    if (batch.passthrough) body.passthrough = batch.passthrough;
     const reportedDrops = this.droppedUnreported;
     if (reportedDrops > 0) body.dropped_events = reportedDrops;
     const totals = this.o.fleetTotals?.();
@@ -250,7 +265,7 @@ export class TelemetrySender {
       // Too large: two fresh batches at the head of the queue (nothing of it was stored).
       const half = Math.ceil(batch.events.length / 2);
       this.buffer.unshift(...batch.events.slice(half));
-      this.current = { id: this.newId(), events: batch.events.slice(0, half) };
+      this.current = { id: this.newId(), events: batch.events.slice(0, half), ...(batch.passthrough ? { passthrough: batch.passthrough } : {}) };
       return true;
     }
     const detail = res.text.slice(0, 300);
@@ -284,6 +299,13 @@ export class TelemetrySender {
     }, delay, true);
     this.report({ ...(status !== undefined ? { status } : {}), ...(asked !== undefined ? { retryAfterMs: asked } : {}), message, dropped: false, auth, pending: this.pending });
     return false;
+  }
+
+  private nextBatch(): InFlight {
+    const batch: InFlight = { id: this.newId(), events: this.buffer.splice(0, this.o.maxBatchEvents) };
+    const passthrough = this.o.passthrough && this.o.passthrough.size > 0 ? this.o.passthrough.take() : undefined;
+    if (passthrough && passthrough.length > 0) batch.passthrough = passthrough;
+    return batch;
   }
 
   private newId(): string {

@@ -311,6 +311,23 @@ export interface TelemetryBatch {
   dropped_events?: number;
   /** Fleet decisions (docs/fleet.md) this instance applied and ignored since its last accepted batch; absent when none. */
   fleet?: { applied: number; ignored: number };
+  /**
+   * Requests the SDK's fetch wrapper forwarded unprotected since its last accepted batch, per
+   * host, path family and method (docs/protocol.md, "Passthrough"); absent when none. A batch
+   * may carry these and no events.
+   */
+  passthrough?: PassthroughCount[];
+}
+
+/** Requests forwarded unprotected to one host, path family (`pathFamilyOf`) and method. */
+export interface PassthroughCount {
+  /** The host (with its port when not the default); `(other)` for what the sender's cap folded together. */
+  host: string;
+  path_family: string;
+  method: string;
+  count: number;
+  /** Why the latest of them was not protected (`no model in the body`, `unknown endpoint`, …). */
+  why?: string;
 }
 
 /** The collector's answer to an accepted batch. */

@@ -23,6 +23,7 @@ import { sampleLimitsOf, type SampleOptions } from './telemetry/key-samples.ts';
 import { ExternalKey } from './adapters/external-key.ts';
 import { TaskStats, type TaskOutcome } from './telemetry/task-stats.ts';
 import { drainEvents } from './telemetry/drain-events.ts';
+import { PassthroughNotes } from './telemetry/passthrough-notes.ts';
 import { TelemetryReporter, type ReporterOptions, type ReporterStats } from './telemetry/reporter.ts';
 import { reviewFallbacks, type ReviewedRoute } from './config-review.ts';
 import { createBreakerboxFetch, type BreakerboxFetchOptions } from './fetch/create-fetch.ts';
@@ -52,7 +53,7 @@ export interface BreakerboxOptions {
   /** Latency histogram bounds (default: the protocol's shared bounds). */
   latencyBoundsMs?: readonly number[];
   /** Push telemetry to a collector. Without it, nothing leaves the process. */
-  telemetry?: Omit<ReporterOptions, 'clock' | 'random' | 'fleetTotals'> & SampleOptions;
+  telemetry?: Omit<ReporterOptions, 'clock' | 'random' | 'fleetTotals' | 'passthrough'> & SampleOptions;
   /**
    * The collector's fleet feed (docs/fleet.md), off unless asked for (`true` or an object of
    * options; needs `telemetry`, whose URL and token it uses): probe-confirmed outages open this
@@ -101,6 +102,8 @@ export class Breakerbox implements FetchHost, AdapterHost {
   private readonly drills: DrillController | undefined;
   /** Shadow traffic: mirrors of a share of requests to candidate models, and their aggregates. */
   readonly shadows: ShadowRunner;
+  /** Requests forwarded unprotected: counted for telemetry, announced once per host and path family. */
+  private readonly passthrough: PassthroughNotes;
 
   /** Subscribes to every logical call's summary (see `CallEvent`). */
   readonly onCall: EventSubscriber<CallEvent> = this.calls.on;
@@ -171,10 +174,11 @@ export class Breakerbox implements FetchHost, AdapterHost {
         hasFallback: (key) => (this.configs.get(keyId(key))?.fallbacks.length ?? 0) > 0,
       }, clock, this.ctx.random, { decisions: fleetOn, service: options.telemetry.service, onDrill: drills ? (c) => drills.apply(c) : undefined });
     }
+    this.passthrough = new PassthroughNotes(options.telemetry !== undefined, (message, code) => this.warn(message, code));
     if (options.telemetry) {
       const fleet = fleetOn ? this.fleet : undefined;
       this.reporter = new TelemetryReporter(
-        { ...options.telemetry, clock, random: this.ctx.random, ...(fleet ? { fleetTotals: () => fleet.totals() } : {}) },
+        { ...options.telemetry, clock, random: this.ctx.random, passthrough: this.passthrough.tally, ...(fleet ? { fleetTotals: () => fleet.totals() } : {}) },
         {
           collect: (now) => this.collect(now),
           collectDrill: (now) => {
@@ -365,6 +369,15 @@ export class Breakerbox implements FetchHost, AdapterHost {
       warnings: cfg.warnings,
     };
     this.reporter.push(ev, true);
+  }
+
+  /**
+   * Counts a request the fetch wrapper forwarded unprotected (into the next telemetry batch's
+   * `passthrough`, per host, path family and method) and warns once per host and path family
+   * (`BB_WARN_SDK_PASSTHROUGH`). Never throws, never blocks.
+   */
+  notePassthrough(url: URL, method: string, why: string): void {
+    this.passthrough.note(url, method, why);
   }
 
   /**

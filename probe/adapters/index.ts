@@ -3,6 +3,7 @@
  * and one line here.
  */
 import { anthropicMessages } from './anthropic-messages.ts';
+import { azureOpenAiChat } from './azure-openai-chat.ts';
 import { gemini } from './gemini.ts';
 import { httpKind } from './http.ts';
 import { openAiChat } from './openai-chat.ts';
@@ -16,6 +17,7 @@ export const ADAPTERS: Readonly<Record<string, ProbeAdapter<unknown>>> = {
   [openAiResponses.kind]: openAiResponses as ProbeAdapter<unknown>,
   [openAiEmbeddings.kind]: openAiEmbeddings as ProbeAdapter<unknown>,
   [anthropicMessages.kind]: anthropicMessages as ProbeAdapter<unknown>,
+  [azureOpenAiChat.kind]: azureOpenAiChat as ProbeAdapter<unknown>,
   [gemini.kind]: gemini as ProbeAdapter<unknown>,
   [httpKind.kind]: httpKind as ProbeAdapter<unknown>,
 };

@@ -7,7 +7,7 @@
  * Nothing here throws into or waits on the caller's model calls; every timer is unref'd.
  */
 import { hostname } from 'node:os';
-import { TelemetrySender, newBatchId, type SenderError, type SenderOptions, type SenderStats, type TelemetryEvent } from '@breakerbox/protocol';
+import { TelemetrySender, newBatchId, type PassthroughSource, type SenderError, type SenderOptions, type SenderStats, type TelemetryEvent } from '@breakerbox/protocol';
 import { systemClock, type Clock, type TimerHandle } from '../clock.ts';
 
 export { newBatchId };
@@ -46,6 +46,8 @@ export interface ReporterOptions {
   random?: () => number;
   /** Running totals of fleet decisions applied and ignored (set by the SDK instance when its feed is on). */
   fleetTotals?: () => { applied: number; ignored: number };
+  /** The instance's passthrough tally: each batch takes its counts (set by the SDK instance). */
+  passthrough?: PassthroughSource;
 }
 
 /** Counters describing the reporter's health. */
@@ -96,7 +98,7 @@ export class TelemetryReporter {
       clock: this.clock,
       ...pick(options, ['maxBufferedEvents', 'maxBatchEvents', 'gzip', 'maxReplyBytes', 'backoffMs', 'maxBackoffMs', 'random']),
     };
-    this.sender = new TelemetrySender({ ...this.senderOptions, ...pick(options, ['fleetTotals']) });
+    this.sender = new TelemetrySender({ ...this.senderOptions, ...pick(options, ['fleetTotals', 'passthrough']) });
     this.onError = (listener) => {
       this.listeners.add(listener);
       const off = this.sender.onError(listener);

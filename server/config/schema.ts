@@ -313,8 +313,8 @@ export const ConfigSchema = Type.Object(
         otlp_traces_hold_ms: Type.Integer({
           minimum: 0,
           maximum: 600_000,
-          default: 70_000,
-          description: 'OTLP spans are tallied per service, instance and key for this long before they are stored, and dropped if the same service sends the key as metrics meanwhile (docs/otlp.md); 0 = stored with the request',
+          default: 5_000,
+          description: 'OTLP spans are tallied per service, instance and key for this long before they are stored — one window per key and hold, whatever the span rate (docs/otlp.md); 0 = stored with the request',
         }),
         rate_limit: Type.Object(
           {

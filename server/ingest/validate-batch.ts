@@ -77,6 +77,9 @@ export function validateBatch(body: unknown, bounds: TimeBounds): TelemetryBatch
     invalid(first?.path || '/', first?.message ?? 'invalid batch');
   }
   const batch = body as TelemetryBatch;
+  // Passthrough counts may travel alone (an application whose every request passes unprotected).
+  if (batch.events.length === 0 && !batch.passthrough) invalid('/events', 'must NOT have fewer than 1 items (or carry passthrough counts)');
+  if (batch.events.length === 0 && batch.drill_id !== undefined) invalid('/events', 'a drill batch must carry events');
   for (let i = 0; i < batch.events.length; i++) {
     const event = batch.events[i]!;
     const path = `/events/${i}`;

@@ -152,6 +152,12 @@ export async function* metricsPage(src: PageSources): AsyncGenerator<string> {
     out.sample('breakerbox_source_dropped_events_total', renderLabels({ service: d.service, service_instance_id: d.instance }), d.dropped);
   }
 
+  // Bounded by the storage read (MAX_PASSTHROUGH_ROWS, the largest): a host and path family per series, never a model.
+  out.family('breakerbox_passthrough_requests_total', 'counter', 'Requests an SDK forwarded unprotected (no breaker, retry, fallback or key), per service, host and path family, as the SDKs reported them (docs/protocol.md, "Passthrough").');
+  for (const p of await src.storage.metrics.passthroughTotals()) {
+    out.sample('breakerbox_passthrough_requests_total', renderLabels({ service: p.service, host: p.host, path_family: p.pathFamily }), p.requests);
+  }
+
   out.family('breakerbox_alerts', 'gauge', 'Unresolved alerts by state (pending, firing) and severity.');
   const alerts = await src.storage.alerts.countsByState();
   for (const state of ['pending', 'firing']) {

@@ -24,7 +24,7 @@ export function spanAttributeKept(key: string): boolean {
 
 const SPAN_KEYS: ReadonlySet<string> = new Set([
   'openinference.span.kind', 'server.address', 'error.type', 'http.response.status_code', 'http.status_code',
-  'breakerbox.region', 'cloud.region', 'exception.type', 'exception.message', 'time_to_first_token', 'first_token_ms',
+  'breakerbox.region', 'cloud.region', 'ai.operationId', 'exception.type', 'exception.message', 'time_to_first_token', 'first_token_ms',
   // The provider's request id, for a failed span's evidence sample (span-sample.ts).
   ...UPSTREAM_REQUEST_ID_HEADERS.map((h) => `http.response.header.${h}`),
 ]);
@@ -44,12 +44,19 @@ function eventProtobuf(r: WireReader): SpanEvent {
 
 /** trace.v1.Span. */
 function spanProtobuf(r: WireReader): Span {
-  const s: Span = { name: '', kind: 0, startNanos: 0, endNanos: 0, attributes: {}, events: [], statusCode: 0, statusMessage: '', traceState: '' };
+  const s: Span = { traceId: '', spanId: '', parentSpanId: '', name: '', kind: 0, startNanos: 0, endNanos: 0, attributes: {}, events: [], statusCode: 0, statusMessage: '', traceState: '' };
+  const hex = (): string => {
+    const [start, end] = r.span();
+    return r.buf.toString('hex', start, end);
+  };
   while (r.more()) {
     const tag = r.tag();
     const field = tag >>> 3;
     const wire = tag & 7;
-    if (field === 3 && wire === 2) s.traceState = r.string();
+    if (field === 1 && wire === 2) s.traceId = hex();
+    else if (field === 2 && wire === 2) s.spanId = hex();
+    else if (field === 4 && wire === 2) s.parentSpanId = hex();
+    else if (field === 3 && wire === 2) s.traceState = r.string();
     else if (field === 5 && wire === 2) s.name = r.string();
     else if (field === 6 && wire === 0) s.kind = r.varint();
     else if (field === 7 && wire === 1) s.startNanos = r.ufixed64();
@@ -91,6 +98,9 @@ function kindJson(v: unknown, path: string): number {
   invalid(path, 'must be a SpanKind (0..5)');
 }
 
+/** OTLP/JSON carries ids as hex strings (not base64, unlike proto3 JSON's bytes). */
+const idJson = (v: unknown): string => (typeof v === 'string' && /^[0-9a-fA-F]{1,64}$/.test(v) ? v.toLowerCase() : '');
+
 const kept = (attrs: Attributes): Attributes => {
   for (const k of Object.keys(attrs)) if (!spanAttributeKept(k)) delete attrs[k];
   return attrs;
@@ -101,6 +111,9 @@ function spanJson(v: unknown, path: string): Span {
   const status = object(s.status, `${path}/status`);
   const code = status.code === 'STATUS_CODE_ERROR' ? 2 : status.code === 'STATUS_CODE_OK' ? 1 : typeof status.code === 'number' ? status.code : 0;
   return {
+    traceId: idJson(s.traceId),
+    spanId: idJson(s.spanId),
+    parentSpanId: idJson(s.parentSpanId),
     name: typeof s.name === 'string' ? s.name : '',
     kind: kindJson(s.kind, `${path}/kind`),
     startNanos: nanosJson(s.startTimeUnixNano, `${path}/startTimeUnixNano`),

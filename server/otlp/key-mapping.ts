@@ -5,17 +5,31 @@
 import { knownProviderOf, type BreakerKey, type TelemetryBatch } from '@breakerbox/protocol';
 import type { Attributes } from './model.ts';
 
-/** GenAI `gen_ai.provider.name` / older `gen_ai.system` values → the SDK's provider names. */
+/**
+ * GenAI `gen_ai.provider.name` / older `gen_ai.system` values → the SDK's provider names
+ * (protocol/provider-name.ts names them by host, so both report one key). The well-known
+ * values are the OpenTelemetry GenAI registry's (`GEN_AI_PROVIDER_NAME_VALUE_*`, and the
+ * older `GEN_AI_SYSTEM_VALUE_*`: `az.ai.*`, `gemini`, `vertex_ai`); `aws_bedrock` and
+ * `bedrock` are what other instrumentations send.
+ */
 const PROVIDER_NAMES: Record<string, string> = {
   'azure.ai.openai': 'azure-openai',
   'az.ai.openai': 'azure-openai',
+  // Azure AI Inference is served from `*.services.ai.azure.com`, which the SDK names azure-openai too.
+  'azure.ai.inference': 'azure-openai',
+  'az.ai.inference': 'azure-openai',
   mistral_ai: 'mistral',
   x_ai: 'xai',
   'gcp.gemini': 'google',
-  'gcp.vertex_ai': 'google',
-  'gcp.gen_ai': 'google',
   gemini: 'google',
-  vertex_ai: 'google',
+  // `gcp.gen_ai` is "any Google generative AI endpoint": the Gemini API unless a Vertex host says otherwise.
+  'gcp.gen_ai': 'google',
+  // Vertex AI is its own provider (its own quotas, regions and outages), as the SDK names `*-aiplatform.googleapis.com`.
+  'gcp.vertex_ai': 'vertex-ai',
+  vertex_ai: 'vertex-ai',
+  'aws.bedrock': 'bedrock',
+  aws_bedrock: 'bedrock',
+  bedrock: 'bedrock',
 };
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v.length > 0 ? v : undefined);
@@ -37,7 +51,25 @@ export function providerFrom(attrs: Attributes): string | undefined {
   const known = address ? knownProviderOf(address) : undefined;
   if (known) return known;
   const name = str(attrs['gen_ai.provider.name']) ?? str(attrs['gen_ai.system']) ?? str(attrs['llm.provider']) ?? str(attrs['llm.system']);
-  return name ? named(name) : undefined;
+  if (!name) return undefined;
+  // The AI SDK's older spans name the provider by its client id: `openai.chat`, `anthropic.messages`.
+  return named(aiSdkSpan(attrs) ? (name.split('.')[0] ?? name) : name);
+}
+
+/** An AI SDK 4–6 span (`ai.*` attributes): its `ai.operationId` says what it is. */
+const aiSdkSpan = (attrs: Attributes): boolean => typeof attrs['ai.operationId'] === 'string';
+
+/**
+ * The operation of an AI SDK 4–6 provider call, which has no `gen_ai.operation.name`:
+ * `….doEmbed` is embeddings; `….doGenerate` / `….doStream` is the client id's API
+ * (`openai.responses` the Responses API, else chat).
+ */
+function aiSdkOperation(attrs: Attributes): string | undefined {
+  const id = str(attrs['ai.operationId']);
+  if (!id) return undefined;
+  if (id.endsWith('.doEmbed')) return 'embeddings';
+  if (!/\.do(Generate|Stream)$/.test(id)) return undefined;
+  return str(attrs['gen_ai.system'])?.endsWith('.responses') ? 'responses' : 'chat';
 }
 
 /**
@@ -46,7 +78,7 @@ export function providerFrom(attrs: Attributes): string | undefined {
  * `EMBEDDING` → embeddings).
  */
 function endpointFrom(attrs: Attributes, provider: string): string | undefined {
-  let op = str(attrs['gen_ai.operation.name'])?.toLowerCase();
+  let op = str(attrs['gen_ai.operation.name'])?.toLowerCase() ?? aiSdkOperation(attrs);
   if (!op) {
     // OpenLLMetry's older attribute (LiteLLM's callback uses its names): chat, completion, embedding.
     const type = str(attrs['llm.request.type'])?.toLowerCase();
@@ -107,7 +139,7 @@ export function keyFrom(attrs: Attributes): BreakerKey | KeyProblem {
 /** The attributes `keyFrom` reads, in one order: equal values give the same key. */
 const KEY_ATTRIBUTES = [
   'server.address', 'gen_ai.provider.name', 'gen_ai.system', 'llm.provider', 'llm.system', 'gen_ai.operation.name', 'llm.request.type',
-  'openinference.span.kind', 'gen_ai.request.model', 'llm.invocation_parameters', 'llm.model_name', 'gen_ai.response.model',
+  'openinference.span.kind', 'ai.operationId', 'gen_ai.request.model', 'llm.invocation_parameters', 'llm.model_name', 'gen_ai.response.model',
   'breakerbox.region', 'cloud.region',
 ] as const;
 

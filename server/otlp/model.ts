@@ -97,6 +97,10 @@ export interface SpanEvent {
 
 /** trace.v1.Span, the parts the mapping reads. Times in ns (a number) so short spans keep µs. */
 export interface Span {
+  /** Trace and span ids, lower-case hex ('' when absent): which span a child's parent is. */
+  traceId: string;
+  spanId: string;
+  parentSpanId: string;
   name: string;
   /** SpanKind: 0 unspecified, 1 internal, 2 server, 3 client, 4 producer, 5 consumer. */
   kind: number;

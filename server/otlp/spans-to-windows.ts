@@ -11,6 +11,8 @@ import { classifySpanError, UNCLASSIFIED } from './error-type.ts';
 import { keyInterner, sourceFrom } from './key-mapping.ts';
 import type { Attributes, ResourceSpans, Span } from './model.ts';
 import { Rejections } from './rejections.ts';
+import { ModelCallParents } from './model-call-parents.ts';
+import type { SpanHandover } from './span-handover.ts';
 import { samplingWeight } from './sampling.ts';
 import { latestSamples, spanSample } from './span-sample.ts';
 
@@ -71,16 +73,32 @@ const TTFT_SECONDS = ['gen_ai.response.time_to_first_chunk', 'gen_ai.response.ti
 const FIRST_TOKEN_EVENTS: ReadonlySet<string> = new Set(['First Token Stream Event', 'gen_ai.first_token', 'gen_ai.content.chunk']);
 
 /**
- * True for a span that is one model call: `gen_ai.operation.name`, or a requested model
- * (`gen_ai.request.model`, as LiteLLM's callback and older OpenLLMetry spans carry), or an
- * OpenInference LLM / EMBEDDING span; never a server span.
+ * `gen_ai.operation.name` values that are one model call (OpenTelemetry GenAI conventions:
+ * chat, text_completion, generate_content, embeddings; rerank, as the AI SDK names its
+ * rerank model calls). Agent, step, tool and workflow operations (`invoke_agent`,
+ * `create_agent`, `agent_step`, `execute_tool`, `decide`, …) are not, whatever else they carry.
+ */
+const MODEL_OPERATIONS: ReadonlySet<string> = new Set(['chat', 'text_completion', 'generate_content', 'embeddings', 'rerank']);
+
+/** The AI SDK's older (`ai.*`) spans: only the provider call (`….doGenerate`, `….doStream`, `….doEmbed`) is a model call. */
+const AI_SDK_MODEL_CALL = /\.do(Generate|Stream|Embed)$/;
+
+/**
+ * True for a span that is one model call: a model-call `gen_ai.operation.name`, or, without
+ * one, a requested model (`gen_ai.request.model`, as LiteLLM's callback and older OpenLLMetry
+ * spans carry) or an OpenInference LLM / EMBEDDING span; never a server span, never an agent,
+ * step, tool or workflow span. Anything else is skipped unread, not refused.
  */
 export function isModelCall(span: Span): boolean {
   if (span.kind === 2) return false; // SERVER: a model server's own span, not a client call
   const a = span.attributes;
-  if (a['gen_ai.operation.name'] !== undefined || a['gen_ai.request.model'] !== undefined) return true;
+  const aiSdk = a['ai.operationId'];
+  if (typeof aiSdk === 'string' && !AI_SDK_MODEL_CALL.test(aiSdk)) return false;
+  const op = a['gen_ai.operation.name'];
+  if (op !== undefined) return typeof op === 'string' && MODEL_OPERATIONS.has(op.toLowerCase());
   const kind = a['openinference.span.kind'];
-  return kind === 'LLM' || kind === 'EMBEDDING';
+  if (kind !== undefined) return kind === 'LLM' || kind === 'EMBEDDING';
+  return a['gen_ai.request.model'] !== undefined || a['llm.request.type'] !== undefined;
 }
 
 function ttftMs(span: Span): number | undefined {
@@ -157,57 +175,77 @@ export function toWindow(t: SpanTally): { source: TelemetryBatch['source']; wind
 }
 
 /**
- * Maps decoded resources to tallies. Spans that are not model calls are skipped unread;
- * model calls without a key or outside `bounds` are refused and counted.
+ * Maps decoded resources to tallies. Spans that are not model calls are skipped unread, and
+ * so is a model-call span wrapping a model-call span of the same key (the inner one is the
+ * request sent; `parents` remembers children across exports), and a call the same service's
+ * metrics already counted (`handover`); model calls without a key or outside `bounds` are
+ * refused and counted.
  */
-export function spansToTallies(resources: ResourceSpans[], bounds: TimeBounds): MappedSpans {
+export function spansToTallies(resources: ResourceSpans[], bounds: TimeBounds, parents: ModelCallParents = new ModelCallParents(), handover?: SpanHandover): MappedSpans {
   const rejected = new Rejections();
   const keyOf = keyInterner();
   const tallies = new Map<string, SpanTally>();
   const spansPerKey = new Map<string, number>();
+  // Every model call's parent first, so a parent in the same export as its child is known.
+  const calls: Array<{ rs: ResourceSpans; span: Span; key: BreakerKey | string }> = [];
   for (const rs of resources) {
-    const source = sourceFrom(rs.resource);
     for (const span of rs.spans) {
       if (!isModelCall(span)) continue;
       const key = keyOf(span.attributes);
-      if (typeof key === 'string') {
-        rejected.add(`model-call spans with ${key} (gen_ai.provider.name / llm.provider, gen_ai.operation.name, gen_ai.request.model / llm.model_name)`);
-        continue;
-      }
-      const startMs = Math.floor(span.startNanos / 1e6);
-      const endMs = Math.floor(span.endNanos / 1e6);
-      if (endMs > bounds.newest || startMs < bounds.oldest || span.endNanos < span.startNanos) {
-        rejected.add('spans whose time is outside the accepted span (raw retention back, max_future_ms ahead)');
-        continue;
-      }
-      const weight = samplingWeight(span.traceState);
-      const id = tallyId(source, key);
-      let t = tallies.get(id);
-      if (!t) tallies.set(id, (t = newTally(source, key, startMs, endMs)));
-      t.startMs = Math.min(t.startMs, startMs);
-      t.endMs = Math.max(t.endMs, endMs);
-      t.spans += 1;
-      t.calls += weight;
-      if (weight !== 1) t.sampled = true;
-      if (span.statusCode === 2 || (span.attributes['error.type'] !== undefined && span.attributes['error.type'] !== '')) {
-        const cls = classOf(span);
-        t.errors[cls] = (t.errors[cls] ?? 0) + weight;
-        const status = num(span.attributes['http.response.status_code']) ?? num(span.attributes['http.status_code']);
-        const tokens = { input: first(span.attributes, INPUT_TOKENS), output: first(span.attributes, OUTPUT_TOKENS) };
-        t.samples = latestSamples([...t.samples, spanSample(span, cls, status, tokens)]);
-      } else t.ok += weight;
-      t.latency[bucketOf((span.endNanos - span.startNanos) / 1e6)]! += weight;
-      const ttft = ttftMs(span);
-      if (ttft !== undefined) {
-        t.ttft ??= new Array<number>(BOUNDS.length + 1).fill(0);
-        t.ttft[bucketOf(ttft)]! += weight;
-      }
-      t.inputTokens += (first(span.attributes, INPUT_TOKENS) ?? 0) * weight;
-      t.outputTokens += (first(span.attributes, OUTPUT_TOKENS) ?? 0) * weight;
-      t.costUsd += (first(span.attributes, COST) ?? 0) * weight;
-      const kid = keyId(key);
-      spansPerKey.set(kid, (spansPerKey.get(kid) ?? 0) + 1);
+      if (typeof key !== 'string') parents.add(span.traceId, span.parentSpanId, keyId(key));
+      calls.push({ rs, span, key });
     }
+  }
+  let source: TelemetryBatch['source'] | undefined;
+  let sourceOf: ResourceSpans | undefined;
+  for (const { rs, span, key } of calls) {
+    if (sourceOf !== rs) {
+      sourceOf = rs;
+      source = sourceFrom(rs.resource);
+    }
+    if (typeof key === 'string') {
+      rejected.add(`model-call spans with ${key} (gen_ai.provider.name / llm.provider, gen_ai.operation.name, gen_ai.request.model / llm.model_name)`);
+      continue;
+    }
+    if (parents.wraps(span.traceId, span.spanId, keyId(key))) continue;
+    const startMs = Math.floor(span.startNanos / 1e6);
+    const endMs = Math.floor(span.endNanos / 1e6);
+    if (endMs > bounds.newest || startMs < bounds.oldest || span.endNanos < span.startNanos) {
+      rejected.add('spans whose time is outside the accepted span (raw retention back, max_future_ms ahead)');
+      continue;
+    }
+    const id = tallyId(source!, key);
+    if (handover?.covered(id, endMs)) continue;
+    const weight = samplingWeight(span.traceState);
+    let t = tallies.get(id);
+    if (!t) tallies.set(id, (t = newTally(source!, key, startMs, endMs)));
+    t.startMs = Math.min(t.startMs, startMs);
+    t.endMs = Math.max(t.endMs, endMs);
+    t.spans += 1;
+    t.calls += weight;
+    if (weight !== 1) t.sampled = true;
+    if (span.statusCode === 2 || (span.attributes['error.type'] !== undefined && span.attributes['error.type'] !== '')) {
+      const cls = classOf(span);
+      t.errors[cls] = (t.errors[cls] ?? 0) + weight;
+      const status = num(span.attributes['http.response.status_code']) ?? num(span.attributes['http.status_code']);
+      const tokens = { input: first(span.attributes, INPUT_TOKENS), output: first(span.attributes, OUTPUT_TOKENS) };
+      t.samples = latestSamples([...t.samples, spanSample(span, cls, status, tokens)]);
+      handover?.counted(id, endMs, weight, cls);
+    } else {
+      t.ok += weight;
+      handover?.counted(id, endMs, weight, null);
+    }
+    t.latency[bucketOf((span.endNanos - span.startNanos) / 1e6)]! += weight;
+    const ttft = ttftMs(span);
+    if (ttft !== undefined) {
+      t.ttft ??= new Array<number>(BOUNDS.length + 1).fill(0);
+      t.ttft[bucketOf(ttft)]! += weight;
+    }
+    t.inputTokens += (first(span.attributes, INPUT_TOKENS) ?? 0) * weight;
+    t.outputTokens += (first(span.attributes, OUTPUT_TOKENS) ?? 0) * weight;
+    t.costUsd += (first(span.attributes, COST) ?? 0) * weight;
+    const kid = keyId(key);
+    spansPerKey.set(kid, (spansPerKey.get(kid) ?? 0) + 1);
   }
   return { tallies, rejected, spansPerKey };
 }

@@ -11,6 +11,8 @@ import { decodeLogsJson, decodeMetricsJson } from '../otlp/decode-json.ts';
 import { decodeLogsProtobuf, decodeMetricsProtobuf } from '../otlp/decode-protobuf.ts';
 import { decodeTracesJson, decodeTracesProtobuf } from '../otlp/decode-traces.ts';
 import { SpanHold } from '../otlp/span-hold.ts';
+import { SpanHandover } from '../otlp/span-handover.ts';
+import { ModelCallParents } from '../otlp/model-call-parents.ts';
 import { spansToTallies, tallyId, toWindow, type SpanTally } from '../otlp/spans-to-windows.ts';
 import { logsToEvents } from '../otlp/logs-to-events.ts';
 import { metricsToWindows } from '../otlp/metrics-to-windows.ts';
@@ -24,9 +26,8 @@ const MAX_SERIES = 50_000;
 const SERIES_IDLE_MS = 30 * 60_000;
 /** Protocol v1's events-per-batch ceiling: bigger resources are split, in one transaction still. */
 const MAX_EVENTS = 5000;
-/** Span tallies held at most (past it the oldest are stored early), and how long metrics of a key keep its spans uncounted. */
+/** Span tallies held at most (past it the oldest are stored early). */
 const MAX_HELD_TALLIES = 50_000;
-const METRICS_COVER_MS = 15 * 60_000;
 
 /** Span tallies as protocol v1 batches, one per source (service, instance, sdk). */
 function talliesToBatches(tallies: Iterable<SpanTally>): TelemetryBatch[] {
@@ -70,7 +71,8 @@ async function otlpRoutes(app: FastifyInstance): Promise<void> {
   const limit = app.config.ingest.body_limit_bytes;
   const series = new CumulativeSeries({ maxSeries: MAX_SERIES, idleMs: SERIES_IDLE_MS, startedAt: Date.now() });
   const holdMs = app.config.ingest.otlp_traces_hold_ms;
-  const spans = new SpanHold({ holdMs, maxTallies: MAX_HELD_TALLIES, coverMs: METRICS_COVER_MS, maxCovered: MAX_SERIES });
+  const spans = new SpanHold({ holdMs, maxTallies: MAX_HELD_TALLIES });
+  const handover = new SpanHandover(MAX_SERIES);
 
   // Scoped to this plugin: only OTLP's two types are read, and the body stays bytes
   // (inflated under the cap) until the route decodes it.
@@ -176,11 +178,19 @@ async function otlpRoutes(app: FastifyInstance): Promise<void> {
     const resources = decode(request, decodeMetricsProtobuf, decodeMetricsJson);
     const deltas = series.stage();
     const mapped = metricsToWindows(resources, deltas, app.ingestTimeBounds(now));
-    const stored = await store('metrics', request, mapped, now);
+    // Calls the same service's spans counted already are not counted again: only the remainder is stored.
+    mapped.batches = mapped.batches
+      .map((b): TelemetryBatch => ({
+        ...b,
+        events: b.events.flatMap((e): TelemetryBatch['events'] => {
+          if (e.type !== 'window') return [e];
+          const rest = handover.remainder(tallyId(b.source, e.key), e);
+          return rest ? [rest] : [];
+        }),
+      }))
+      .filter((b) => b.events.length > 0);
+    await store('metrics', request, mapped, now);
     deltas.commit(); // only once stored: a request that failed leaves the series where they were
-    // Metrics win: the same calls held as spans of this service and key are dropped.
-    const at = app.clock.now();
-    for (const b of stored) for (const e of b.events) if (e.type === 'window') spans.metricsSeen(b.source.service, keyId(e.key), at);
     return answer(reply, request, 'metrics', mapped.rejected.count, mapped.rejected.message());
   });
 
@@ -204,16 +214,11 @@ async function otlpRoutes(app: FastifyInstance): Promise<void> {
     await release(true);
   });
 
+  const parents = new ModelCallParents();
   app.post<{ Body: Buffer }>('/v1/traces', { ...route, schema: OtlpTracesRoute }, async (request, reply) => {
     const now = app.clock.now();
     const resources = decode(request, decodeTracesProtobuf, decodeTracesJson);
-    const mapped = spansToTallies(resources, app.ingestTimeBounds(now));
-    let covered = 0;
-    for (const [id, t] of mapped.tallies) {
-      if (!spans.covers(t.source.service, keyId(t.key), now)) continue;
-      covered += t.spans;
-      mapped.tallies.delete(id);
-    }
+    const mapped = spansToTallies(resources, app.ingestTimeBounds(now), parents, handover);
     const batches = talliesToBatches(mapped.tallies.values());
     await store('traces', request, { batches, rejected: mapped.rejected, pointsPerKey: mapped.spansPerKey }, now, async (admitted) => {
       if (holdMs === 0) return write('traces', admitted, now);
@@ -221,9 +226,9 @@ async function otlpRoutes(app: FastifyInstance): Promise<void> {
       for (const b of admitted) for (const e of b.events) if (e.type === 'window') kept.add(tallyId(b.source, e.key));
       spans.add([...mapped.tallies.values()].filter((t) => kept.has(tallyId(t.source, t.key))), now);
     });
-    const note = covered > 0 ? `${covered} spans of calls this service also reports as metrics were not counted again (see docs/otlp.md)` : '';
-    const message = [mapped.rejected.message(), note].filter(Boolean).join('; ');
-    return answer(reply, request, 'traces', mapped.rejected.count, message);
+    // Spans skipped by design (not model calls, or counted by metrics already) are not refused:
+    // a partial success would be logged as a warning by the sender's exporter on every export.
+    return answer(reply, request, 'traces', mapped.rejected.count, mapped.rejected.message());
   });
 
   app.post<{ Body: Buffer }>('/v1/logs', { ...route, schema: OtlpLogsRoute }, async (request, reply) => {

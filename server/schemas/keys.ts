@@ -39,8 +39,26 @@ export const KeyListEntry = Type.Object({
 });
 export type KeyListEntry = Static<typeof KeyListEntry>;
 
-/** Reply of `GET /api/keys`. */
-export const KeysReply = Type.Object({ window: TimeRange, keys: Type.Array(KeyListEntry), ...PageFields });
+/**
+ * Requests one service's SDK forwarded unprotected to a host, path family and method in the
+ * window (batches' `passthrough`, docs/protocol.md): traffic no key stands for.
+ */
+export const PassthroughEntry = Type.Object({
+  service: Type.String(),
+  host: Type.String(),
+  /** The path with its variable parts replaced (`/v1beta/models/{model}:generateContent`). */
+  path_family: Type.String(),
+  method: Type.String(),
+  requests: Type.Integer({ minimum: 1 }),
+  /** Why the latest of them was not protected, as the SDK said (`unknown endpoint`, …). */
+  why: Nullable('string'),
+  /** Start of the latest minute they arrived in. */
+  last_seen: Type.Integer(),
+});
+export type PassthroughEntry = Static<typeof PassthroughEntry>;
+
+/** Reply of `GET /api/keys`; `passthrough` is the window's whole list (at most 500, the largest first) on every page. */
+export const KeysReply = Type.Object({ window: TimeRange, keys: Type.Array(KeyListEntry), passthrough: Type.Array(PassthroughEntry), ...PageFields });
 export type KeysReply = Static<typeof KeysReply>;
 
 /** Query of `GET /api/key`: the key, and the window and step of its series. */

@@ -49,6 +49,7 @@ export function pruneRules(policy: RetentionPolicy): PruneRule[] {
     older('task_key_minutes', 'minute', rollup, 'minute, key_id, service_id'),
     older('probe_minutes', 'minute', rollup, 'minute, key_id, location'),
     older('shadow_windows', '"end"', rollup),
+    older('passthrough_minutes', 'minute', rollup, 'minute, service_id, host, path_family, method'),
     older('batches', 'received_at', (now) => now - Math.max(24, policy.batchIdHours) * HOUR, 'batch_id'),
     whole('key_hours', 'hour < ?', hours),
     whole('key_hour_sources', 'hour < ?', hours),

@@ -51,6 +51,8 @@ describe('the board and key detail in a real browser', () => {
     }
     expect(await tiles.first().getAttribute('data-verdict')).toBe(api.verdicts[0]!.verdict);
     expect(await page.getByTestId('updated-at').textContent()).toMatch(/^Updated /);
+    // No service forwarded anything unprotected yet: no passthrough line.
+    expect(await page.getByTestId('passthrough').count()).toBe(0);
     await page.screenshot({ path: artifact('dashboard-board.png'), fullPage: true });
   });
 
@@ -115,5 +117,33 @@ describe('the board and key detail in a real browser', () => {
     );
     expect(new Set(extents).size).toBe(1);
     await page.screenshot({ path: artifact('dashboard-key-detail.png'), fullPage: true });
+  });
+
+  it('shows a line per service whose SDK forwarded requests unprotected, with its largest families', async () => {
+    const res = await fetch(`${collector.url}/v1/telemetry`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${collector.tokens.ingest}` },
+      body: JSON.stringify({
+        batch_id: `dash-passthrough-${process.pid}`, source: { service: 'batch-jobs', instance: 'pod-9' }, events: [],
+        passthrough: [
+          { host: 'generativelanguage.googleapis.com', path_family: '/v1beta/models/{model}:generateContent', method: 'POST', count: 40, why: 'no model API the SDK protects has this path' },
+          { host: 'api.openai.com', path_family: '/v1/files', method: 'POST', count: 2 },
+        ],
+      }),
+    });
+    expect(res.status, await res.text()).toBe(200);
+    await page.goto(`${collector.url}/?range=1h`);
+    const notice = page.getByTestId('passthrough');
+    await expect.poll(() => notice.count()).toBe(1);
+    const line = notice.locator('li[data-service="batch-jobs"]');
+    expect(await line.textContent()).toContain('batch-jobs: 42 requests with no breaker, retry, fallback or key');
+    expect(await line.locator('code').allTextContents()).toEqual([
+      'POST generativelanguage.googleapis.com/v1beta/models/{model}:generateContent',
+      'POST api.openai.com/v1/files',
+    ]);
+    expect(await line.textContent()).toContain('(no model API the SDK protects has this path)');
+    // The keys are still listed beside it.
+    await expect.poll(() => page.getByTestId('key-tile').count()).toBe(4);
+    await page.screenshot({ path: artifact('dashboard-board-passthrough.png'), fullPage: true });
   });
 });

@@ -40,6 +40,26 @@ describe('GenAI attributes → the key the SDK reports', () => {
     expect(keyFrom({ 'gen_ai.provider.name': 'openai', 'gen_ai.operation.name': 'text_completion', 'gen_ai.request.model': 'gpt-3.5-turbo-instruct' })).toMatchObject({ endpoint: 'completions' });
   });
 
+  it.each([
+    // The OpenTelemetry GenAI registry's gen_ai.provider.name values, then the older gen_ai.system ones and other instrumentations' spellings.
+    ['gcp.gemini', 'google'], ['gemini', 'google'], ['gcp.gen_ai', 'google'],
+    ['gcp.vertex_ai', 'vertex-ai'], ['vertex_ai', 'vertex-ai'],
+    ['aws.bedrock', 'bedrock'], ['aws_bedrock', 'bedrock'], ['bedrock', 'bedrock'], ['AWS.Bedrock', 'bedrock'],
+    ['azure.ai.openai', 'azure-openai'], ['az.ai.openai', 'azure-openai'], ['azure.ai.inference', 'azure-openai'], ['az.ai.inference', 'azure-openai'],
+  ])('names provider %s as the SDK names its host: %s', (value, provider) => {
+    const base = { 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': 'm' };
+    expect(keyFrom({ ...base, 'gen_ai.provider.name': value })).toMatchObject({ provider });
+    expect(keyFrom({ ...base, 'gen_ai.system': value })).toMatchObject({ provider });
+  });
+
+  it('names the provider from a Gemini, Vertex AI, Bedrock or Azure server.address over a generic name', () => {
+    const base = { 'gen_ai.provider.name': 'openai', 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': 'm' };
+    expect(keyFrom({ ...base, 'server.address': 'generativelanguage.googleapis.com' })).toMatchObject({ provider: 'google' });
+    expect(keyFrom({ ...base, 'server.address': 'europe-west4-aiplatform.googleapis.com' })).toMatchObject({ provider: 'vertex-ai' });
+    expect(keyFrom({ ...base, 'server.address': 'bedrock-runtime.us-east-1.amazonaws.com' })).toMatchObject({ provider: 'bedrock' });
+    expect(keyFrom({ ...base, 'server.address': 'my-resource.openai.azure.com' })).toMatchObject({ provider: 'azure-openai' });
+  });
+
   it('reads server.address as a host, host:port or URL', () => {
     const base = { 'gen_ai.provider.name': 'openai', 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': 'm' };
     expect(keyFrom({ ...base, 'server.address': 'https://api.together.xyz/v1/' })).toMatchObject({ provider: 'together' });

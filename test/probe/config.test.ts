@@ -8,6 +8,10 @@ import { parseConfigText } from '../../probe/config-load.ts';
 import { validateConfig } from '../../probe/config-validate.ts';
 import { buildPlan, formatPlan } from '../../probe/plan.ts';
 import { intervalToCron, jitterOffset } from '../../probe/schedule-spec.ts';
+import { ADAPTERS } from '../../probe/adapters/index.ts';
+
+/** The kinds the prober knows, as its error message lists them. */
+const KINDS = Object.keys(ADAPTERS).join(', ');
 import { configOf, rawTarget } from './helpers.ts';
 
 const BASE = 'https://api.example.com/v1';
@@ -94,7 +98,7 @@ describe('problems', () => {
       'target "a" (targets[0]): request.max_tokens: must be an integer between 1 and 32768, got 0',
       'target "b" (targets[1]): base_url: must use http or https',
       'target "b" (targets[1]): interval: must divide the minute, hour or day evenly (e.g. 15s, 30s, 1m, 5m, 1h); use `cron` for anything else',
-      'target "c" (targets[2]): kind: unknown kind "grpc" (known: openai-chat, openai-responses, openai-embeddings, anthropic-messages, gemini, http)',
+      `target "c" (targets[2]): kind: unknown kind "grpc" (known: ${KINDS})`,
     ]);
   });
 

@@ -11,6 +11,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main, type CliIo } from '../../probe/cli.ts';
 import { startFakeProvider, type FakeProvider } from '../support/fake-provider.ts';
 import { startCollector } from './collector.ts';
+import { ADAPTERS } from '../../probe/adapters/index.ts';
+
+/** The kinds the prober knows, as its error message lists them. */
+const KINDS = Object.keys(ADAPTERS).join(', ');
 import { API_KEY } from './helpers.ts';
 
 let dir: string;
@@ -188,7 +192,7 @@ describe('command line', () => {
       const no = io({});
       expect(await main(['probe', '--config', bad, '--location', 'eu-west', '--check'], no.cli)).toBe(2);
       expect(no.err.slice(1)).toEqual([
-        '  target "a" (targets[0]): kind: unknown kind "nope" (known: openai-chat, openai-responses, openai-embeddings, anthropic-messages, gemini, http)',
+        `  target "a" (targets[0]): kind: unknown kind "nope" (known: ${KINDS})`,
         '  target "a" (targets[0]): interval: must divide the minute, hour or day evenly (e.g. 15s, 30s, 1m, 5m, 1h); use `cron` for anything else',
       ]);
     } finally {

@@ -28,7 +28,10 @@ export function validateBatch(b: unknown): string[] {
   const batch = b as Partial<TelemetryBatch>;
   if (typeof batch?.batch_id !== 'string' || batch.batch_id.length < 1 || batch.batch_id.length > 128) p.push('batch_id');
   if (typeof batch?.source?.service !== 'string' || typeof batch.source.instance !== 'string') p.push('source');
-  if (!Array.isArray(batch?.events) || batch.events.length < 1 || batch.events.length > 5000) p.push('events');
+  // A batch may carry passthrough counts and no events (protocol v1, `passthrough`).
+  const least = batch?.passthrough?.length ? 0 : 1;
+  if (!Array.isArray(batch?.events) || batch.events.length < least || batch.events.length > 5000) p.push('events');
+  if (batch?.passthrough !== undefined && (!Array.isArray(batch.passthrough) || batch.passthrough.length < 1 || batch.passthrough.length > 100)) p.push('passthrough');
   for (const [i, e] of (batch?.events ?? []).entries()) {
     if (!EVENT_TYPES.has(e.type)) p.push(`events[${i}].type`);
     if ('key' in e && (typeof e.key?.provider !== 'string' || typeof e.key.model !== 'string' || typeof e.key.endpoint !== 'string')) p.push(`events[${i}].key`);

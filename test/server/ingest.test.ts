@@ -71,6 +71,33 @@ describe('POST /v1/telemetry', () => {
     expect(rowCounts(t.app)).toEqual(before);
   });
 
+  it('accepts passthrough counts with no events, and lists them beside the keys of GET /api/keys', async () => {
+    const pt = [{ host: 'generativelanguage.googleapis.com', path_family: '/v1beta/models/{model}:generateContent', method: 'POST', count: 7, why: 'unknown endpoint' }];
+    const res = await post({ ...batch([]), passthrough: pt });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ accepted: 0, duplicate: false });
+    const keys = await t.app.inject({ url: '/api/keys?window=1h', headers: { authorization: `Bearer ${t.tokens.read}` } });
+    expect(keys.statusCode).toBe(200);
+    expect(keys.json().keys).toEqual([]);
+    expect(keys.json().passthrough).toEqual([{
+      service: 'ticket-drafts', host: pt[0]!.host, path_family: pt[0]!.path_family, method: 'POST', requests: 7, why: 'unknown endpoint',
+      last_seen: expect.any(Number),
+    }]);
+  });
+
+  it.each([
+    ['neither events nor passthrough', {}, '/events'],
+    ['an empty passthrough list', { passthrough: [] }, '/passthrough'],
+    ['a passthrough count of 0', { passthrough: [{ host: 'h', path_family: '/', method: 'GET', count: 0 }] }, '/passthrough/0/count'],
+    ['a path family over 200 characters', { passthrough: [{ host: 'h', path_family: `/${'a'.repeat(200)}`, method: 'GET', count: 1 }] }, '/passthrough/0/path_family'],
+    ['over 100 passthrough entries', { passthrough: Array.from({ length: 101 }, (_, i) => ({ host: `h${i}`, path_family: '/', method: 'GET', count: 1 })) }, '/passthrough'],
+  ])('refuses a batch with %s → 400 naming the field', async (_name, extra, path) => {
+    const res = await post({ ...batch([]), ...extra });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error).toMatchObject({ code: 'BB_ERR_INGEST_INVALID', path });
+    nothingStored();
+  });
+
   describe('refuses bad input with its status, naming the field, and stores nothing', () => {
     it('malformed JSON → 400', async () => {
       const res = await post('{"batch_id": "x", "events": [');

@@ -35,6 +35,17 @@ beforeAll(async () => {
     });
     expect(res.statusCode, res.body).toBe(200);
   }
+  // Requests an SDK forwarded unprotected, so /api/keys has passthrough entries to serialise (one without `why`).
+  const pt = await ctx.app.inject({
+    method: 'POST',
+    url: '/v1/telemetry',
+    headers: { authorization: `Bearer ${ctx.tokens.ingest}` },
+    payload: { batch_id: 'reply-schemas-passthrough', source: { service: 'ticket-drafts', instance: 'pod-7' }, events: [], passthrough: [
+      { host: 'generativelanguage.googleapis.com', path_family: '/v1beta/models/{model}:generateContent', method: 'POST', count: 3, why: 'unknown endpoint' },
+      { host: 'api.openai.com', path_family: '/v1/files', method: 'GET', count: 1 },
+    ] },
+  });
+  expect(pt.statusCode, pt.body).toBe(200);
   await ctx.app.alerts.evaluate(now);
   const silence = await ctx.app.inject({
     method: 'POST',
@@ -56,8 +67,12 @@ describe('reply schemas carry every field the views compute', () => {
 
   it('/api/keys', async () => {
     const all = await ctx.app.fleetReads.keys(range);
+    const passthrough = (await ctx.app.storage.telemetry.passthrough(range.from, range.to)).map((r) => ({
+      service: r.service, host: r.host, path_family: r.pathFamily, method: r.method, requests: r.requests, why: r.why, last_seen: r.lastMinute,
+    }));
+    expect(passthrough.map((p) => p.why)).toEqual(['unknown endpoint', null]);
     const body = await get(`/api/keys?${windowQuery}&limit=5000`);
-    expect(body).toEqual(asJson({ window: range, keys: all, next_cursor: null, total: all.length }));
+    expect(body).toEqual(asJson({ window: range, keys: all, passthrough, next_cursor: null, total: all.length }));
   });
 
   it('/api/key, with its config, fallbacks, series and transitions', async () => {

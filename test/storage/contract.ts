@@ -275,6 +275,40 @@ export function storageContract(engine: string, open: OpenStorage): void {
       expect((await s.telemetry.providerSignals()).get(id)).toEqual({ deprecationAt: 1_000, sunsetAt: null, responses: 8, firstSeen: now, lastSeen: now + 40_000 });
     });
 
+    it('adds passthrough counts up per arrival minute and all-time, reads them over a range, and prunes the minutes with the rollups', async () => {
+      const GEMINI = { host: 'generativelanguage.googleapis.com', path_family: '/v1beta/models/{model}:generateContent' };
+      const counts = (id: string, service: string, list: TelemetryBatch['passthrough'], events = false): TelemetryBatch => ({
+        batch_id: id, source: { service, instance: 'pod-1' }, events: events ? batch(`${id}-e`, now + 10_000).events : [], passthrough: list,
+      });
+      expect(await s.telemetry.passthrough(now - MIN, now + 10 * MIN)).toEqual([]);
+      // Two batches of one service in one transaction (one row), one of another, one beside events; then a duplicate.
+      await s.telemetry.insertBatches([
+        counts('p-1', 'drafts', [{ ...GEMINI, method: 'POST', count: 3, why: 'unknown endpoint' }, { host: 'api.openai.com', path_family: '/v1/files', method: 'POST', count: 1 }]),
+        counts('p-2', 'drafts', [{ ...GEMINI, method: 'POST', count: 2, why: 'no model in the body' }]),
+        counts('p-3', 'search', [{ ...GEMINI, method: 'POST', count: 1 }], true),
+      ], now + 10_000);
+      expect(await s.telemetry.insertBatch(counts('p-1', 'drafts', [{ ...GEMINI, method: 'POST', count: 3 }]), now + MIN)).toEqual({ accepted: 0, duplicate: true });
+      await s.telemetry.insertBatch(counts('p-4', 'drafts', [{ ...GEMINI, method: 'GET', count: 4 }, { ...GEMINI, method: 'POST', count: 10 }]), now + 2 * MIN + 5_000);
+      expect(await s.telemetry.passthrough(now, now + 10 * MIN)).toEqual([
+        { service: 'drafts', ...{ host: GEMINI.host, pathFamily: GEMINI.path_family }, method: 'POST', requests: 15, why: 'no model in the body', lastMinute: now + 2 * MIN },
+        { service: 'drafts', host: GEMINI.host, pathFamily: GEMINI.path_family, method: 'GET', requests: 4, why: null, lastMinute: now + 2 * MIN },
+        { service: 'drafts', host: 'api.openai.com', pathFamily: '/v1/files', method: 'POST', requests: 1, why: null, lastMinute: now },
+        { service: 'search', host: GEMINI.host, pathFamily: GEMINI.path_family, method: 'POST', requests: 1, why: null, lastMinute: now },
+      ]);
+      // The range is by arrival minute: only the first minute's.
+      expect((await s.telemetry.passthrough(now, now + MIN)).map((r) => r.requests)).toEqual([5, 1, 1]);
+      // All-time per service, host and path family (methods summed), for /metrics.
+      expect(await s.metrics.passthroughTotals()).toEqual([
+        { service: 'drafts', host: 'api.openai.com', pathFamily: '/v1/files', requests: 1 },
+        { service: 'drafts', host: GEMINI.host, pathFamily: GEMINI.path_family, requests: 19 },
+        { service: 'search', host: GEMINI.host, pathFamily: GEMINI.path_family, requests: 1 },
+      ]);
+      const { deleted } = await s.retention.prune(now + 400 * 86_400_000);
+      expect(deleted).toMatchObject({ passthrough_minutes: 5 });
+      expect(await s.telemetry.passthrough(now, now + 10 * MIN)).toEqual([]);
+      expect((await s.metrics.passthroughTotals()).map((r) => r.requests)).toEqual([1, 19, 1]);
+    });
+
     it('prunes every table in one pass and reports what it deleted', async () => {
       await s.telemetry.insertBatch(batch('old', now), now);
       const { deleted } = await s.retention.prune(now + 400 * 86_400_000);

@@ -39,6 +39,8 @@ export type {
 export type Alert = S.AlertView;
 /** One entry of `GET /api/keys`. */
 export type KeyEntry = S.KeyListEntry;
+/** Requests one service forwarded unprotected to a host and path family (`passthrough` of `GET /api/keys`). */
+export type PassthroughEntry = S.PassthroughEntry;
 /** The answer of `GET /api/key`. */
 export type KeyDetailReply = S.KeyDetail;
 /** The answer of `GET /api/cost`, and one operation of it. */

@@ -1,5 +1,5 @@
 import { api, ApiFailure } from '../api/client.ts';
-import type { Alert, BreakerKey, Hint, Incident, KeyEntry, ProbeFigures, Verdict, VerdictEntry } from '../api/types.ts';
+import type { Alert, BreakerKey, Hint, Incident, KeyEntry, PassthroughEntry, ProbeFigures, Verdict, VerdictEntry } from '../api/types.ts';
 import { keyId, VERDICT_RANK } from '../format.ts';
 import { rangeToApi, type TimeRange } from '../time-range.ts';
 
@@ -24,6 +24,8 @@ export interface BoardData {
   firing: Alert[];
   /** False when the server has no verdicts API (older collector): tiles show keys only. */
   hasVerdicts: boolean;
+  /** Requests the SDKs forwarded unprotected in the range (empty from an older collector). */
+  passthrough: PassthroughEntry[];
 }
 
 /** Treats a missing endpoint as "not available", anything else as a failure. */
@@ -90,5 +92,5 @@ export async function loadBoard(range: TimeRange, signal: AbortSignal): Promise<
   for (const v of verdicts?.verdicts ?? []) add(v.key, undefined);
   tiles.sort(compareTiles);
   if (typeof performance !== 'undefined') performance.mark('bb:board-data');
-  return { incidents: incidents?.incidents ?? [], tiles, firing: alerts?.alerts ?? [], hasVerdicts: verdicts !== undefined };
+  return { incidents: incidents?.incidents ?? [], tiles, firing: alerts?.alerts ?? [], hasVerdicts: verdicts !== undefined, passthrough: keys.passthrough ?? [] };
 }

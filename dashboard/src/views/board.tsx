@@ -5,6 +5,7 @@ import { EmptyState } from '../components/empty-state.tsx';
 import { FiringAlerts } from '../components/firing-alerts.tsx';
 import { IncidentList } from '../components/incident-list.tsx';
 import { KeyTile } from '../components/key-tile.tsx';
+import { PassthroughNotice } from '../components/passthrough-notice.tsx';
 import { RefreshStatus } from '../components/refresh-status.tsx';
 import { VERDICT_LOOK, VERDICT_RANK } from '../format.ts';
 import { describeRange } from '../time-range.ts';
@@ -96,6 +97,7 @@ export function Board() {
       ) : null}
       {polled.data?.hasVerdicts ? <IncidentList incidents={polled.data.incidents} range={range} selected={params.get('incident')} /> : null}
       {polled.data ? <FiringAlerts alerts={polled.data.firing} range={range} /> : null}
+      {polled.data ? <PassthroughNotice entries={polled.data.passthrough} /> : null}
       {tiles && tiles.length === 0 ? <EmptyState origin={window.location.origin} /> : null}
       {tiles && tiles.length > 0 ? (
         <>

@@ -1,3 +1,5 @@
+import type { PassthroughTotalRow } from '../passthrough-rows.ts';
+
 /** A key's labels as stored (region '' for none). */
 export interface KeyLabelsRow {
   id: number;
@@ -42,6 +44,8 @@ export interface MetricsPart {
   transitionTotals(afterId: number, toId: number): Promise<TransitionTotalsRow[]>;
   /** Task totals per operation and service, by operation then service name. */
   taskTotals(): Promise<TaskTotalsRow[]>;
+  /** All-time requests forwarded unprotected per service, host and path family, by those names (at most `MAX_PASSTHROUGH_ROWS`, the largest). */
+  passthroughTotals(): Promise<PassthroughTotalRow[]>;
   /** Events each source reported having dropped (cumulative as the senders report them); non-zero only, by service, instance. */
   droppedEvents(): Promise<{ service: string; instance: string; dropped: number }[]>;
   /** Bytes the storage takes: the SQLite file and its WAL (0 in memory); PostgreSQL reports the database size as `database` and 0 WAL. */

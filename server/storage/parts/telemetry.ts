@@ -1,4 +1,7 @@
 import type { BreakerKey, TelemetryAck, TelemetryBatch } from '@breakerbox/protocol';
+import type { PassthroughRow } from '../passthrough-rows.ts';
+
+export type { PassthroughRow };
 
 /** A stored key with its id and the span it reported over. */
 export interface KeyInfo {
@@ -57,4 +60,9 @@ export interface TelemetryPart {
   services(): Promise<Map<number, string>>;
   /** Every key's latest provider deprecation signal, by key id (only keys that ever carried one). */
   providerSignals(): Promise<Map<number, ProviderSignal>>;
+  /**
+   * Requests forwarded unprotected (batches' `passthrough`) per service, host, path family and
+   * method that arrived in minutes `[from, to)`, largest first, at most `MAX_PASSTHROUGH_ROWS`.
+   */
+  passthrough(from: number, to: number): Promise<PassthroughRow[]>;
 }

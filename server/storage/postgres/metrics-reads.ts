@@ -1,6 +1,7 @@
 import { KEY_COLUMNS, PROBE_COLUMNS, TASK_COLUMNS } from '@breakerbox/protocol';
 import type { KeyLabelsRow, MetricsPart, TotalsRow, TransitionTotalsRow } from '../parts/metrics.ts';
 import type { PgPool } from './pool.ts';
+import { PASSTHROUGH_TOTALS, passthroughTotalsOf } from '../passthrough-rows.ts';
 
 const SQL = {
   keys: 'SELECT id, provider, endpoint, model, region FROM keys WHERE id > $1 ORDER BY id LIMIT $2',
@@ -37,6 +38,9 @@ export function createPostgresMetricsReads(pool: PgPool): MetricsPart {
     },
     async taskTotals() {
       return (await arrays('metrics_tasks', SQL.tasks, [])).map((r) => ({ operation: r[0] as string, service: r[1] as string, values: r.slice(2) as number[] }));
+    },
+    async passthroughTotals() {
+      return passthroughTotalsOf((await pool.query({ name: 'metrics_passthrough', text: PASSTHROUGH_TOTALS })).rows);
     },
     async droppedEvents() {
       return (await pool.query<{ service: string; instance: string; dropped: number }>({ name: 'metrics_dropped', text: SQL.dropped })).rows;

@@ -3,6 +3,7 @@ import type { KeyInfo, SourceInfo, TelemetryPart } from '../parts/telemetry.ts';
 import { RollupAccumulator } from '../rollups.ts';
 import { KEY_CACHE_MAX, keyFromRow, regionColumn } from '../key-rows.ts';
 import { SIGNALS_ALL, SIGNAL_UPSERT, SignalAccumulator, signalsOf, type SignalRow } from '../signal-rows.ts';
+import { PASSTHROUGH_MINUTE_UPSERT, PASSTHROUGH_RANGE, PASSTHROUGH_TOTAL_UPSERT, PassthroughAccumulator, passthroughRowsOf } from '../passthrough-rows.ts';
 import { EventColumns } from './event-writes.ts';
 import { inTransaction, type PgClient, type PgPool } from './pool.ts';
 import { writeRollups } from './rollup-writes.ts';
@@ -31,11 +32,17 @@ const SQL = {
   listKeys: `SELECT id, provider, endpoint, model, region, first_seen, last_seen FROM keys ORDER BY ${KEY_ORDER}`,
   sources: 'SELECT s.id, s.service_id, v.name AS service, s.instance, s.sdk, s.last_seen FROM sources s JOIN services v ON v.id = s.service_id',
   services_all: 'SELECT id, name FROM services',
-  signal: ((): string => {
-    let n = 0;
-    return SIGNAL_UPSERT.replace(/\?/g, () => `$${++n}`);
-  })(),
+  signal: numbered(SIGNAL_UPSERT),
+  passthroughMinute: numbered(PASSTHROUGH_MINUTE_UPSERT),
+  passthroughTotal: numbered(PASSTHROUGH_TOTAL_UPSERT),
+  passthroughRange: numbered(PASSTHROUGH_RANGE),
 };
+
+/** `?` placeholders numbered `$n`, as PostgreSQL takes them. */
+function numbered(sql: string): string {
+  let n = 0;
+  return sql.replace(/\?/g, () => `$${++n}`);
+}
 
 /** SQLSTATEs after which the whole transaction can simply run again: a deadlock, a serialization failure. */
 const RETRYABLE = new Set(['40P01', '40001']);
@@ -131,9 +138,11 @@ export function createPostgresTelemetry(pool: PgPool): TelemetryPart {
     const events = new EventColumns();
     const acc = new RollupAccumulator();
     const signals = new SignalAccumulator();
+    const passthrough = new PassthroughAccumulator();
     for (const b of todo) {
       const sourceId = sourceOf.get(b)!;
       const svc = serviceId.get(b.source.service)!;
+      passthrough.add(svc, receivedAt, b.passthrough);
       for (const e of b.events) {
         switch (e.type) {
           case 'window': {
@@ -171,6 +180,8 @@ export function createPostgresTelemetry(pool: PgPool): TelemetryPart {
     await events.write(c);
     await writeRollups(c, acc);
     for (const row of signals.rows()) await c.query({ name: 'ingest_signal', text: SQL.signal, values: row });
+    for (const row of passthrough.minuteRows()) await c.query({ name: 'ingest_passthrough_minute', text: SQL.passthroughMinute, values: row });
+    for (const row of passthrough.totalRows()) await c.query({ name: 'ingest_passthrough_total', text: SQL.passthroughTotal, values: row });
     learned.keys = keyId;
     return { acks, learned };
   };
@@ -234,6 +245,9 @@ export function createPostgresTelemetry(pool: PgPool): TelemetryPart {
     },
     async providerSignals() {
       return signalsOf((await pool.query<SignalRow>({ name: 'list_signals', text: SIGNALS_ALL })).rows);
+    },
+    async passthrough(from, to) {
+      return passthroughRowsOf((await pool.query({ name: 'list_passthrough', text: SQL.passthroughRange, values: [from, to] })).rows);
     },
   };
 }

@@ -2,6 +2,7 @@ import { statSync } from 'node:fs';
 import type { Db } from './database.ts';
 import type { MetricsPart, TotalsRow, TransitionTotalsRow, KeyLabelsRow } from '../parts/metrics.ts';
 import type { SyncPart } from './sync-part.ts';
+import { PASSTHROUGH_TOTALS, passthroughTotalsOf } from '../passthrough-rows.ts';
 import { KEY_COLUMNS as KEY_COUNTERS, PROBE_COLUMNS as PROBE_COUNTERS, TASK_COLUMNS as TASK_COUNTERS } from '@breakerbox/protocol';
 
 /** The `/metrics` part, answered synchronously. */
@@ -31,6 +32,7 @@ export function createMetricsReads(db: Db, path: string): MetricsReads {
     .prepare(`SELECT t.operation, s.name, ${TASK_COUNTERS.map((c) => `t.${c}`).join(', ')}
       FROM task_totals t JOIN services s ON s.id = t.service_id ORDER BY t.operation, s.name`)
     .raw();
+  const passthroughTotals = db.prepare(PASSTHROUGH_TOTALS);
   const dropped = db.prepare(`SELECT sv.name AS service, so.instance, so.dropped_events AS dropped
     FROM sources so JOIN services sv ON sv.id = so.service_id WHERE so.dropped_events > 0 ORDER BY sv.name, so.instance`);
   const totals = (rows: unknown[][]): TotalsRow[] =>
@@ -43,6 +45,7 @@ export function createMetricsReads(db: Db, path: string): MetricsReads {
     transitionTotals: (afterId, toId) => transitions.all(afterId, toId) as TransitionTotalsRow[],
     taskTotals: () =>
       (tasks.all() as unknown[][]).map((r) => ({ operation: r[0] as string, service: r[1] as string, values: r.slice(2) as number[] })),
+    passthroughTotals: () => passthroughTotalsOf(passthroughTotals.all() as Parameters<typeof passthroughTotalsOf>[0]),
     droppedEvents: () => dropped.all() as { service: string; instance: string; dropped: number }[],
     sizes: () => (path === ':memory:' ? { database: 0, wal: 0 } : { database: sizeOf(path), wal: sizeOf(`${path}-wal`) }),
   };

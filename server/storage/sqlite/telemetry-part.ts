@@ -2,6 +2,7 @@ import type { Db } from './database.ts';
 import { createTelemetryStore } from './telemetry-store.ts';
 import { keyFromRow, regionColumn } from '../key-rows.ts';
 import { SIGNALS_ALL, signalsOf, type SignalRow } from '../signal-rows.ts';
+import { PASSTHROUGH_RANGE, passthroughRowsOf } from '../passthrough-rows.ts';
 import type { KeyInfo, SourceInfo, TelemetryPart } from '../parts/telemetry.ts';
 import type { SyncPart } from './sync-part.ts';
 
@@ -19,6 +20,7 @@ export function createTelemetryPart(db: Db, options: { writable: boolean }): Syn
   );
   const services = db.prepare('SELECT id, name FROM services');
   const signals = db.prepare(SIGNALS_ALL);
+  const passthrough = db.prepare(PASSTHROUGH_RANGE);
   const readOnly = () => {
     throw new Error('this storage was opened read-only');
   };
@@ -44,5 +46,6 @@ export function createTelemetryPart(db: Db, options: { writable: boolean }): Syn
     },
     services: () => new Map((services.all() as { id: number; name: string }[]).map((r) => [r.id, r.name])),
     providerSignals: () => signalsOf(signals.all() as SignalRow[]),
+    passthrough: (from, to) => passthroughRowsOf(passthrough.all(from, to) as Parameters<typeof passthroughRowsOf>[0]),
   };
 }

@@ -6,6 +6,7 @@ import { KEY_CACHE_MAX, keyFromRow, regionColumn } from '../key-rows.ts';
 import { SampleGroups, samplesOf } from '../sample-rows.ts';
 import { SHADOW_COLUMNS, shadowColumns } from '../shadow-rows.ts';
 import { SIGNAL_UPSERT, SignalAccumulator } from '../signal-rows.ts';
+import { PASSTHROUGH_MINUTE_UPSERT, PASSTHROUGH_TOTAL_UPSERT, PassthroughAccumulator } from '../passthrough-rows.ts';
 
 /** A stored key with its id and the span it reported over. */
 export interface StoredKey {
@@ -55,6 +56,8 @@ export function createTelemetryStore(db: Db): TelemetryStore {
       upstream_request_id, error_type, error_code, message) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
     shadow: db.prepare(`INSERT INTO shadow_windows (${SHADOW_COLUMNS.join(', ')}) VALUES (${SHADOW_COLUMNS.map(() => '?').join(', ')})`),
     signal: db.prepare(SIGNAL_UPSERT),
+    passthroughMinute: db.prepare(PASSTHROUGH_MINUTE_UPSERT),
+    passthroughTotal: db.prepare(PASSTHROUGH_TOTAL_UPSERT),
     sampleCount: db.prepare('SELECT count(*) FROM call_samples WHERE key_id = ? AND ts >= ? AND ts < ?').pluck(),
     sample: db.prepare('INSERT INTO call_samples (key_id, source_id, ts, error_class, status, upstream_request_id, sample) VALUES (?, ?, ?, ?, ?, ?, ?)'),
     listKeys: db.prepare('SELECT id, provider, endpoint, model, region, first_seen, last_seen FROM keys ORDER BY provider, endpoint, model, region'),
@@ -79,7 +82,7 @@ export function createTelemetryStore(db: Db): TelemetryStore {
    * shared by every batch of the transaction, so batches written together upsert each
    * (key, minute) row once.
    */
-  const writeOne = (batch: TelemetryBatch, receivedAt: number, acc: RollupAccumulator, touched: Map<number, number>, samples: SampleGroups, signals: SignalAccumulator): TelemetryAck => {
+  const writeOne = (batch: TelemetryBatch, receivedAt: number, acc: RollupAccumulator, touched: Map<number, number>, samples: SampleGroups, signals: SignalAccumulator, passthrough: PassthroughAccumulator): TelemetryAck => {
     // A batch id written earlier in the same transaction counts as seen too.
     if (s.batchSeen.get(batch.batch_id)) return { accepted: 0, duplicate: true };
 
@@ -99,6 +102,7 @@ export function createTelemetryStore(db: Db): TelemetryStore {
       remember(sourceIds, sourceCacheId, sourceId);
     }
     s.sourceTouch.run(receivedAt, batch.source.sdk ?? null, batch.dropped_events ?? 0, sourceId);
+    passthrough.add(serviceId, receivedAt, batch.passthrough);
 
     const keyId = (key: BreakerKey, ts: number): number => {
       const cacheId = keyCacheId(key);
@@ -164,8 +168,11 @@ export function createTelemetryStore(db: Db): TelemetryStore {
     const touched = new Map<number, number>();
     const samples = new SampleGroups();
     const signals = new SignalAccumulator();
-    const acks = batches.map((batch) => writeOne(batch, receivedAt, acc, touched, samples, signals));
+    const passthrough = new PassthroughAccumulator();
+    const acks = batches.map((batch) => writeOne(batch, receivedAt, acc, touched, samples, signals, passthrough));
     for (const row of signals.rows()) s.signal.run(...row);
+    for (const row of passthrough.minuteRows()) s.passthroughMinute.run(...row);
+    for (const row of passthrough.totalRows()) s.passthroughTotal.run(...row);
     // Bounded per key and minute (MAX_SAMPLES_PER_KEY_MINUTE): one count per group, then its rows.
     for (const g of samples.pending((keyId, minute) => s.sampleCount.get(keyId, minute, minute + MINUTE_MS) as number)) {
       for (const row of g.rows) s.sample.run(g.keyId, ...row);
