@@ -197,6 +197,17 @@ describe('Vertex AI through bb.fetch', () => {
   });
 });
 
+describe('Vertex locations behind one host', () => {
+  it('keys each location of the path as its own region', async () => {
+    const r = await rig({ provider: 'vertex-ai' });
+    const send = (location: string) =>
+      r.fetch(`${r.fake.url}/v1/projects/p1/locations/${location}/publishers/google/models/gemini-2.0-flash:generateContent`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify({ contents: [{ parts: [{ text: 'hi' }] }] }) });
+    await (await send('europe-west4')).text();
+    await (await send('us-central1')).text();
+    expect(r.calls.map((c) => c.region)).toEqual(['europe-west4', 'us-central1']);
+  });
+});
+
 describe('the Gemini key in the query', () => {
   it('a ?key= never reaches telemetry, samples, call events or warnings', async () => {
     const rx = await startReceiver();
