@@ -7,6 +7,7 @@
  */
 import type { ErrorClass } from './types.ts';
 import { isErrorClass } from './taxonomy.ts';
+import { googleStatusClass } from './classify-google.ts';
 
 type HeaderBag = Headers | Record<string, string | string[] | undefined>;
 
@@ -82,41 +83,14 @@ const POLICY_TEXT = /content management policy|content filter|safety system|flag
 const RATE_IDS = /rate_limit|too_many_requests|requests_limit|tokens_limit/i;
 const OVERLOAD_IDS = /overloaded|api_error|server_error|service_unavailable|internal/i;
 
-/** Google's canonical error codes (`error.status` of the Gemini API and Vertex AI) that name their class outright. */
-const GOOGLE_STATUS: Readonly<Record<string, ErrorClass>> = {
-  UNAVAILABLE: 'server',
-  INTERNAL: 'server',
-  ABORTED: 'server',
-  DEADLINE_EXCEEDED: 'timeout',
-  PERMISSION_DENIED: 'auth',
-  UNAUTHENTICATED: 'auth',
-  NOT_FOUND: 'bad_request',
-  UNIMPLEMENTED: 'bad_request',
-};
-const GOOGLE_BAD_REQUEST = /^(INVALID_ARGUMENT|FAILED_PRECONDITION|OUT_OF_RANGE)$/;
-/**
- * A `RESOURCE_EXHAUSTED` that is a spent quota rather than a rate: Google answers both with
- * "You exceeded your current quota…", so the window decides — a `QuotaFailure` whose
- * `quotaId` is per day or month, a `limit: 0` (no quota on this plan at all), depleted
- * prepayment credits or a spending cap. Per-minute limits are rate limits.
- */
-const GOOGLE_QUOTA = /PerDay|PerMonth|per day|limit: 0\b|prepayment credits|spend(ing)? cap|billing account/i;
-
-/** The class a Google error body names by its `status`, or undefined when it is not one. */
+/** The class a Google error body names by its `status` (`classify-google.ts`), refined by its message for the bad-request statuses. */
 function googleClass(body: unknown, info: ProviderErrorInfo): ErrorClass | undefined {
-  const status = info.code ?? '';
-  if (status === 'RESOURCE_EXHAUSTED') return GOOGLE_QUOTA.test(typeof body === 'string' ? body : JSON.stringify(body ?? '')) ? 'quota' : 'rate_limit';
-  const named = GOOGLE_STATUS[status];
-  if (named) return named;
-  if (GOOGLE_BAD_REQUEST.test(status)) {
-    const text = info.message ?? '';
-    // A wrong key is a 400 INVALID_ARGUMENT with reason API_KEY_INVALID on the Gemini API.
-    if (/API_KEY_INVALID|API key not valid/.test(typeof body === 'string' ? body : JSON.stringify(body ?? ''))) return 'auth';
-    if (CONTEXT_TEXT.test(text)) return 'context_length';
-    if (POLICY_TEXT.test(text)) return 'policy';
-    return 'bad_request';
-  }
-  return undefined;
+  const g = googleStatusClass(body, info.code);
+  if (g !== 'invalid_argument') return g;
+  const text = info.message ?? '';
+  if (CONTEXT_TEXT.test(text)) return 'context_length';
+  if (POLICY_TEXT.test(text)) return 'policy';
+  return 'bad_request';
 }
 
 /**
@@ -270,30 +244,6 @@ function wrapBody(inner: unknown): unknown {
     return (inner as { type?: unknown }).type === 'error' ? inner : { error: inner };
   }
   return inner;
-}
-
-/**
- * The wait a Google error body asks for: its `google.rpc.RetryInfo` detail's `retryDelay`
- * (`"27s"`, `"1.5s"`), in ms. Google sends no `retry-after` header. Undefined when absent.
- */
-export function googleRetryDelayMs(body: unknown): number | undefined {
-  let o: unknown = body;
-  if (typeof o === 'string') {
-    try {
-      o = JSON.parse(o) as unknown;
-    } catch {
-      return undefined;
-    }
-  }
-  if (Array.isArray(o)) o = o[0];
-  const details = (o as { error?: { details?: unknown } } | null | undefined)?.error?.details;
-  if (!Array.isArray(details)) return undefined;
-  for (const d of details as Array<Record<string, unknown> | null>) {
-    const delay = d?.retryDelay;
-    const m = typeof delay === 'string' ? /^(\d+(?:\.\d+)?)s$/.exec(delay) : null;
-    if (m) return Math.round(Number(m[1]) * 1000);
-  }
-  return undefined;
 }
 
 /**
