@@ -29,6 +29,13 @@ export const DEFAULT_PRICES: Readonly<Record<string, ModelPrice>> = Object.freez
   'claude-sonnet-4': { inputPerMTok: 3, outputPerMTok: 15 },
   'claude-3-7-sonnet': { inputPerMTok: 3, outputPerMTok: 15 },
   'claude-3-5-haiku': { inputPerMTok: 0.8, outputPerMTok: 4 },
+  // Gemini (paid tier, prompts up to 200k tokens); thinking tokens bill as output and are in the output count.
+  'gemini-2.5-pro': { inputPerMTok: 1.25, outputPerMTok: 10 },
+  'gemini-2.5-flash': { inputPerMTok: 0.3, outputPerMTok: 2.5 },
+  'gemini-2.5-flash-lite': { inputPerMTok: 0.1, outputPerMTok: 0.4 },
+  'gemini-2.0-flash': { inputPerMTok: 0.1, outputPerMTok: 0.4 },
+  'gemini-2.0-flash-lite': { inputPerMTok: 0.075, outputPerMTok: 0.3 },
+  'gemini-embedding-001': { inputPerMTok: 0.15, outputPerMTok: 0 },
   'meta-llama/Llama-3.3-70B-Instruct-Turbo': { inputPerMTok: 0.88, outputPerMTok: 0.88 },
 });
 

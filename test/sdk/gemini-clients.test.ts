@@ -50,6 +50,9 @@ describe('@google/genai (Gemini API) through bb.fetch', () => {
     expect(paths.at(-1)).toBe('/v1/models/gemini-2.5-flash:generateContent 200');
     expect(r.fake.attempts.at(-1)!.headers['x-goog-api-key']).toBe('[redacted]');
     expect(r.calls.at(-1)).toMatchObject({ ok: true, level: 2, provider: 'google', endpoint: 'generate', model: 'gemini-2.5-flash', inputTokens: expect.any(Number), outputTokens: 8 });
+    // Priced from the built-in list (2.5 Flash: $0.30 / $2.50 per million), thinking tokens as output.
+    const last = r.calls.at(-1)!;
+    expect(last.costUsd).toBeCloseTo((last.inputTokens! * 0.3 + 8 * 2.5) / 1e6, 12);
   });
 
   it('rescues a streamed answer cut mid-answer: the caller reads the whole answer once', async () => {
