@@ -7,6 +7,7 @@
  */
 import type { ErrorClass } from './types.ts';
 import { isErrorClass } from './taxonomy.ts';
+import { googleStatusClass } from './classify-google.ts';
 
 type HeaderBag = Headers | Record<string, string | string[] | undefined>;
 
@@ -25,14 +26,20 @@ function header(headers: HeaderBag | undefined, name: string): string | undefine
 export interface ProviderErrorInfo {
   /** OpenAI `error.type` or Anthropic `error.type`. */
   type?: string;
-  /** OpenAI `error.code` (e.g. `insufficient_quota`, `context_length_exceeded`). */
+  /**
+   * OpenAI `error.code` (e.g. `insufficient_quota`, `context_length_exceeded`); for Google
+   * (Gemini API, Vertex AI), whose `error.code` is the HTTP status number, the canonical
+   * `error.status` (`RESOURCE_EXHAUSTED`, `UNAVAILABLE`, …).
+   */
   code?: string;
   message?: string;
 }
 
 /**
  * Reads `{error:{type,code,message}}` (OpenAI and compatibles), `{type:'error',
- * error:{type,message}}` (Anthropic), `{message, code}` and plain text bodies.
+ * error:{type,message}}` (Anthropic), `{error:{code:429,message,status}}` (Google),
+ * `{message, code}` and plain text bodies. A Google error streamed as a JSON array
+ * (`[{"error":…}]`) is read as its first element.
  */
 export function providerErrorInfo(body: unknown): ProviderErrorInfo {
   if (typeof body === 'string') {
@@ -46,6 +53,7 @@ export function providerErrorInfo(body: unknown): ProviderErrorInfo {
     }
     return trimmed ? { message: trimmed.slice(0, 500) } : {};
   }
+  if (Array.isArray(body)) return body.length > 0 ? providerErrorInfo(body[0] as unknown) : {};
   if (!body || typeof body !== 'object') return {};
   const o = body as Record<string, unknown>;
   const inner = o.error;
@@ -53,7 +61,7 @@ export function providerErrorInfo(body: unknown): ProviderErrorInfo {
     const e = inner as Record<string, unknown>;
     return {
       type: str(e.type),
-      code: str(e.code) ?? (typeof e.code === 'number' ? String(e.code) : undefined),
+      code: str(e.code) ?? str(e.status) ?? (typeof e.code === 'number' ? String(e.code) : undefined),
       message: str(e.message),
     };
   }
@@ -69,11 +77,21 @@ const QUOTA_IDS = /insufficient_quota|enforced_spend_limit|billing_hard_limit|bi
 const QUOTA_TEXT = /exceeded your current quota|credit balance is too low|spend limit|billing/i;
 const CONTEXT_IDS = /context_length_exceeded|string_above_max_length|context_window_exceeded/i;
 const CONTEXT_TEXT =
-  /maximum context length|context length|context window|prompt is too long|too many tokens|input is too long|reduce the length of the messages/i;
+  /maximum context length|context length|context window|prompt is too long|too many tokens|input is too long|reduce the length of the messages|exceeds the maximum number of tokens/i;
 const POLICY_IDS = /content_filter|content_policy|safety|moderation|responsible_?ai|refusal/i;
 const POLICY_TEXT = /content management policy|content filter|safety system|flagged|violat\w* (our|the) (usage|content) polic/i;
 const RATE_IDS = /rate_limit|too_many_requests|requests_limit|tokens_limit/i;
 const OVERLOAD_IDS = /overloaded|api_error|server_error|service_unavailable|internal/i;
+
+/** The class a Google error body names by its `status` (`classify-google.ts`), refined by its message for the bad-request statuses. */
+function googleClass(body: unknown, info: ProviderErrorInfo): ErrorClass | undefined {
+  const g = googleStatusClass(body, info.code);
+  if (g !== 'invalid_argument') return g;
+  const text = info.message ?? '';
+  if (CONTEXT_TEXT.test(text)) return 'context_length';
+  if (POLICY_TEXT.test(text)) return 'policy';
+  return 'bad_request';
+}
 
 /**
  * Classifies a provider's HTTP error answer. `body` is the parsed JSON (or the raw
@@ -89,6 +107,8 @@ export function classifyHttpError(status: number, body: unknown, headers?: Heade
   const text = info.message ?? '';
 
   if (status === 401 || status === 403) return 'auth';
+  const google = googleClass(body, info);
+  if (google) return google;
   if (status === 429) {
     if (QUOTA_IDS.test(ids) || (!RATE_IDS.test(ids) && QUOTA_TEXT.test(text))) return 'quota';
     return 'rate_limit';
@@ -126,6 +146,8 @@ export function classifyErrorBody(body: unknown): ErrorClass | undefined {
   const ids = `${info.type ?? ''} ${info.code ?? ''}`;
   const text = info.message ?? '';
   if (!ids.trim() && !text) return undefined;
+  const google = googleClass(body, info);
+  if (google) return google;
   if (QUOTA_IDS.test(ids)) return 'quota';
   if (RATE_IDS.test(ids)) return 'rate_limit';
   if (CONTEXT_IDS.test(ids) || CONTEXT_TEXT.test(text)) return 'context_length';
@@ -253,8 +275,21 @@ export function retryAfterFromHeaders(headers: HeaderBag | undefined, now: numbe
 }
 
 /**
- * Maps a finish / stop reason to a failure class: `length`, `max_tokens` → `truncated`;
- * `content_filter`, `refusal`, `safety` → `policy`. Normal endings (`stop`, `end_turn`,
+ * Finish reasons that are a refusal: OpenAI `content_filter`, Anthropic `refusal`, Gemini's
+ * `SAFETY`, `RECITATION`, `PROHIBITED_CONTENT`, `BLOCKLIST`, `SPII`, `IMAGE_SAFETY`,
+ * `IMAGE_PROHIBITED_CONTENT`, `IMAGE_RECITATION` (compared lower-cased). Gemini's prompt
+ * `blockReason`s (`SAFETY`, `BLOCKLIST`, `PROHIBITED_CONTENT`, `IMAGE_SAFETY`) are read
+ * through the same names. `OTHER` and unknown endings stay unclassified.
+ */
+const POLICY_FINISH: ReadonlySet<string> = new Set([
+  'content_filter', 'refusal', 'safety', 'prohibited_content', 'blocklist',
+  'recitation', 'spii', 'image_safety', 'image_prohibited_content', 'image_recitation',
+]);
+
+/**
+ * Maps a finish / stop reason to a failure class: `length`, `max_tokens` (and Gemini's
+ * `MAX_TOKENS`; the comparison ignores case) → `truncated`; `content_filter`, `refusal`,
+ * `safety` and Gemini's refusals (`POLICY_FINISH`) → `policy`. Normal endings (`stop`, `end_turn`,
  * `tool_calls`, `tool_use`, `stop_sequence`, …) and unknown values give undefined.
  */
 export function classifyFinishReason(reason: string | null | undefined): ErrorClass | undefined {
@@ -263,9 +298,7 @@ export function classifyFinishReason(reason: string | null | undefined): ErrorCl
   if (r === 'length' || r === 'max_tokens' || r === 'max_output_tokens' || r === 'model_context_window_exceeded') {
     return r === 'model_context_window_exceeded' ? 'context_length' : 'truncated';
   }
-  if (r === 'content_filter' || r === 'refusal' || r === 'safety' || r === 'prohibited_content' || r === 'blocklist') {
-    return 'policy';
-  }
+  if (POLICY_FINISH.has(r)) return 'policy';
   return undefined;
 }
 

@@ -20,6 +20,7 @@ export {
   retryAfterOfError,
 } from './classify.ts';
 export type { ProviderErrorInfo } from './classify.ts';
+export { googleRetryDelayMs } from './classify-google.ts';
 export { keyId, keyLabel, cleanKey } from './key.ts';
 export { providerOf, knownProviderOf, hostOf } from './provider-name.ts';
 export { pathFamilyOf, MAX_PATH_FAMILY_CHARS } from './path-family.ts';

@@ -29,6 +29,13 @@ export const DEFAULT_PRICES: Readonly<Record<string, ModelPrice>> = Object.freez
   'claude-sonnet-4': { inputPerMTok: 3, outputPerMTok: 15 },
   'claude-3-7-sonnet': { inputPerMTok: 3, outputPerMTok: 15 },
   'claude-3-5-haiku': { inputPerMTok: 0.8, outputPerMTok: 4 },
+  // Gemini (paid tier, prompts up to 200k tokens); thinking tokens bill as output and are in the output count.
+  'gemini-2.5-pro': { inputPerMTok: 1.25, outputPerMTok: 10 },
+  'gemini-2.5-flash': { inputPerMTok: 0.3, outputPerMTok: 2.5 },
+  'gemini-2.5-flash-lite': { inputPerMTok: 0.1, outputPerMTok: 0.4 },
+  'gemini-2.0-flash': { inputPerMTok: 0.1, outputPerMTok: 0.4 },
+  'gemini-2.0-flash-lite': { inputPerMTok: 0.075, outputPerMTok: 0.3 },
+  'gemini-embedding-001': { inputPerMTok: 0.15, outputPerMTok: 0 },
   'meta-llama/Llama-3.3-70B-Instruct-Turbo': { inputPerMTok: 0.88, outputPerMTok: 0.88 },
 });
 
@@ -74,7 +81,8 @@ export class PriceTable {
 /** Rough token count of a chat request body (about four characters per token). */
 export function estimateTokens(body: unknown): number {
   if (body === undefined || body === null) return 0;
-  const b = body as { messages?: unknown; system?: unknown; input?: unknown; prompt?: unknown };
-  const text = JSON.stringify([b.system ?? '', b.messages ?? b.input ?? b.prompt ?? '']);
+  const b = body as { messages?: unknown; system?: unknown; input?: unknown; prompt?: unknown; contents?: unknown; systemInstruction?: unknown; content?: unknown; requests?: unknown };
+  // OpenAI / Anthropic (`messages`, `input`, `prompt`) and Google's `contents` / embeddings' `content` / batch `requests`.
+  const text = JSON.stringify([b.system ?? b.systemInstruction ?? '', b.messages ?? b.input ?? b.prompt ?? b.contents ?? b.content ?? b.requests ?? '']);
   return Math.ceil(text.length / 4);
 }

@@ -3,9 +3,11 @@
  * (read from the `openai` v6 and `@anthropic-ai/sdk` types): a 429 with `retry-after`, a
  * 401, and an answer cut by its token limit — chat `finish_reason: "length"`, Responses
  * `status: "incomplete"` with `incomplete_details.reason: "max_output_tokens"`, Anthropic
- * `stop_reason: "max_tokens"` — as JSON or as the API's event stream.
+ * `stop_reason: "max_tokens"` — as JSON or as the API's event stream. Google's families
+ * (`generate`, `embed`) get Google's shapes (`drill-answers-google.ts`).
  */
 import { randomBytes } from 'node:crypto';
+import { googleAuthRevokedAnswer, googleRateLimitAnswer, googleTruncatedAnswer, isGoogleFamily } from './drill-answers-google.ts';
 
 /** Error body and request-id header of the two API styles. */
 const anthropicStyle = (family: string) => family === 'messages';
@@ -33,6 +35,7 @@ function errorAnswer(family: string, drillId: string, status: number, openai: { 
 
 /** A 429 as the provider sends it, asking to wait `retryAfterS` seconds. */
 export function rateLimitAnswer(family: string, drillId: string, retryAfterS: number): Response {
+  if (isGoogleFamily(family)) return googleRateLimitAnswer(drillId, retryAfterS);
   return errorAnswer(
     family,
     drillId,
@@ -45,6 +48,7 @@ export function rateLimitAnswer(family: string, drillId: string, retryAfterS: nu
 
 /** A 401 for a key taken out of scope. */
 export function authRevokedAnswer(family: string, drillId: string): Response {
+  if (isGoogleFamily(family)) return googleAuthRevokedAnswer(drillId);
   return errorAnswer(
     family,
     drillId,
@@ -56,8 +60,9 @@ export function authRevokedAnswer(family: string, drillId: string): Response {
 
 const sse = (event: string | undefined, data: unknown) => `${event ? `event: ${event}\n` : ''}data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`;
 
-/** An answer cut by its token limit, for `family` (`undefined` for families without one, e.g. embeddings). */
-export function truncatedAnswer(family: string, drillId: string, request: Record<string, unknown>, stream: boolean): Response | undefined {
+/** An answer cut by its token limit, for `family` (`undefined` for families without one, e.g. embeddings); `url` tells a Google stream's framing. */
+export function truncatedAnswer(family: string, drillId: string, request: Record<string, unknown>, stream: boolean, url?: URL): Response | undefined {
+  if (isGoogleFamily(family)) return googleTruncatedAnswer(family, drillId, stream, url?.searchParams.get('alt') === 'sse');
   const model = typeof request.model === 'string' ? request.model : 'unknown';
   const created = Math.floor(Date.now() / 1000);
   const out = WORDS.length;
@@ -171,6 +176,11 @@ export function renameOneField(family: string, body: Record<string, unknown>): R
     const use = blocks.find((c) => c.type === 'tool_use');
     if (use) use.input = renameFirst(use.input) ?? use.input;
     else for (const c of blocks) if (c.type === 'text') c.text = renameInJson(c.text) ?? c.text;
+  } else if (family === 'generate') {
+    const parts = ((b.candidates as Array<{ content?: { parts?: Array<Record<string, unknown>> } }> | undefined)?.[0]?.content?.parts) ?? [];
+    const call = parts.find((p) => p.functionCall)?.functionCall as { args?: unknown } | undefined;
+    if (call) call.args = renameFirst(call.args) ?? call.args;
+    else for (const p of parts) if (typeof p.text === 'string' && p.thought !== true) p.text = renameInJson(p.text) ?? p.text;
   }
   return b;
 }

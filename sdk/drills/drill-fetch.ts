@@ -45,7 +45,7 @@ export function drillFetch(d: DrilledAttempt, underlying: FetchLike): FetchLike 
       case 'primary_down':
         throw connectionRefused(new URL(input instanceof Request ? input.url : String(input)));
       case 'truncated':
-        return truncatedAnswer(d.family, d.drillId, d.request, d.stream) ?? underlying(input, init);
+        return truncatedAnswer(d.family, d.drillId, d.request, d.stream, new URL(input instanceof Request ? input.url : String(input))) ?? underlying(input, init);
       case 'slow_first_byte':
         // A background timer: a held attempt never keeps the host alive.
         await sleep(d.clock, d.slowMs, signal, true);

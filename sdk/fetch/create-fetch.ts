@@ -86,7 +86,8 @@ export function createBreakerboxFetch(bb: FetchHost, options: BreakerboxFetchOpt
   function operationFor(url: URL, call: ModelCall, credential: string | undefined) {
     const { family, model } = call;
     const provider = options.provider ?? call.provider ?? providerOf(url);
-    const id = `${url.origin}\u0001${call.api.id}\u0001${family}\u0001${model}`;
+    // The region the path names is part of the key (a Vertex location): two locations behind one host are two keys.
+    const id = `${url.origin}\u0001${call.api.id}\u0001${family}\u0001${model}\u0001${call.region ?? ''}`;
     let entry = operations.get(id);
     if (entry) return entry;
     const primary: ResolvedRoute = { key: withRegion({ provider, endpoint: family, model }, call.region ?? options.region), primary: true, level: 0, route: {} };

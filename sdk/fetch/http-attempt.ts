@@ -8,7 +8,7 @@ import type { Clock } from '../clock.ts';
 import type { AttemptControl, CallFacts } from '../key-policy.ts';
 import type { TimeoutOptions } from '../settings.ts';
 import { BreakerboxError, SDK_ERROR_CODES } from '../errors/catalog.ts';
-import { classifyHttpError, deprecationSignalOf, providerErrorInfo, retryAfterFromHeaders, upstreamRequestIdOf } from '@breakerbox/protocol';
+import { classifyHttpError, deprecationSignalOf, googleRetryDelayMs, providerErrorInfo, retryAfterFromHeaders, upstreamRequestIdOf } from '@breakerbox/protocol';
 import { jsonAnswerClass } from './json-answer.ts';
 import type { ModelApi } from './apis/model-api.ts';
 import { guardStream, type StreamSummary } from '../streams/stream-guard.ts';
@@ -41,7 +41,7 @@ export class ProviderHttpError extends BreakerboxError {
       status: answer.status,
       providerReason: info.code ?? info.type,
       upstreamRequestId: upstreamRequestIdOf(answer.headers),
-      retryAfterMs: retryAfterFromHeaders(answer.headers, now),
+      retryAfterMs: retryAfterFromHeaders(answer.headers, now) ?? googleRetryDelayMs(answer.body),
     });
     this.name = 'ProviderHttpError';
   }

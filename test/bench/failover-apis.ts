@@ -1,11 +1,13 @@
 /**
- * The three APIs the failover bench runs its failure modes on — OpenAI chat completions,
- * the OpenAI Responses API and Anthropic messages — each as its official client calls it:
+ * The APIs the failover bench runs its failure modes on — OpenAI chat completions, the
+ * OpenAI Responses API, Anthropic messages and the Gemini API (`@google/genai`, SSE
+ * streams) — each as its official client calls it:
  * the request body, how a caller reads the answer (streamed text appended to a sink as a
  * UI would show it), and what a complete answer's finish looks like.
  */
 import OpenAI from 'openai';
 import Anthropic from '@anthropic-ai/sdk';
+import { GoogleGenAI } from '@google/genai';
 import type { FakeProvider } from '../support/fake-provider.ts';
 
 /** One request of the bench: streamed or not, to a model. */
@@ -108,6 +110,33 @@ const messagesClient: ClientOf = (fake, o) => {
   };
 };
 
+/**
+ * `@google/genai` (its own defaults: no retries, no timeout). `fetch` goes in
+ * `httpOptions.fetch`; the client has no `maxRetries` (retries are off unless
+ * `httpOptions.retryOptions` is set).
+ */
+const geminiClient: ClientOf = (fake, o) => {
+  const client = new GoogleGenAI({ apiKey: fake.apiKey, httpOptions: { baseUrl: fake.geminiBaseUrl, ...(o.fetch ? { fetch: o.fetch } : {}) } });
+  return async (req, signal, sink) => {
+    const params = { model: req.model, contents: 'Say hello', config: { abortSignal: signal } };
+    if (req.stream) {
+      const stream = await client.models.generateContentStream(params);
+      let finish: string | null = null;
+      let model = '';
+      for await (const c of stream) {
+        sink.text += c.text ?? '';
+        finish = c.candidates?.[0]?.finishReason ?? finish;
+        model = c.modelVersion ?? model;
+      }
+      return { finish, model };
+    }
+    const r = await client.models.generateContent(params);
+    sink.text += r.text ?? '';
+    const attempts = r.sdkHttpResponse?.headers?.['x-breakerbox-attempts'];
+    return { finish: r.candidates?.[0]?.finishReason ?? null, model: r.modelVersion ?? '', attempts: attempts ? Number(attempts) : undefined };
+  };
+};
+
 function attemptsOf(response: Response): number | undefined {
   const a = response.headers.get('x-breakerbox-attempts');
   return a ? Number(a) : undefined;
@@ -124,5 +153,13 @@ export const APIS: BenchApi[] = [
     finishes: { ok: 'end_turn', filter: 'refusal' },
     endEvent: 'message_stop',
     client: messagesClient,
+  },
+  {
+    name: 'Gemini API (@google/genai)',
+    primary: 'gemini-2.0-flash',
+    fallback: 'gemini-2.5-pro',
+    finishes: { ok: 'STOP', filter: 'SAFETY' },
+    endEvent: 'the chunk with finishReason',
+    client: geminiClient,
   },
 ];

@@ -1,7 +1,8 @@
 /**
  * Failover bench: the 17 failure modes of the SDK's scenario tests, each against a
- * fault-injecting fake provider (`test/support/`), on three APIs — chat completions and
- * the Responses API through `openai@6`, messages through `@anthropic-ai/sdk` — one table
+ * fault-injecting fake provider (`test/support/`), on four APIs — chat completions and
+ * the Responses API through `openai`, messages through `@anthropic-ai/sdk`, the Gemini API
+ * through `@google/genai` (SSE streams; its fake speaks Google's wire) — one table
  * per API, scored for breakerbox at its defaults next to the official client alone and
  * the client plus a hand-written fallback, all in the same run:
  *

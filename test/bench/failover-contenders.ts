@@ -50,8 +50,9 @@ export function breakerbox(api: BenchApi, fake: FakeProvider, timeouts: TimeoutO
   bb.onWarning(() => undefined); // the fallback shares the primary's provider here, by construction
   const calls: CallEvent[] = [];
   bb.onCall((e) => calls.push(e));
-  const baseURL = api.name.startsWith('Anthropic') ? fake.anthropicBaseUrl : fake.openaiBaseUrl;
-  const read = api.client(fake, { maxRetries: 0, fetch: bb.fetch({ baseURL, timeouts, fallbacks: { [api.primary]: [{ model: api.fallback }] } }) as typeof fetch });
+  // `baseURL` lets the chat and messages fallbacks be reviewed at construction; Gemini's model is in the path, so none.
+  const baseURL = api.name.startsWith('Anthropic') ? fake.anthropicBaseUrl : api.name.startsWith('Gemini') ? undefined : fake.openaiBaseUrl;
+  const read = api.client(fake, { maxRetries: 0, fetch: bb.fetch({ ...(baseURL ? { baseURL } : {}), timeouts, fallbacks: { [api.primary]: [{ model: api.fallback }] } }) as typeof fetch });
   return {
     name: 'breakerbox (defaults)',
     bb,

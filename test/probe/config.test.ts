@@ -35,6 +35,8 @@ describe('the example file', () => {
       ['gpt5-mini-reasoning', 'openai-chat'],
       ['gateway-reasoner', 'openai-chat'],
       ['embeddings-small', 'openai-embeddings'],
+      ['gemini-flash-stream', 'gemini'],
+      ['vertex-flash-eu', 'gemini'],
       ['rerank', 'http'],
     ]);
     // A reasoning probe is costed at its whole 1024-token budget: the most it can spend.

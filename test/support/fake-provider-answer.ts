@@ -26,7 +26,7 @@ export interface AnswerDefaults {
 
 /** The provider's dialect (error envelope, headers) of an API. */
 export function dialectOfApi(api: Api): Dialect {
-  return api === 'messages' ? 'anthropic' : 'openai';
+  return api === 'messages' ? 'anthropic' : api === 'generate' || api === 'embed' ? 'google' : 'openai';
 }
 
 const EFFORT: Record<string, number> = { minimal: 0, none: 0, low: 0.5, medium: 1, high: 2, xhigh: 3 };

@@ -8,10 +8,14 @@
 import { randomBytes } from 'node:crypto';
 
 /** Which provider's conventions a request follows (error envelope, headers, ids). */
-export type Dialect = 'openai' | 'anthropic';
+export type Dialect = 'openai' | 'anthropic' | 'google';
 
-/** Which API a request calls: OpenAI chat completions, Responses, embeddings, or Anthropic messages. */
-export type Api = 'chat' | 'responses' | 'embeddings' | 'messages';
+/**
+ * Which API a request calls: OpenAI chat completions, Responses, embeddings, Anthropic
+ * messages, or Google's GenerateContent (`generate`) and embeddings (`embed`) — the Gemini
+ * API and Vertex AI, served by `fake-provider-gemini.ts`.
+ */
+export type Api = 'chat' | 'responses' | 'embeddings' | 'messages' | 'generate' | 'embed';
 
 const WORDS = ['The', ' quick', ' brown', ' fox', ' jumps', ' over', ' the', ' lazy', ' dog', '.'];
 

@@ -147,6 +147,11 @@ export interface FakeProvider {
   openaiBaseUrl: string;
   /** An Azure OpenAI resource's endpoint: deployments under `/openai/deployments/{deployment}/…`, key in `api-key`. */
   azureEndpoint: string;
+  /**
+   * The Gemini API's and Vertex AI's base URL (`<url>`): `@google/genai`'s `httpOptions.baseUrl`
+   * (it adds the version); `@ai-sdk/google`'s `baseURL` is `<url>/v1beta`. Key in `x-goog-api-key` or `?key=`.
+   */
+  geminiBaseUrl: string;
   /** Base URL for the `@anthropic-ai/sdk` client (`<url>`). */
   anthropicBaseUrl: string;
   /** The first accepted key. */

@@ -7,6 +7,9 @@
  * usage, Anthropic `thinking` / `redacted_thinking` blocks, Responses `response.completed`
  * / `response.incomplete`, embeddings as floats or base64.
  *
+ * Gemini API and Vertex AI paths (`/v1beta/models/{model}:generateContent`, …) are served
+ * in Google's wire format, with the same faults: `fake-provider-gemini.ts`.
+ *
  * Shared by the SDK's and the prober's tests and by the demo. Usage:
  *
  * ```ts
@@ -91,6 +94,7 @@ import { requestRefusal } from './fake-provider-refusals.ts';
 import { prefillOf } from './fake-provider-prefill.ts';
 import type { Attempt, FakeProvider, FakeProviderOptions, Fault } from './fake-provider-types.ts';
 import { closeSignal, headerValue, readBody, redact, sleep } from './fake-provider-util.ts';
+import { googleRouteOf, serveGoogle, type GoogleRoute } from './fake-provider-gemini.ts';
 
 export type { Api, Dialect } from './fake-provider-bodies.ts';
 export type { Attempt, FakeProvider, FakeProviderOptions, Fault, FaultTiming, ScriptOptions } from './fake-provider-types.ts';
@@ -102,10 +106,12 @@ const API_PATHS: Record<string, Api> = {
   '/v1/messages': 'messages',
 };
 
-/** Where a request's path sends it: the API, and the model when the path names it (an Azure deployment). */
+/** Where a request's path sends it: the API, and the model when the path names it (an Azure deployment, a Gemini model). */
 interface Routed {
   api: Api | 'unknown';
   pathModel?: string;
+  /** A Gemini API or Vertex AI path (served by `fake-provider-gemini.ts`). */
+  google?: GoogleRoute;
 }
 
 /** Azure OpenAI's deployment paths: the deployment (the model) in the path, `api-version` in the query. */
@@ -113,6 +119,8 @@ const AZURE_DEPLOYMENT = /^\/openai\/deployments\/([^/]+)\/(chat\/completions|em
 
 /** The API of a path (one table per wire format; paths of other APIs are unknown: 404). */
 function routeOf(path: string): Routed {
+  const google = googleRouteOf(path);
+  if (google) return { api: google.api, pathModel: google.pathModel, google };
   const known = API_PATHS[path];
   if (known) return { api: known };
   const azure = AZURE_DEPLOYMENT.exec(path);
@@ -184,7 +192,7 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
     }
     const b = (body && typeof body === 'object' ? body : {}) as Record<string, unknown>;
     const model = routed.pathModel ?? (typeof b.model === 'string' ? b.model : undefined);
-    const d: Dialect = dialect === 'unknown' ? 'openai' : dialect;
+    const d: Dialect = dialect === 'unknown' || dialect === 'google' ? 'openai' : dialect;
     const requestId = newRequestId(d);
     const attempt: Attempt = {
       seq: ++seq,
@@ -193,9 +201,10 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
       api,
       method: req.method ?? 'GET',
       path,
-      query: (req.url ?? '').split('?')[1] ?? '',
+      // A key in the query (`?key=`, Google's APIs) is redacted like a key header.
+      query: ((req.url ?? '').split('?')[1] ?? '').replace(/(^|&)key=[^&]*/, '$1key=[redacted]'),
       model,
-      stream: b.stream === true,
+      stream: routed.google ? routed.google.method === 'streamGenerateContent' : b.stream === true,
       fault: 'ok',
       status: undefined,
       requestId,
@@ -212,6 +221,25 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
     res.on('close', () => {
       if (!finished) attempt.clientAborted = true;
     });
+
+    if (routed.google) {
+      await serveGoogle({
+        req,
+        res,
+        route: routed.google,
+        attempt,
+        body,
+        apiKeys: o.apiKeys,
+        fault: () => nextFault(model),
+        known: (m) => !(o.models && !o.models.has(m)) && !(options.retirements?.[m] !== undefined && (options.now ?? Date.now)() >= options.retirements[m]!),
+        latencyMs: o.latencyMs,
+        tokens: o.tokens,
+        tokenIntervalMs: o.tokenIntervalMs,
+        reasoningTokens: defaults.reasoningTokens,
+        signal: AbortSignal.any([stopping.signal, closeSignal(res)]),
+      });
+      return;
+    }
 
     const sendError = (status: number, over: { type?: string; code?: string | null; message?: string } = {}, extra: Record<string, string> = {}) => {
       const e = errorAnswer(d, status, requestId, over);
@@ -334,6 +362,7 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
   return {
     url,
     openaiBaseUrl: `${url}/v1`,
+    geminiBaseUrl: url,
     azureEndpoint: url,
     anthropicBaseUrl: url,
     apiKey: o.apiKeys[0] ?? '',

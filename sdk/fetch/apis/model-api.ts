@@ -31,6 +31,8 @@ export interface RouteTarget {
   baseURL?: string | undefined;
   model?: string | undefined;
   apiKey?: string | undefined;
+  /** The route's region: an API that names it in the path (a Vertex location) re-targets the path too. */
+  region?: string | undefined;
 }
 
 /** What one attempt sends. */
@@ -81,6 +83,18 @@ export function withApiKey(headers: Headers, apiKey: string, fallback: (typeof K
   const used = KEY_HEADERS.filter((h) => out.has(h));
   for (const h of used.length > 0 ? used : [fallback]) out.set(h, h === 'authorization' ? `Bearer ${apiKey}` : apiKey);
   return out;
+}
+
+/**
+ * The request with `apiKey` in place of the caller's key, wherever the caller put it: the
+ * `?key=` query parameter (Google's APIs accept it) and any key header it used; `fallback`
+ * (a header) when it used neither.
+ */
+export function withApiKeyIn(url: URL, headers: Headers, apiKey: string, fallback: (typeof KEY_HEADERS)[number]): { url: URL; headers: Headers } {
+  if (!url.searchParams.has('key')) return { url, headers: withApiKey(headers, apiKey, fallback) };
+  const out = new URL(url);
+  out.searchParams.set('key', apiKey);
+  return { url: out, headers: KEY_HEADERS.some((h) => headers.has(h)) ? withApiKey(headers, apiKey, fallback) : headers };
 }
 
 /** A short fingerprintable form of the caller's key, from whichever key header or `?key=` it used. */
