@@ -58,7 +58,8 @@ export function providerErrorInfo(body: unknown): ProviderErrorInfo {
     };
   }
   if (typeof inner === 'string') return { message: inner, type: str(o.type), code: str(o.code) };
-  return { type: o.type === 'error' ? undefined : str(o.type), code: str(o.code), message: str(o.message) };
+  // AWS JSON errors carry `message` (or `Message`) and, at times, `__type`.
+  return { type: o.type === 'error' ? undefined : (str(o.type) ?? awsTypeOfBody(o)), code: str(o.code), message: str(o.message) ?? str(o.Message) };
 }
 
 function str(v: unknown): string | undefined {
@@ -69,11 +70,69 @@ const QUOTA_IDS = /insufficient_quota|enforced_spend_limit|billing_hard_limit|bi
 const QUOTA_TEXT = /exceeded your current quota|credit balance is too low|spend limit|billing/i;
 const CONTEXT_IDS = /context_length_exceeded|string_above_max_length|context_window_exceeded/i;
 const CONTEXT_TEXT =
-  /maximum context length|context length|context window|prompt is too long|too many tokens|input is too long|reduce the length of the messages/i;
+  /maximum context length|context length|context window|prompt is too long|too many (input )?tokens|input is too long|reduce the length of the messages/i;
 const POLICY_IDS = /content_filter|content_policy|safety|moderation|responsible_?ai|refusal/i;
 const POLICY_TEXT = /content management policy|content filter|safety system|flagged|violat\w* (our|the) (usage|content) polic/i;
 const RATE_IDS = /rate_limit|too_many_requests|requests_limit|tokens_limit/i;
 const OVERLOAD_IDS = /overloaded|api_error|server_error|service_unavailable|internal/i;
+
+/**
+ * AWS error types (Bedrock runtime's `x-amzn-ErrorType`, its stream exceptions'
+ * `:exception-type`), lower-cased, and their class. `ValidationException` is read further
+ * by its message (a context overflow, a content block).
+ */
+const AWS_ERROR_CLASSES: Readonly<Record<string, ErrorClass>> = {
+  throttlingexception: 'rate_limit',
+  toomanyrequestsexception: 'rate_limit',
+  servicequotaexceededexception: 'quota',
+  serviceunavailableexception: 'server',
+  internalserverexception: 'server',
+  internalfailure: 'server',
+  modelnotreadyexception: 'server',
+  modelerrorexception: 'server',
+  modelstreamerrorexception: 'server',
+  modeltimeoutexception: 'timeout',
+  accessdeniedexception: 'auth',
+  unrecognizedclientexception: 'auth',
+  invalidsignatureexception: 'auth',
+  expiredtokenexception: 'auth',
+  incompletesignature: 'auth',
+  missingauthenticationtokenexception: 'auth',
+  resourcenotfoundexception: 'bad_request',
+  validationexception: 'bad_request',
+  conflictexception: 'server',
+};
+
+function awsTypeOfBody(o: Record<string, unknown>): string | undefined {
+  const t = str(o.__type);
+  return t ? t.slice(t.lastIndexOf('#') + 1) : undefined;
+}
+
+/**
+ * The AWS error type of an answer: `x-amzn-ErrorType` (`ThrottlingException:http://…`) or
+ * the body's `__type` (`com.amazon…#ThrottlingException`); undefined for other providers.
+ */
+export function awsErrorTypeOf(headers: HeaderBag | undefined, body?: unknown): string | undefined {
+  const h = header(headers, 'x-amzn-errortype');
+  if (h) return h.split(':', 1)[0]!.trim() || undefined;
+  if (typeof body === 'string' && body.trim().startsWith('{')) {
+    try {
+      body = JSON.parse(body) as unknown;
+    } catch {
+      return undefined;
+    }
+  }
+  return body && typeof body === 'object' ? awsTypeOfBody(body as Record<string, unknown>) : undefined;
+}
+
+/** The class of an AWS error type (`ThrottlingException`, `throttlingException`, …), refined by its message; undefined when unknown. */
+export function classifyAwsError(type: string, message = ''): ErrorClass | undefined {
+  const cls = AWS_ERROR_CLASSES[type.toLowerCase()];
+  if (cls !== 'bad_request' || !/^validation/i.test(type)) return cls;
+  if (CONTEXT_TEXT.test(message)) return 'context_length';
+  if (POLICY_TEXT.test(message)) return 'policy';
+  return 'bad_request';
+}
 
 /**
  * Classifies a provider's HTTP error answer. `body` is the parsed JSON (or the raw
@@ -88,6 +147,10 @@ export function classifyHttpError(status: number, body: unknown, headers?: Heade
   const ids = `${info.type ?? ''} ${info.code ?? ''}`;
   const text = info.message ?? '';
 
+  // AWS names the failure in a header: more specific than its status (a 400 ThrottlingException, a 424 model error).
+  const aws = status >= 400 ? awsErrorTypeOf(headers, body) : undefined;
+  const byAws = aws ? classifyAwsError(aws, text) : undefined;
+  if (byAws) return byAws;
   if (status === 401 || status === 403) return 'auth';
   if (status === 429) {
     if (QUOTA_IDS.test(ids) || (!RATE_IDS.test(ids) && QUOTA_TEXT.test(text))) return 'quota';
@@ -254,7 +317,7 @@ export function retryAfterFromHeaders(headers: HeaderBag | undefined, now: numbe
 
 /**
  * Maps a finish / stop reason to a failure class: `length`, `max_tokens` → `truncated`;
- * `content_filter`, `refusal`, `safety` → `policy`. Normal endings (`stop`, `end_turn`,
+ * `content_filter`, `refusal`, `safety`, Bedrock's `guardrail_intervened` / `content_filtered` → `policy`. Normal endings (`stop`, `end_turn`,
  * `tool_calls`, `tool_use`, `stop_sequence`, …) and unknown values give undefined.
  */
 export function classifyFinishReason(reason: string | null | undefined): ErrorClass | undefined {
@@ -263,7 +326,10 @@ export function classifyFinishReason(reason: string | null | undefined): ErrorCl
   if (r === 'length' || r === 'max_tokens' || r === 'max_output_tokens' || r === 'model_context_window_exceeded') {
     return r === 'model_context_window_exceeded' ? 'context_length' : 'truncated';
   }
-  if (r === 'content_filter' || r === 'refusal' || r === 'safety' || r === 'prohibited_content' || r === 'blocklist') {
+  if (
+    r === 'content_filter' || r === 'refusal' || r === 'safety' || r === 'prohibited_content' || r === 'blocklist' ||
+    r === 'guardrail_intervened' || r === 'content_filtered' // Bedrock Converse
+  ) {
     return 'policy';
   }
   return undefined;

@@ -7,6 +7,10 @@
  * usage, Anthropic `thinking` / `redacted_thinking` blocks, Responses `response.completed`
  * / `response.incomplete`, embeddings as floats or base64.
  *
+ * Amazon Bedrock runtime (`/model/{modelId}/converse`, `/converse-stream`, `/invoke`,
+ * `/invoke-with-response-stream`, SigV4 verified, AWS event-stream frames) is served by
+ * `fake-provider-bedrock.ts` with the same scripts.
+ *
  * Shared by the SDK's and the prober's tests and by the demo. Usage:
  *
  * ```ts
@@ -90,10 +94,14 @@ import { dialectOfApi, writeAnswer, type AnswerDefaults } from './fake-provider-
 import { requestRefusal } from './fake-provider-refusals.ts';
 import { prefillOf } from './fake-provider-prefill.ts';
 import type { Attempt, FakeProvider, FakeProviderOptions, Fault } from './fake-provider-types.ts';
+import type { BedrockOp } from './fake-provider-bedrock.ts';
 import { closeSignal, headerValue, readBody, redact, sleep } from './fake-provider-util.ts';
+import { FAKE_AWS_CREDENTIALS, bedrockRouteOf, handleBedrock, newBedrockRequestId } from './fake-provider-bedrock.ts';
 
 export type { Api, Dialect } from './fake-provider-bodies.ts';
 export type { Attempt, FakeProvider, FakeProviderOptions, Fault, FaultTiming, ScriptOptions } from './fake-provider-types.ts';
+
+const API_BY_NAME: Record<Api, true> = { chat: true, responses: true, embeddings: true, messages: true };
 
 const API_PATHS: Record<string, Api> = {
   '/v1/chat/completions': 'chat',
@@ -104,7 +112,7 @@ const API_PATHS: Record<string, Api> = {
 
 /** Where a request's path sends it: the API, and the model when the path names it (an Azure deployment). */
 interface Routed {
-  api: Api | 'unknown';
+  api: Api | BedrockOp | 'unknown';
   pathModel?: string;
 }
 
@@ -115,6 +123,8 @@ const AZURE_DEPLOYMENT = /^\/openai\/deployments\/([^/]+)\/(chat\/completions|em
 function routeOf(path: string): Routed {
   const known = API_PATHS[path];
   if (known) return { api: known };
+  const bedrock = bedrockRouteOf(path);
+  if (bedrock) return { api: bedrock.op, pathModel: bedrock.model };
   const azure = AZURE_DEPLOYMENT.exec(path);
   if (azure) return { api: API_PATHS[`/v1/${azure[2]}`]!, pathModel: decodeURIComponent(azure[1]!) };
   return { api: 'unknown' };
@@ -174,7 +184,8 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
     const raw = await readBody(req);
     const path = (req.url ?? '/').split('?')[0]!;
     const routed = routeOf(path);
-    const api = routed.api;
+    if (routed.api !== 'unknown' && !(routed.api in API_BY_NAME)) return bedrock(req, res, raw, routed.api as BedrockOp, routed.pathModel!);
+    const api = routed.api as Api | 'unknown';
     const dialect: Dialect | 'unknown' = api === 'unknown' ? 'unknown' : dialectOfApi(api);
     let body: unknown;
     try {
@@ -318,6 +329,28 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
     await writeAnswer(api, b, fault, attempt, res, signal, defaults);
   }
 
+  /** A Bedrock runtime request: logged as any other, served by `fake-provider-bedrock.ts`. */
+  async function bedrock(req: IncomingMessage, res: ServerResponse, raw: string, op: BedrockOp, model: string): Promise<void> {
+    const attempt: Attempt = {
+      seq: ++seq, ts: Date.now(), dialect: 'unknown', api: op, method: req.method ?? 'GET', path: (req.url ?? '/').split('?')[0]!,
+      query: (req.url ?? '').split('?')[1] ?? '', model, stream: false, fault: 'ok', status: undefined, requestId: newBedrockRequestId(),
+      headers: redact(req.headers), body: raw, tokensSent: 0, clientAborted: false,
+    };
+    attempts.push(attempt);
+    for (const w of waiters) w();
+    let finished = false;
+    res.on('finish', () => (finished = true));
+    res.on('close', () => {
+      if (!finished) attempt.clientAborted = true;
+    });
+    await handleBedrock({
+      req, res, raw, op, model, attempt, nextFault, defaults,
+      credentials: options.awsCredentials ?? [FAKE_AWS_CREDENTIALS],
+      apiKeys: o.apiKeys,
+      signal: AbortSignal.any([stopping.signal, closeSignal(res)]),
+    });
+  }
+
   function authorised(d: Dialect, req: IncomingMessage): boolean {
     const bearer = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? '')?.[1];
     const key = d === 'anthropic' ? (headerValue(req.headers['x-api-key']) ?? bearer) : (bearer ?? headerValue(req.headers['api-key']));
@@ -336,6 +369,8 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
     openaiBaseUrl: `${url}/v1`,
     azureEndpoint: url,
     anthropicBaseUrl: url,
+    bedrockBaseUrl: url,
+    awsCredentials: (options.awsCredentials ?? [FAKE_AWS_CREDENTIALS])[0]!,
     apiKey: o.apiKeys[0] ?? '',
     attempts,
     attemptsFor: (model) => attempts.filter((a) => a.model === model),

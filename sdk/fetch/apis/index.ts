@@ -6,12 +6,13 @@
 import type { ModelApi, ModelCall } from './model-api.ts';
 import { azureDeploymentsApi } from './azure-deployments.ts';
 import { bodyModelApi } from './body-model.ts';
+import { bedrockApi } from './bedrock.ts';
 
 export type { ModelApi, ModelCall, OutgoingRequest, RouteTarget } from './model-api.ts';
 export { callerKeyOf } from './model-api.ts';
 
 /** The table, in the order requests are tried against it. */
-export const MODEL_APIS: readonly ModelApi[] = [azureDeploymentsApi, bodyModelApi];
+export const MODEL_APIS: readonly ModelApi[] = [azureDeploymentsApi, bedrockApi, bodyModelApi];
 
 /** The model call a POST of JSON `body` to `url` is, or undefined when no API reads it. */
 export function readModelCall(url: URL, body: Record<string, unknown>): ModelCall | undefined {

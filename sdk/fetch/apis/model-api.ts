@@ -10,6 +10,7 @@ import type { BreakerboxError } from '../../errors/catalog.ts';
 import type { CallFacts } from '../../call-types.ts';
 import type { StreamDialect } from '../../streams/stream-dialect.ts';
 import type { StreamFraming } from '../../streams/stream-framing.ts';
+import type { RequestSigner } from '../request-signer.ts';
 
 /** A model call the wrapper recognised. */
 export interface ModelCall {
@@ -58,6 +59,12 @@ export interface ModelApi {
   jsonFailure(family: string, body: unknown, request: Record<string, unknown>, upstreamRequestId: string | undefined): BreakerboxError | undefined;
   /** The output token limit the request sets (the cost estimate's), when it sets one. */
   maxOutputTokens(body: Record<string, unknown>): number | undefined;
+  /**
+   * For APIs whose requests are signed over their URL and body (Bedrock's SigV4): the
+   * headers of `req` signed again with the fetch option `signer`, for a request a route
+   * re-targeted. Absent: a route's request is sent with the caller's headers.
+   */
+  sign?(req: OutgoingRequest, bodyText: string, signer: RequestSigner): Promise<Headers>;
 }
 
 /** `url` with its path from `at` on put after `baseURL`'s path (`https://host/v1` keeps `/v1`). */
