@@ -3,6 +3,7 @@
  * and one line here.
  */
 import { anthropicMessages } from './anthropic-messages.ts';
+import { bedrockConverse } from './bedrock-converse.ts';
 import { httpKind } from './http.ts';
 import { openAiChat } from './openai-chat.ts';
 import { openAiEmbeddings } from './openai-embeddings.ts';
@@ -15,6 +16,7 @@ export const ADAPTERS: Readonly<Record<string, ProbeAdapter<unknown>>> = {
   [openAiResponses.kind]: openAiResponses as ProbeAdapter<unknown>,
   [openAiEmbeddings.kind]: openAiEmbeddings as ProbeAdapter<unknown>,
   [anthropicMessages.kind]: anthropicMessages as ProbeAdapter<unknown>,
+  [bedrockConverse.kind]: bedrockConverse as ProbeAdapter<unknown>,
   [httpKind.kind]: httpKind as ProbeAdapter<unknown>,
 };
 

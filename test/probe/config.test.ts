@@ -92,7 +92,7 @@ describe('problems', () => {
       'target "a" (targets[0]): request.max_tokens: must be an integer between 1 and 32768, got 0',
       'target "b" (targets[1]): base_url: must use http or https',
       'target "b" (targets[1]): interval: must divide the minute, hour or day evenly (e.g. 15s, 30s, 1m, 5m, 1h); use `cron` for anything else',
-      'target "c" (targets[2]): kind: unknown kind "grpc" (known: openai-chat, openai-responses, openai-embeddings, anthropic-messages, http)',
+      'target "c" (targets[2]): kind: unknown kind "grpc" (known: openai-chat, openai-responses, openai-embeddings, anthropic-messages, bedrock-converse, http)',
     ]);
   });
 
