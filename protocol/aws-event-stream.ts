@@ -15,6 +15,8 @@ export type EventStreamHeaderValue = boolean | number | bigint | string | Uint8A
 export interface EventStreamMessage {
   headers: Record<string, EventStreamHeaderValue>;
   body: Uint8Array;
+  /** Set (headers and body empty) when the reader skipped a message that failed its checks: why. */
+  corrupt?: string;
 }
 
 const CRC_TABLE = (() => {
@@ -175,7 +177,12 @@ export function decodeEventStreamMessage(bytes: Uint8Array): EventStreamMessage 
   };
 }
 
-/** Cuts a byte stream into messages: chunks may split anywhere, even inside a prelude. */
+/**
+ * Cuts a byte stream into messages: chunks may split anywhere, even inside a prelude. A
+ * message whose prelude is sound but whose message CRC (or headers) is not is returned in
+ * its place as `{ corrupt }` — its length is still known, so the next ones are read; a
+ * corrupt prelude loses the framing: `push` throws.
+ */
 export class EventStreamReader {
   private buf: Uint8Array = new Uint8Array(0);
 
@@ -199,8 +206,16 @@ export class EventStreamReader {
       const total = new DataView(this.buf.buffer, this.buf.byteOffset + at, 4).getUint32(0, false);
       if (total < OVERHEAD) throw new Error(`event-stream message length ${total} is shorter than its overhead`);
       if (this.buf.length - at < total) break;
-      out.push(decodeEventStreamMessage(this.buf.subarray(at, at + total)));
+      const bytes = this.buf.subarray(at, at + total);
+      if (new DataView(bytes.buffer, bytes.byteOffset, 12).getUint32(8, false) !== crc32(bytes.subarray(0, PRELUDE))) {
+        throw new Error('event-stream prelude CRC32 mismatch');
+      }
       at += total;
+      try {
+        out.push(decodeEventStreamMessage(bytes));
+      } catch (err) {
+        out.push({ headers: {}, body: new Uint8Array(0), corrupt: err instanceof Error ? err.message : String(err) });
+      }
     }
     this.buf = at === 0 ? this.buf : this.buf.slice(at);
     return out;

@@ -277,12 +277,14 @@ export function createBreakerboxFetch(bb: FetchHost, options: BreakerboxFetchOpt
     let res = result.value;
     // A JSON answer, or a short stream, ended before `run` resolved: told to no one yet.
     tellPrimary();
-    if (stream && midStream === 'rescue' && res.body && (res.headers.get('content-type') ?? '').includes('text/event-stream')) {
+    const framing = stream && midStream === 'rescue' && res.body ? call.api.streamFraming(res.headers.get('content-type')) : undefined;
+    if (framing) {
       rescued = true;
       res = rescuedResponse(res as Response & { body: ReadableStream<Uint8Array> }, result, {
         bb,
         op,
         dialect: call.api.dialect(call.family),
+        framing,
         body: req.body,
         inputFor,
         runOptions: runOpts,

@@ -36,6 +36,7 @@ function nativeText(o: Record<string, unknown>): string | undefined {
 function interpret(e: SseEvent): FrameInfo {
   const error = awsStreamError(e);
   if (error) return { malformed: false, token: false, end: false, error };
+  if (e.event === 'malformed') return MALFORMED; // a frame the framing could not read
   if (e.event !== 'chunk') return NOTHING;
   const inner = innerEvent(e);
   if (!inner) return MALFORMED;

@@ -88,6 +88,6 @@ export const converseDialect: StreamDialect = {
     o.delta.text = t;
     return { event: e.event, data: JSON.stringify(o) };
   },
-  // Usage is the end event itself: the stop reason alone does not finish the stream early.
-  usageBeforeEnd: () => true,
+  // Usage comes with the end event itself (metadata): after messageStop only the end grace is waited for.
+  usageBeforeEnd: () => false,
 };

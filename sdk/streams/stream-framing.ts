@@ -64,7 +64,9 @@ export const awsEventStreamFraming: StreamFraming = {
       push(chunk) {
         if (broken) return [];
         try {
-          return reader.push(chunk).map((m) => {
+          return reader.push(chunk).map((m): SseEvent => {
+            // A frame whose payload CRC failed is one malformed event; its neighbours are whole.
+            if (m.corrupt !== undefined) return { event: 'malformed', data: '' };
             const h = m.headers;
             const data = fromUtf8.decode(m.body);
             if (h[':message-type'] === 'exception') return { event: `exception:${String(h[':exception-type'] ?? 'unknown')}`, data };

@@ -51,7 +51,8 @@ export function breakerbox(api: BenchApi, fake: FakeProvider, timeouts: TimeoutO
   const calls: CallEvent[] = [];
   bb.onCall((e) => calls.push(e));
   const baseURL = api.name.startsWith('Anthropic') ? fake.anthropicBaseUrl : fake.openaiBaseUrl;
-  const read = api.client(fake, { maxRetries: 0, fetch: bb.fetch({ baseURL, timeouts, fallbacks: { [api.primary]: [{ model: api.fallback }] } }) as typeof fetch });
+  const own = api.fetchOptions?.(fake) ?? { baseURL };
+  const read = api.client(fake, { maxRetries: 0, fetch: bb.fetch({ ...own, timeouts, fallbacks: { [api.primary]: [{ model: api.fallback }] } }) as typeof fetch });
   return {
     name: 'breakerbox (defaults)',
     bb,

@@ -93,6 +93,11 @@ describe('AWS event-stream codec', () => {
     badBody[good.length - 10]! ^= 0x01;
     expect(() => decodeEventStreamMessage(badBody)).toThrow(/message CRC32/);
     expect(() => smithy.decode(badBody)).toThrow(); // the reference agrees
+    // In a stream, a bad message CRC stands in its place and the next message is read; a bad prelude throws.
+    const next = smithy.encode(bedrockEvent('messageStop', {}));
+    const read = new EventStreamReader().push(Buffer.concat([badBody, next]));
+    expect(read.map((m) => m.corrupt ?? m.headers[':event-type'])).toEqual([expect.stringMatching(/message CRC32/), 'messageStop']);
+    expect(() => new EventStreamReader().push(badPrelude)).toThrow(/prelude CRC32/);
   });
 
   it('reads whole messages from a stream split at every byte, and holds a cut one as pending', () => {

@@ -92,6 +92,11 @@ describe('ConverseStream and invoke stream events', () => {
     expect([...dec.push(bytes.subarray(0, 20)), ...dec.push(bytes.subarray(20))]).toEqual([ev('contentBlockDelta', { delta: { text: 'Hi' } }), ev('exception:throttlingException', { message: 'x' })]);
     const corrupt = Buffer.from(enc.frame(ev('metadata', {})));
     corrupt[corrupt.length - 1]! ^= 1;
-    expect(awsEventStreamFraming.decoder().push(corrupt)).toEqual([{ event: 'malformed', data: '' }]);
+    // a bad payload CRC: that frame is malformed, the next one is read whole
+    expect(awsEventStreamFraming.decoder().push(Buffer.concat([corrupt, enc.frame(ev('metadata', { usage: {} }))]))).toEqual([{ event: 'malformed', data: '' }, ev('metadata', { usage: {} })]);
+    const badPrelude = Buffer.from(enc.frame(ev('metadata', {})));
+    badPrelude[9]! ^= 1;
+    const dec2 = awsEventStreamFraming.decoder();
+    expect([...dec2.push(badPrelude), ...dec2.push(enc.frame(ev('metadata', {})))]).toEqual([{ event: 'malformed', data: '' }]);
   });
 });

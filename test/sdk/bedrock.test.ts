@@ -98,8 +98,25 @@ describe('Amazon Bedrock through bb.fetch', () => {
     expect(r.calls.at(-1)).toMatchObject({ ok: true, model: NOVA, attempts: r.fake.attempts.length });
   });
 
-  it('ends a stream cut after its first token as a broken stream (not rescued over event-stream), never a success', async () => {
+  it('rescues a ConverseStream cut mid-answer over event-stream frames: the caller reads one whole answer, never a repeat', async () => {
     const r = await bedrockRig({ fallbacks: { [SONNET]: [{ model: NOVA }] } });
+    r.fake.script(SONNET, { kind: 'cut_stream', afterTokens: 2 });
+    const once = await readStream(streamText({ model: r.bedrock(SONNET), prompt: 'hi', maxRetries: 0 }));
+    expect(once).toEqual({ text: 'The quick brown fox jumps over', errors: [] });
+    expect(r.fake.attempts.map((a) => a.model)).toEqual([SONNET, SONNET]); // regenerated on the primary, checked against what was read
+    expect(r.calls.at(-1)).toMatchObject({ ok: true, model: SONNET, rescues: 1 });
+
+    // Cut at the same place every time: after breaking the answer twice, the primary is passed over for the fallback.
+    r.fake.reset();
+    r.fake.script(SONNET, { kind: 'cut_stream', afterTokens: 2 }, { persistent: true });
+    const always = await readStream(streamText({ model: r.bedrock(SONNET), prompt: 'hi', maxRetries: 0 }));
+    expect(always).toEqual({ text: 'The quick brown fox jumps over', errors: [] });
+    expect(r.fake.attempts.at(-1)).toMatchObject({ model: NOVA, status: 200 });
+    expect(r.fake.attempts.at(-1)!.sigv4?.service).toBe('bedrock');
+  });
+
+  it('ends a cut stream with BB_ERR_SDK_STREAM_BROKEN when rescue is off, never a success', async () => {
+    const r = await bedrockRig({ midStream: 'error', fallbacks: { [SONNET]: [{ model: NOVA }] } });
     r.fake.script(SONNET, { kind: 'cut_stream', afterTokens: 2 });
     const { text, errors } = await readStream(streamText({ model: r.bedrock(SONNET), prompt: 'hi', maxRetries: 0 }));
     expect(text).toBe('The quick');
