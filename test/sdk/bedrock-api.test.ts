@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { awsErrorTypeOf, classifyAwsError, classifyFinishReason, classifyHttpError } from '@breakerbox/protocol';
 import { bedrockApi } from '../../sdk/fetch/apis/bedrock.ts';
-import { readModelCall } from '../../sdk/fetch/apis/index.ts';
+import { callerKeyOf, readModelCall } from '../../sdk/fetch/apis/index.ts';
 import { converseDialect } from '../../sdk/streams/dialect-converse.ts';
 import { bedrockInvokeDialect } from '../../sdk/streams/dialect-bedrock-invoke.ts';
 import { awsEventStreamFraming } from '../../sdk/streams/stream-framing.ts';
@@ -36,6 +36,14 @@ describe('Bedrock in the model-API table', () => {
     expect(out.url.href).toBe('https://bedrock-runtime.us-east-1.amazonaws.com/model/us.amazon.nova-pro-v1%3A0/converse');
     expect(out.body).toBe(body);
     expect(bedrockApi.retarget(call, req, { apiKey: 'bedrock-key' }).headers.get('authorization')).toBe('Bearer bedrock-key');
+  });
+
+  it('names a SigV4 caller\'s credential by its access key id, not by the signature that changes every request', () => {
+    const signed = (sig: string) => new Headers({ authorization: `AWS4-HMAC-SHA256 Credential=AKIAEXAMPLE/20261203/us-east-1/bedrock/aws4_request, SignedHeaders=host;x-amz-date, Signature=${sig}` });
+    const url = new URL(`${HOST}/model/m/converse`);
+    expect(callerKeyOf(signed('a'.repeat(64)), url)).toBe('AKIAEXAMPLE');
+    expect(callerKeyOf(signed('b'.repeat(64)), url)).toBe('AKIAEXAMPLE');
+    expect(callerKeyOf(new Headers({ authorization: 'Bearer sk-1' }), url)).toBe('sk-1');
   });
 
   it('classifies x-amzn-ErrorType before the status, and ValidationException by its message', () => {

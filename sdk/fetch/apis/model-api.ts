@@ -90,10 +90,13 @@ export function withApiKey(headers: Headers, apiKey: string, fallback: (typeof K
   return out;
 }
 
-/** A short fingerprintable form of the caller's key, from whichever key header or `?key=` it used. */
+/** A short fingerprintable form of the caller's key, from whichever key header or `?key=` it used (a SigV4 signature's access key id). */
 export function callerKeyOf(headers: Headers, url: URL): string | undefined {
   for (const h of KEY_HEADERS) {
     const v = headers.get(h);
+    // A SigV4 signature changes with every request: the access key id names the credential.
+    const sigv4 = h === 'authorization' ? /^AWS4-HMAC-SHA256\s+Credential=([^/,\s]+)\//i.exec(v ?? '') : null;
+    if (sigv4) return sigv4[1];
     if (v) return h === 'authorization' ? v.replace(/^Bearer\s+/i, '') : v;
   }
   return url.searchParams.get('key') ?? undefined;
