@@ -188,7 +188,7 @@ describe('command line', () => {
       const no = io({});
       expect(await main(['probe', '--config', bad, '--location', 'eu-west', '--check'], no.cli)).toBe(2);
       expect(no.err.slice(1)).toEqual([
-        '  target "a" (targets[0]): kind: unknown kind "nope" (known: openai-chat, openai-responses, openai-embeddings, anthropic-messages, http)',
+        '  target "a" (targets[0]): kind: unknown kind "nope" (known: openai-chat, openai-responses, openai-embeddings, anthropic-messages, bedrock-converse, http)',
         '  target "a" (targets[0]): interval: must divide the minute, hour or day evenly (e.g. 15s, 30s, 1m, 5m, 1h); use `cron` for anything else',
       ]);
     } finally {

@@ -14,6 +14,7 @@ import { SignatureV4 } from '@smithy/signature-v4';
 import { Sha256 } from '@aws-crypto/sha256-js';
 import { createBreakerbox, type BreakerboxFetchOptions, type CallEvent } from '../../sdk/index.ts';
 import { startFakeProvider } from '../support/fake-provider.ts';
+import { startListeningCollector } from '../support/listening-collector.ts';
 import { FAST_RETRY } from './scenario-helpers.ts';
 
 const SONNET = 'anthropic.claude-3-5-sonnet-20240620-v1:0';
@@ -169,6 +170,25 @@ describe('Amazon Bedrock through bb.fetch', () => {
       ['invoke', 'anthropic.claude-3-haiku-20240307-v1:0', 6],
     ]);
     expect(r.calls.filter((c) => !c.ok).every((c) => c.errorClass === 'rate_limit')).toBe(true);
+  });
+
+  it('reports the keys to the real collector as provider bedrock, endpoint converse, the model ids and the region', async () => {
+    const collector = await startListeningCollector('bedrock');
+    open.push(collector);
+    const fake = await startFakeProvider({ tokens: 4 });
+    open.push(fake);
+    const bb = createBreakerbox({ defaults: { retry: FAST_RETRY }, telemetry: { url: collector.url, token: collector.token, service: 'bedrock-test', intervalMs: 60_000 } });
+    const signer = new SignatureV4({ credentials: fake.awsCredentials, region: 'eu-central-1', service: 'bedrock', sha256: Sha256 });
+    const bedrock = createAmazonBedrock({ region: 'eu-central-1', baseURL: fake.bedrockBaseUrl, ...fake.awsCredentials, fetch: bb.fetch({ region: 'eu-central-1', signer, fallbacks: { [SONNET]: [{ model: NOVA }] } }) });
+    fake.script(SONNET, { kind: 'status', status: 503 }, { persistent: true });
+    await generateText({ model: bedrock(SONNET), prompt: 'hi', maxRetries: 0 });
+    await bb.close(2_000);
+    const res = await fetch(`${collector.url}/api/keys?window=1h`, { headers: { authorization: `Bearer ${collector.readToken}` } });
+    const keys = ((await res.json()) as { keys: Array<{ key: Record<string, string> }> }).keys.map((k) => k.key);
+    expect(keys).toEqual(expect.arrayContaining([
+      { provider: 'bedrock', endpoint: 'converse', model: SONNET, region: 'eu-central-1' },
+      { provider: 'bedrock', endpoint: 'converse', model: NOVA, region: 'eu-central-1' },
+    ]));
   });
 
   it('refuses at construction a model-changing fallback of a Bedrock model without a signer, naming the option', async () => {
