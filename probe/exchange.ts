@@ -135,7 +135,7 @@ export async function runExchange(input: ExchangeInput): Promise<ExchangeResult>
     phase = 'body';
     const accepted = adapter.acceptsStatus(request, res.statusCode);
     const contentType = String(res.headers['content-type'] ?? '');
-    const isSse = contentType.includes('text/event-stream');
+    const isSse = contentType.includes(adapter.streamContentType ?? 'text/event-stream');
     if (!(streamed && accepted && isSse)) {
       ttfbMs = ms(t0, performance.now());
       clearTimeout(firstByteTimer);
@@ -157,7 +157,7 @@ export async function runExchange(input: ExchangeInput): Promise<ExchangeResult>
       const text = await readText(res.body);
       return finish(malformed(tryJson(text) ?? text, `expected an event stream, got "${contentType || 'no content-type'}"`));
     }
-    const parser = new SseReader();
+    const parser = adapter.eventReader?.() ?? new SseReader();
     const checker = adapter.createStreamChecker(request);
     let firstEventAt: number | undefined;
     for await (const chunk of res.body as AsyncIterable<Buffer>) {

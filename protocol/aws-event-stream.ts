@@ -8,6 +8,8 @@
  * without a runtime dependency (its tests check it against `@smithy/eventstream-codec`).
  */
 
+import type { SseEvent } from './sse-reader.ts';
+
 /** A header's value, typed as its tag says (0/1 boolean, 2 byte, 3 short, 4 integer, 5 long, 6 binary, 7 string, 8 timestamp, 9 uuid). */
 export type EventStreamHeaderValue = boolean | number | bigint | string | Uint8Array | Date | { uuid: string };
 
@@ -219,5 +221,41 @@ export class EventStreamReader {
     }
     this.buf = at === 0 ? this.buf : this.buf.slice(at);
     return out;
+  }
+}
+
+const utf8Decoder = new TextDecoder();
+
+/**
+ * One message as a named event, so that stream dialects read event-stream frames as they
+ * read SSE: an event message is named by its `:event-type` (data: the payload); an
+ * exception `exception:<:exception-type>`, an error `error:<:error-code>` (data
+ * `{"message":…}`); a message the reader marked corrupt is `malformed`.
+ */
+export function awsEventOf(m: EventStreamMessage): SseEvent {
+  if (m.corrupt !== undefined) return { event: 'malformed', data: '' };
+  const h = m.headers;
+  const data = utf8Decoder.decode(m.body);
+  if (h[':message-type'] === 'exception') return { event: `exception:${String(h[':exception-type'] ?? 'unknown')}`, data };
+  if (h[':message-type'] === 'error') return { event: `error:${String(h[':error-code'] ?? 'unknown')}`, data: JSON.stringify({ message: String(h[':error-message'] ?? '') }) };
+  return { event: String(h[':event-type'] ?? 'message'), data };
+}
+
+/** The message an event named as `awsEventOf` names it is written as (JSON payload, AWS's headers). */
+export function awsEventMessage(e: SseEvent): EventStreamMessage {
+  const exception = e.event.startsWith('exception:') ? e.event.slice('exception:'.length) : undefined;
+  const headers: Record<string, string> = exception
+    ? { ':exception-type': exception, ':content-type': 'application/json', ':message-type': 'exception' }
+    : { ':event-type': e.event, ':content-type': 'application/json', ':message-type': 'event' };
+  return { headers, body: utf8.encode(e.data) };
+}
+
+/** Reads a byte stream as named events (`awsEventOf`); a corrupt prelude throws. */
+export class AwsEventReader {
+  private readonly reader = new EventStreamReader();
+
+  /** Feeds one chunk; returns the events it completed, in order. */
+  push(chunk: Uint8Array): SseEvent[] {
+    return this.reader.push(chunk).map(awsEventOf);
   }
 }

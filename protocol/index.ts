@@ -36,5 +36,5 @@ export { deprecationSignalOf, parseDeprecation, parseHttpDate } from './deprecat
 export type { DeprecationSignal } from './deprecation-headers.ts';
 export { SseReader, formatSseEvent } from './sse-reader.ts';
 export type { SseEvent } from './sse-reader.ts';
-export { EventStreamReader, encodeEventStreamMessage, decodeEventStreamMessage, crc32 } from './aws-event-stream.ts';
+export { AwsEventReader, EventStreamReader, awsEventMessage, awsEventOf, encodeEventStreamMessage, decodeEventStreamMessage, crc32 } from './aws-event-stream.ts';
 export type { EventStreamMessage, EventStreamHeaderValue } from './aws-event-stream.ts';

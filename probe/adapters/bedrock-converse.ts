@@ -8,14 +8,16 @@
  * Anthropic model's extended thinking (`additionalModelRequestFields.thinking`), its budget
  * counted in `max_tokens` as on the messages kind. `stopReason` `max_tokens` is truncated,
  * `guardrail_intervened` / `content_filtered` a policy refusal (the protocol's list).
- * Streamed probes (`converse-stream`) are not offered yet.
+ * `stream: true` probes `/converse-stream`, its AWS event-stream frames read by the
+ * protocol's `AwsEventReader` (first token: the first text delta).
  */
 import { createHash, createHmac, type Hash, type Hmac } from 'node:crypto';
 import { SignatureV4 } from '@smithy/signature-v4';
+import { AwsEventReader, classifyAwsError, type SseEvent } from '@breakerbox/protocol';
 import type { FieldReader } from '../config-fields.ts';
 import type { AwsCredentials } from '../aws-credentials.ts';
 import { count, endVerdict, estimateChatTokens, isObject, joinUrl, malformed, parseChatRequest, tryJson, type ChatRequest } from './chat-request.ts';
-import type { OutgoingRequest, ParseContext, ProbeAdapter, ShapeVerdict, StreamChecker } from './types.ts';
+import type { OutgoingRequest, ParseContext, ProbeAdapter, ShapeVerdict, StreamChecker, StreamStep, Usage } from './types.ts';
 
 interface ConverseRequest extends ChatRequest {
   /** Signing region when the host names none (a VPC endpoint, a proxy). */
@@ -43,10 +45,64 @@ class NodeSha256 {
   }
 }
 
-const refusedStream: StreamChecker = {
-  onEvent: () => ({ failure: { errorClass: 'bad_request', reason: 'streamed bedrock-converse probes are not supported' } }),
-  end: () => ({ ok: false, errorClass: 'bad_request', reason: 'streamed bedrock-converse probes are not supported' }),
-};
+/**
+ * ConverseStream, event by event: the first token is the first non-empty text delta (never
+ * a `reasoningContent` delta: the thinking is part of the wait), `messageStop` carries the
+ * stop reason, `metadata` the usage; an exception frame ends the probe, classified.
+ */
+class ConverseStreamChecker implements StreamChecker {
+  private started = false;
+  private sawToken = false;
+  private stop: string | undefined;
+  private usage: Usage | undefined;
+
+  onEvent(ev: SseEvent): StreamStep {
+    const sep = ev.event.indexOf(':');
+    if (sep > 0) {
+      const type = ev.event.slice(sep + 1);
+      const body = tryJson(ev.data);
+      const message = isObject(body) && typeof body.message === 'string' ? body.message : '';
+      return { failure: { errorClass: classifyAwsError(type, message) ?? 'server', reason: `${type} in stream${message ? `: ${message.slice(0, 200)}` : ''}` } };
+    }
+    const data = tryJson(ev.data);
+    if (!isObject(data)) return { failure: { errorClass: 'stream_broken', reason: `malformed ${ev.event} event` } };
+    switch (ev.event) {
+      case 'messageStart':
+        this.started = true;
+        return {};
+      case 'contentBlockDelta': {
+        const text = isObject(data.delta) ? data.delta.text : undefined;
+        if (typeof text === 'string' && text.length > 0 && !this.sawToken) {
+          this.sawToken = true;
+          return { firstToken: true };
+        }
+        return {};
+      }
+      case 'messageStop':
+        if (typeof data.stopReason === 'string') this.stop = data.stopReason;
+        return {};
+      case 'metadata': {
+        const u = isObject(data.usage) ? data.usage : undefined;
+        const input = u ? count(u.inputTokens) : undefined;
+        const output = u ? count(u.outputTokens) : undefined;
+        if (input !== undefined && output !== undefined) this.usage = { inputTokens: input, outputTokens: output };
+        return {};
+      }
+      default:
+        return {};
+    }
+  }
+
+  end(): ShapeVerdict {
+    const u = this.usage ? { usage: this.usage } : {};
+    if (!this.started) return { ok: false, errorClass: 'stream_broken', reason: 'stream ended without messageStart', ...u };
+    if (this.stop === undefined) return { ok: false, errorClass: 'stream_broken', reason: 'stream ended without messageStop', ...u };
+    const stop = endVerdict('stop_reason', this.stop, this.usage);
+    if (!stop.ok) return stop;
+    if (!this.usage) return { ok: false, errorClass: 'stream_broken', reason: 'stream ended without metadata (usage)' };
+    return stop;
+  }
+}
 
 /** The `bedrock-converse` kind. */
 export const bedrockConverse: ProbeAdapter<ConverseRequest> = {
@@ -58,15 +114,17 @@ export const bedrockConverse: ProbeAdapter<ConverseRequest> = {
     const budget = thinkingBudget === undefined ? {} : { defaultFor: () => thinkingBudget + ANSWER_ROOM };
     const chat = parseChatRequest(r, ctx, '', ['region', 'thinking_budget'], budget);
     const region = r.string('region', { pattern: REGION, hint: 'must be an AWS region such as us-east-1' });
-    if (chat?.stream) r.problem('stream', 'streamed Bedrock probes (converse-stream) are not supported yet: use stream: false');
     if (chat && thinkingBudget !== undefined && chat.maxTokens <= thinkingBudget) {
       r.problem('thinking_budget', `must be below max_tokens (${chat.maxTokens}), which counts the thinking too`);
     }
     if (!chat) return undefined;
-    return { ...chat, path: chat.path || `/model/${encodeURIComponent(chat.model)}/converse`, region: region ?? ctx.key.region, thinkingBudget };
+    const op = chat.stream ? 'converse-stream' : 'converse';
+    return { ...chat, path: chat.path || `/model/${encodeURIComponent(chat.model)}/${op}`, region: region ?? ctx.key.region, thinkingBudget };
   },
 
-  streamed: () => false,
+  streamed: (req) => req.stream,
+  streamContentType: 'application/vnd.amazon.eventstream',
+  eventReader: () => new AwsEventReader(),
   estimateTokens: (req) => estimateChatTokens(req),
   acceptsStatus: (_req, status) => status >= 200 && status < 300,
   baseUrlProblem: (url) => (/\/model\//.test(url.pathname) ? 'must be the runtime endpoint (https://bedrock-runtime.{region}.amazonaws.com), without /model/…' : undefined),
@@ -81,7 +139,11 @@ export const bedrockConverse: ProbeAdapter<ConverseRequest> = {
     return {
       url: joinUrl(baseUrl, req.path),
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json', ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}) },
+      headers: {
+        'content-type': 'application/json',
+        accept: req.stream ? 'application/vnd.amazon.eventstream' : 'application/json',
+        ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}),
+      },
       body: JSON.stringify(body),
     };
   },
@@ -128,5 +190,5 @@ export const bedrockConverse: ProbeAdapter<ConverseRequest> = {
     return stop;
   },
 
-  createStreamChecker: () => refusedStream,
+  createStreamChecker: () => new ConverseStreamChecker(),
 };

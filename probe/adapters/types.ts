@@ -73,4 +73,8 @@ export interface ProbeAdapter<R> {
    * signs the built request; the CLI finds the credentials (`aws-credentials.ts`).
    */
   sign?(out: OutgoingRequest, request: R, credentials: AwsCredentials): Promise<OutgoingRequest>;
+  /** The content type of this kind's streams, when not `text/event-stream` (Bedrock's `application/vnd.amazon.eventstream`). */
+  readonly streamContentType?: string;
+  /** Cuts a stream of that type into events (default: the SSE reader). */
+  eventReader?(): { push(chunk: Uint8Array): SseEvent[] };
 }

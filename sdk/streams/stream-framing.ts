@@ -5,7 +5,7 @@
  * same `SseEvent` shape — an event name and its JSON text — so a dialect reads events, not
  * bytes, and the guard forwards what it decoded encoded again, whole frames only.
  */
-import { EventStreamReader, SseReader, encodeEventStreamMessage, formatSseEvent, type SseEvent } from '@breakerbox/protocol';
+import { AwsEventReader, SseReader, awsEventMessage, encodeEventStreamMessage, formatSseEvent, type SseEvent } from '@breakerbox/protocol';
 
 /** Cuts one body into events. */
 export interface FrameDecoder {
@@ -45,36 +45,25 @@ export function isEventStreamType(contentType: string | null): boolean {
   return (contentType ?? '').includes('text/event-stream');
 }
 
-const fromUtf8 = new TextDecoder();
-
 /**
  * AWS event-stream binary frames (`application/vnd.amazon.eventstream`, Bedrock's
- * `converse-stream` and `invoke-with-response-stream`). An event message is the event named
- * by its `:event-type`, its payload the data; an exception message is `exception:<its
- * :exception-type>`, an error message `error:<its :error-code>` (data `{"message":…}`), so a
- * dialect tells them from events. A frame whose CRC does not match is a malformed event.
- * The encoder writes events back as AWS does (`:event-type`, `:content-type`, `:message-type`).
+ * `converse-stream` and `invoke-with-response-stream`), read as named events by the
+ * protocol's `AwsEventReader` (an exception is `exception:<type>`, so a dialect tells it
+ * from an event). A frame whose payload CRC does not match is a malformed event (its length
+ * is known, so the next frames are read); a corrupt prelude loses the framing: one
+ * malformed event, then nothing. The encoder writes events back as AWS does.
  */
 export const awsEventStreamFraming: StreamFraming = {
   name: 'aws-event-stream',
   decoder() {
-    const reader = new EventStreamReader();
+    const reader = new AwsEventReader();
     let broken = false;
     return {
       push(chunk) {
         if (broken) return [];
         try {
-          return reader.push(chunk).map((m): SseEvent => {
-            // A frame whose payload CRC failed is one malformed event; its neighbours are whole.
-            if (m.corrupt !== undefined) return { event: 'malformed', data: '' };
-            const h = m.headers;
-            const data = fromUtf8.decode(m.body);
-            if (h[':message-type'] === 'exception') return { event: `exception:${String(h[':exception-type'] ?? 'unknown')}`, data };
-            if (h[':message-type'] === 'error') return { event: `error:${String(h[':error-code'] ?? 'unknown')}`, data: JSON.stringify({ message: String(h[':error-message'] ?? '') }) };
-            return { event: String(h[':event-type'] ?? 'message'), data };
-          });
+          return reader.push(chunk);
         } catch {
-          // A corrupt frame loses the framing of everything after it: one malformed event, then nothing.
           broken = true;
           return [{ event: 'malformed', data: '' }];
         }
@@ -82,16 +71,7 @@ export const awsEventStreamFraming: StreamFraming = {
       end: () => [],
     };
   },
-  encoder: () => ({
-    frame(e) {
-      const exception = e.event.startsWith('exception:') ? e.event.slice('exception:'.length) : undefined;
-      const headers: Record<string, string> = exception
-        ? { ':exception-type': exception, ':content-type': 'application/json', ':message-type': 'exception' }
-        : { ':event-type': e.event, ':content-type': 'application/json', ':message-type': 'event' };
-      return encodeEventStreamMessage({ headers, body: utf8.encode(e.data) });
-    },
-    end: () => undefined,
-  }),
+  encoder: () => ({ frame: (e) => encodeEventStreamMessage(awsEventMessage(e)), end: () => undefined }),
 };
 
 /** Whether a content type is AWS event-stream frames. */

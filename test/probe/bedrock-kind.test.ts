@@ -3,8 +3,8 @@
  * signature with `@smithy/signature-v4`: a probe signed with the AWS credentials (region of
  * the target) is answered; a wrong secret is refused (`auth`); the cost cap is
  * `inferenceConfig.maxTokens`; `max_tokens`, `guardrail_intervened`, ThrottlingException and
- * ServiceUnavailableException are classified; credentials come from the AWS environment or
- * a profile and never appear in a log line.
+ * ServiceUnavailableException are classified, streamed (ConverseStream frames) or not;
+ * credentials come from the AWS environment or a profile and never appear in a log line.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ProbeEvent } from '@breakerbox/protocol';
@@ -98,9 +98,34 @@ describe('bedrock-converse', () => {
     expect(fake.attemptsFor(m).at(-1)!.body).toMatchObject({ inferenceConfig: { maxTokens: 1024 + 64 }, additionalModelRequestFields: { thinking: { type: 'enabled', budget_tokens: 1024 } } });
   });
 
-  it('refuses a streamed probe and a malformed region in the config', () => {
-    const { problems } = validateConfig({ targets: [target('anthropic.x-v1:0', { stream: true, region: 'Frankfurt' })] }, { location: 'eu-west' });
-    expect(problems.join('\n')).toMatch(/stream.*not supported/);
+  it('probes ConverseStream: event-stream frames read, the first token timed, usage from metadata', async () => {
+    const m = model();
+    fake.script(m, { kind: 'slow_first_token', ms: 300 });
+    const { event } = await probe(m, creds(), { stream: true });
+    expect(event).toMatchObject({ outcome: 'ok', status: 200 });
+    expect(event.latency_ms.ttfb).toBeGreaterThanOrEqual(300);
+    expect(fake.attemptsFor(m).at(-1)).toMatchObject({ path: `/model/${encodeURIComponent(m)}/converse-stream`, stream: true, status: 200 });
+    expect(event.cost_usd).toBeGreaterThan(0);
+  });
+
+  const streamFaults: Array<[Fault, string]> = [
+    [{ kind: 'cut_stream', afterTokens: 2 }, 'stream_broken'],
+    [{ kind: 'stream_error', afterTokens: 1, code: 'throttlingException' }, 'rate_limit'],
+    [{ kind: 'stream_error', afterTokens: 1 }, 'server'],
+    [{ kind: 'finish_length' }, 'truncated'],
+    [{ kind: 'content_filter' }, 'policy'],
+  ];
+  for (const [fault, cls] of streamFaults) {
+    it(`classifies a streamed ${fault.kind}${'code' in fault ? ` (${fault.code})` : ''} as ${cls}`, async () => {
+      const m = model();
+      fake.script(m, fault);
+      const { event } = await probe(m, creds(), { stream: true });
+      expect(event).toMatchObject({ outcome: 'error', error_class: cls });
+    });
+  }
+
+  it('refuses a malformed region in the config', () => {
+    const { problems } = validateConfig({ targets: [target('anthropic.x-v1:0', { region: 'Frankfurt' })] }, { location: 'eu-west' });
     expect(problems.join('\n')).toMatch(/region.*AWS region/);
   });
 
