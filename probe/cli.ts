@@ -19,6 +19,8 @@ import { Prober, type FireResult } from './prober.ts';
 import { PushClient } from './push-client.ts';
 import { ProbeRequestClient } from './request-client.ts';
 import { createRedactor } from './redact.ts';
+import { adapterFor } from './adapters/index.ts';
+import { awsSecrets, loadAwsCredentials } from './aws-credentials.ts';
 
 /** What the CLI touches of the outside world; tests pass their own. */
 export interface CliIo {
@@ -124,6 +126,14 @@ async function run(argv: string[], io: CliIo): Promise<number> {
   const missingEnv = config.targets
     .filter((t) => t.apiKeyEnv !== undefined && !io.env[t.apiKeyEnv])
     .map((t) => `target "${t.name}" (targets[${t.index}]): api_key_env: environment variable ${t.apiKeyEnv} is not set`);
+  // SigV4-signed kinds without an API key sign with the standard AWS environment or profile.
+  const signing = config.targets.filter((t) => t.apiKeyEnv === undefined && adapterFor(t.kind)?.sign);
+  const aws = signing.length > 0 ? loadAwsCredentials(io.env) : undefined;
+  if (signing.length > 0 && !aws) {
+    for (const t of signing) {
+      missingEnv.push(`target "${t.name}" (targets[${t.index}]): no AWS credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN), or a profile in ~/.aws/credentials (AWS_PROFILE), or give api_key_env for a Bedrock API key`);
+    }
+  }
 
   if (flags.check) {
     io.stdout(formatPlan(config, buildPlan(config), missingEnv));
@@ -134,7 +144,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
   const apiKeys = new Map<string, string>();
   for (const t of config.targets) if (t.apiKeyEnv) apiKeys.set(t.apiKeyEnv, io.env[t.apiKeyEnv] as string);
   const token = io.env[config.collector.tokenEnv];
-  const redact = createRedactor([...apiKeys.values(), token]);
+  const redact = createRedactor([...apiKeys.values(), token, ...awsSecrets(aws)]);
   const log = createLogger({ write: io.stderr, redact, format: logFormat, level: logLevel as LogLevel });
 
   let push: PushClient | undefined;
@@ -153,7 +163,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
     sink = (event) => p.push(event);
     p.start();
   }
-  const prober = new Prober({ config, apiKeys, sink, logger: log });
+  const prober = new Prober({ config, apiKeys, aws, sink, logger: log });
 
   if (flags.once) {
     const summary = createLogger({ write: io.stderr, redact, format: logFormat, level: 'debug' });

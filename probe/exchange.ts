@@ -12,6 +12,7 @@ import { classifyHttpError, classifyThrown, providerErrorInfo, upstreamRequestId
 import { malformed, tryJson } from './adapters/chat-request.ts';
 import type { ProbeAdapter, ShapeVerdict, Usage } from './adapters/types.ts';
 import type { ProbeTimeouts } from './config-types.ts';
+import type { AwsCredentials } from './aws-credentials.ts';
 import { SseReader } from '@breakerbox/protocol';
 
 /** What one exchange observed. `reason` may hold provider text: redact before logging. */
@@ -34,6 +35,8 @@ export interface ExchangeInput {
   request: unknown;
   baseUrl: URL;
   apiKey: string | undefined;
+  /** AWS credentials for kinds that sign with SigV4 (used only when no `apiKey` is given). */
+  aws?: AwsCredentials | undefined;
   timeouts: ProbeTimeouts;
 }
 
@@ -68,7 +71,15 @@ function headerReader(headers: Record<string, string | string[] | undefined>): {
 /** Runs one probe exchange; never throws. */
 export async function runExchange(input: ExchangeInput): Promise<ExchangeResult> {
   const { adapter, request, timeouts } = input;
-  const out = adapter.buildRequest(input.baseUrl, request, input.apiKey);
+  let out = adapter.buildRequest(input.baseUrl, request, input.apiKey);
+  if (adapter.sign && input.apiKey === undefined) {
+    if (!input.aws) return { ok: false, errorClass: 'auth', latency: { total: 0 }, reason: 'no AWS credentials to sign with (environment or profile)' };
+    try {
+      out = await adapter.sign(out, request, input.aws);
+    } catch (err) {
+      return { ok: false, errorClass: 'bad_request', latency: { total: 0 }, reason: `signing failed: ${err instanceof Error ? err.message : String(err)}` };
+    }
+  }
   const streamed = adapter.streamed(request);
   const controller = new AbortController();
   let timedOut: Phase | undefined;
@@ -124,7 +135,7 @@ export async function runExchange(input: ExchangeInput): Promise<ExchangeResult>
     phase = 'body';
     const accepted = adapter.acceptsStatus(request, res.statusCode);
     const contentType = String(res.headers['content-type'] ?? '');
-    const isSse = contentType.includes('text/event-stream');
+    const isSse = contentType.includes(adapter.streamContentType ?? 'text/event-stream');
     if (!(streamed && accepted && isSse)) {
       ttfbMs = ms(t0, performance.now());
       clearTimeout(firstByteTimer);
@@ -146,7 +157,7 @@ export async function runExchange(input: ExchangeInput): Promise<ExchangeResult>
       const text = await readText(res.body);
       return finish(malformed(tryJson(text) ?? text, `expected an event stream, got "${contentType || 'no content-type'}"`));
     }
-    const parser = new SseReader();
+    const parser = adapter.eventReader?.() ?? new SseReader();
     const checker = adapter.createStreamChecker(request);
     let firstEventAt: number | undefined;
     for await (const chunk of res.body as AsyncIterable<Buffer>) {

@@ -11,6 +11,7 @@ import type { ProberConfig, TargetConfig } from './config-types.ts';
 import { DailyCostCap } from './cost-cap.ts';
 import { PROBE_ERROR_CODES, ProbeError } from './errors.ts';
 import { failureEvidence } from './failure-evidence.ts';
+import type { AwsCredentials } from './aws-credentials.ts';
 import { runExchange, type ExchangeInput, type ExchangeResult } from './exchange.ts';
 import type { Logger } from './logger.ts';
 import { CronScheduler, type Scheduler } from './scheduler.ts';
@@ -35,6 +36,8 @@ export interface ProberOptions {
   config: ProberConfig;
   /** API keys by environment variable name, as read by the CLI. */
   apiKeys: ReadonlyMap<string, string>;
+  /** AWS credentials for SigV4-signed kinds (`bedrock-converse`), as found by the CLI. */
+  aws?: AwsCredentials | undefined;
   /** Receives every probe event (normally `PushClient.push`). */
   sink: (event: ProbeEvent) => void;
   logger: Logger;
@@ -86,6 +89,7 @@ export class Prober {
   readonly costCap: DailyCostCap;
   private readonly config: ProberConfig;
   private readonly apiKeys: ReadonlyMap<string, string>;
+  private readonly aws: AwsCredentials | undefined;
   private readonly sink: (event: ProbeEvent) => void;
   private readonly log: Logger;
   private readonly now: () => number;
@@ -101,6 +105,7 @@ export class Prober {
   constructor(opts: ProberOptions) {
     this.config = opts.config;
     this.apiKeys = opts.apiKeys;
+    this.aws = opts.aws;
     this.sink = opts.sink;
     this.log = opts.logger;
     this.now = opts.now ?? Date.now;
@@ -246,6 +251,7 @@ export class Prober {
       request: target.request,
       baseUrl: target.baseUrl,
       apiKey,
+      aws: this.aws,
       timeouts: target.timeouts,
     });
     const cost = costOf(result.usage, target);

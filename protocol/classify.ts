@@ -66,7 +66,8 @@ export function providerErrorInfo(body: unknown): ProviderErrorInfo {
     };
   }
   if (typeof inner === 'string') return { message: inner, type: str(o.type), code: str(o.code) };
-  return { type: o.type === 'error' ? undefined : str(o.type), code: str(o.code), message: str(o.message) };
+  // AWS JSON errors carry `message` (or `Message`) and, at times, `__type`.
+  return { type: o.type === 'error' ? undefined : (str(o.type) ?? awsTypeOfBody(o)), code: str(o.code), message: str(o.message) ?? str(o.Message) };
 }
 
 function str(v: unknown): string | undefined {
@@ -77,7 +78,7 @@ const QUOTA_IDS = /insufficient_quota|enforced_spend_limit|billing_hard_limit|bi
 const QUOTA_TEXT = /exceeded your current quota|credit balance is too low|spend limit|billing/i;
 const CONTEXT_IDS = /context_length_exceeded|string_above_max_length|context_window_exceeded/i;
 const CONTEXT_TEXT =
-  /maximum context length|context length|context window|prompt is too long|too many tokens|input is too long|reduce the length of the messages|exceeds the maximum number of tokens/i;
+  /maximum context length|context length|context window|prompt is too long|too many (input )?tokens|input is too long|reduce the length of the messages|exceeds the maximum number of tokens/i;
 const POLICY_IDS = /content_filter|content_policy|safety|moderation|responsible_?ai|refusal/i;
 const POLICY_TEXT = /content management policy|content filter|safety system|flagged|violat\w* (our|the) (usage|content) polic/i;
 const RATE_IDS = /rate_limit|too_many_requests|requests_limit|tokens_limit/i;
@@ -94,6 +95,64 @@ function googleClass(body: unknown, info: ProviderErrorInfo): ErrorClass | undef
 }
 
 /**
+ * AWS error types (Bedrock runtime's `x-amzn-ErrorType`, its stream exceptions'
+ * `:exception-type`), lower-cased, and their class. `ValidationException` is read further
+ * by its message (a context overflow, a content block).
+ */
+const AWS_ERROR_CLASSES: Readonly<Record<string, ErrorClass>> = {
+  throttlingexception: 'rate_limit',
+  toomanyrequestsexception: 'rate_limit',
+  servicequotaexceededexception: 'quota',
+  serviceunavailableexception: 'server',
+  internalserverexception: 'server',
+  internalfailure: 'server',
+  modelnotreadyexception: 'server',
+  modelerrorexception: 'server',
+  modelstreamerrorexception: 'server',
+  modeltimeoutexception: 'timeout',
+  accessdeniedexception: 'auth',
+  unrecognizedclientexception: 'auth',
+  invalidsignatureexception: 'auth',
+  expiredtokenexception: 'auth',
+  incompletesignature: 'auth',
+  missingauthenticationtokenexception: 'auth',
+  resourcenotfoundexception: 'bad_request',
+  validationexception: 'bad_request',
+  conflictexception: 'server',
+};
+
+function awsTypeOfBody(o: Record<string, unknown>): string | undefined {
+  const t = str(o.__type);
+  return t ? t.slice(t.lastIndexOf('#') + 1) : undefined;
+}
+
+/**
+ * The AWS error type of an answer: `x-amzn-ErrorType` (`ThrottlingException:http://…`) or
+ * the body's `__type` (`com.amazon…#ThrottlingException`); undefined for other providers.
+ */
+export function awsErrorTypeOf(headers: HeaderBag | undefined, body?: unknown): string | undefined {
+  const h = header(headers, 'x-amzn-errortype');
+  if (h) return h.split(':', 1)[0]!.trim() || undefined;
+  if (typeof body === 'string' && body.trim().startsWith('{')) {
+    try {
+      body = JSON.parse(body) as unknown;
+    } catch {
+      return undefined;
+    }
+  }
+  return body && typeof body === 'object' ? awsTypeOfBody(body as Record<string, unknown>) : undefined;
+}
+
+/** The class of an AWS error type (`ThrottlingException`, `throttlingException`, …), refined by its message; undefined when unknown. */
+export function classifyAwsError(type: string, message = ''): ErrorClass | undefined {
+  const cls = AWS_ERROR_CLASSES[type.toLowerCase()];
+  if (cls !== 'bad_request' || !/^validation/i.test(type)) return cls;
+  if (CONTEXT_TEXT.test(message)) return 'context_length';
+  if (POLICY_TEXT.test(message)) return 'policy';
+  return 'bad_request';
+}
+
+/**
  * Classifies a provider's HTTP error answer. `body` is the parsed JSON (or the raw
  * text) of the response; `headers` is optional and only consulted for hints.
  *
@@ -106,6 +165,10 @@ export function classifyHttpError(status: number, body: unknown, headers?: Heade
   const ids = `${info.type ?? ''} ${info.code ?? ''}`;
   const text = info.message ?? '';
 
+  // AWS names the failure in a header: more specific than its status (a 400 ThrottlingException, a 424 model error).
+  const aws = status >= 400 ? awsErrorTypeOf(headers, body) : undefined;
+  const byAws = aws ? classifyAwsError(aws, text) : undefined;
+  if (byAws) return byAws;
   if (status === 401 || status === 403) return 'auth';
   const google = googleClass(body, info);
   if (google) return google;
@@ -277,13 +340,16 @@ export function retryAfterFromHeaders(headers: HeaderBag | undefined, now: numbe
 /**
  * Finish reasons that are a refusal: OpenAI `content_filter`, Anthropic `refusal`, Gemini's
  * `SAFETY`, `RECITATION`, `PROHIBITED_CONTENT`, `BLOCKLIST`, `SPII`, `IMAGE_SAFETY`,
- * `IMAGE_PROHIBITED_CONTENT`, `IMAGE_RECITATION` (compared lower-cased). Gemini's prompt
+ * `IMAGE_PROHIBITED_CONTENT`, `IMAGE_RECITATION`, Bedrock's `guardrail_intervened` /
+ * `content_filtered` (compared lower-cased). Gemini's prompt
  * `blockReason`s (`SAFETY`, `BLOCKLIST`, `PROHIBITED_CONTENT`, `IMAGE_SAFETY`) are read
  * through the same names. `OTHER` and unknown endings stay unclassified.
  */
 const POLICY_FINISH: ReadonlySet<string> = new Set([
   'content_filter', 'refusal', 'safety', 'prohibited_content', 'blocklist',
   'recitation', 'spii', 'image_safety', 'image_prohibited_content', 'image_recitation',
+  // Bedrock Converse
+  'guardrail_intervened', 'content_filtered',
 ]);
 
 /**

@@ -14,6 +14,8 @@ export {
   classifyErrorBody,
   classifyThrown,
   classifyFinishReason,
+  classifyAwsError,
+  awsErrorTypeOf,
   parseRetryAfter,
   providerErrorInfo,
   retryAfterFromHeaders,
@@ -42,3 +44,5 @@ export { deprecationSignalOf, parseDeprecation, parseHttpDate } from './deprecat
 export type { DeprecationSignal } from './deprecation-headers.ts';
 export { SseReader, formatSseEvent } from './sse-reader.ts';
 export type { SseEvent } from './sse-reader.ts';
+export { AwsEventReader, EventStreamReader, awsEventMessage, awsEventOf, encodeEventStreamMessage, decodeEventStreamMessage, crc32 } from './aws-event-stream.ts';
+export type { EventStreamMessage, EventStreamHeaderValue } from './aws-event-stream.ts';

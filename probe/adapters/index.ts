@@ -5,6 +5,7 @@
 import { anthropicMessages } from './anthropic-messages.ts';
 import { azureOpenAiChat } from './azure-openai-chat.ts';
 import { gemini } from './gemini.ts';
+import { bedrockConverse } from './bedrock-converse.ts';
 import { httpKind } from './http.ts';
 import { openAiChat } from './openai-chat.ts';
 import { openAiEmbeddings } from './openai-embeddings.ts';
@@ -19,6 +20,7 @@ export const ADAPTERS: Readonly<Record<string, ProbeAdapter<unknown>>> = {
   [anthropicMessages.kind]: anthropicMessages as ProbeAdapter<unknown>,
   [azureOpenAiChat.kind]: azureOpenAiChat as ProbeAdapter<unknown>,
   [gemini.kind]: gemini as ProbeAdapter<unknown>,
+  [bedrockConverse.kind]: bedrockConverse as ProbeAdapter<unknown>,
   [httpKind.kind]: httpKind as ProbeAdapter<unknown>,
 };
 

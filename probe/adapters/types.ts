@@ -7,6 +7,7 @@
 import type { BreakerKey, ErrorClass } from '@breakerbox/protocol';
 import type { FieldReader } from '../config-fields.ts';
 import type { SseEvent } from '@breakerbox/protocol';
+import type { AwsCredentials } from '../aws-credentials.ts';
 
 /** Token usage as the provider reported it. */
 export interface Usage {
@@ -67,4 +68,13 @@ export interface ProbeAdapter<R> {
   checkBody(request: R, text: string, contentType: string | undefined): ShapeVerdict;
   /** Starts checking a streamed body. */
   createStreamChecker(request: R): StreamChecker;
+  /**
+   * Kinds signed with AWS credentials (SigV4, Bedrock) when no `api_key_env` is given:
+   * signs the built request; the CLI finds the credentials (`aws-credentials.ts`).
+   */
+  sign?(out: OutgoingRequest, request: R, credentials: AwsCredentials): Promise<OutgoingRequest>;
+  /** The content type of this kind's streams, when not `text/event-stream` (Bedrock's `application/vnd.amazon.eventstream`). */
+  readonly streamContentType?: string;
+  /** Cuts a stream of that type into events (default: the SSE reader). */
+  eventReader?(): { push(chunk: Uint8Array): SseEvent[] };
 }

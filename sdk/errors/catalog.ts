@@ -38,6 +38,13 @@ export const SDK_ERROR_CODES = {
   NOT_IDEMPOTENT: 'BB_ERR_SDK_NOT_IDEMPOTENT',
   /** Options given to a constructor were invalid. */
   INVALID_OPTIONS: 'BB_ERR_SDK_INVALID_OPTIONS',
+  /**
+   * A fallback or shadow re-targets a signed request (Bedrock's SigV4: another model or base
+   * URL) and no `signer` was given to sign it again: refused at `bb.fetch` (or, for a model
+   * id not recognisable as Bedrock's, at its first request), never sent with a signature
+   * that cannot match.
+   */
+  SIGNER_REQUIRED: 'BB_ERR_SDK_SIGNER_REQUIRED',
 } as const;
 
 export type SdkErrorCode = (typeof SDK_ERROR_CODES)[keyof typeof SDK_ERROR_CODES];

@@ -20,6 +20,8 @@ import { BreakerboxError, SDK_ERROR_CODES } from '../errors/catalog.ts';
 import { checkFetchOptions } from '../options/validate-options.ts';
 import { providerOf } from '@breakerbox/protocol';
 import { callerKeyOf, readModelCall, type ModelCall } from './apis/index.ts';
+import { bedrockSignerProblem } from './apis/bedrock.ts';
+import { isSigV4Signed } from './request-signer.ts';
 import { ProviderHttpError, sendAttempt, type FetchLike } from './http-attempt.ts';
 import { sdkErrorAnswer } from './refusal-answer.ts';
 import { rescuedResponse } from './rescued-response.ts';
@@ -60,6 +62,7 @@ interface ResolvedRoute {
 /** Builds the wrapper for one SDK instance (`Breakerbox.fetch`). */
 export function createBreakerboxFetch(bb: FetchHost, options: BreakerboxFetchOptions = {}): FetchLike {
   checkFetchOptions(options, '');
+  if (!options.signer) refuseUnsignableRoutes(options);
   const midStream = options.midStream ?? 'rescue';
   const connectMs = options.timeouts?.connectMs;
   const underlying: FetchLike =
@@ -72,7 +75,7 @@ export function createBreakerboxFetch(bb: FetchHost, options: BreakerboxFetchOpt
       : (input, init) => globalThis.fetch(input, init));
   const operations = new Map<string, { op: Operation<RequestInput, Response>; routes: ResolvedRoute[]; shadow: ShadowRoute | undefined }>();
 
-  if (options.baseURL && options.fallbacks) {
+  if (options.baseURL && options.fallbacks && providerOf(new URL(options.baseURL)) !== 'bedrock') {
     const base = new URL(options.baseURL);
     const endpoint = providerOf(base) === 'anthropic' ? 'messages' : 'chat/completions';
     for (const model of Object.keys(options.fallbacks)) {
@@ -129,13 +132,19 @@ export function createBreakerboxFetch(bb: FetchHost, options: BreakerboxFetchOpt
     return entry;
   }
 
-  function attemptRoute(r: ResolvedRoute, input: RequestInput, signal: AbortSignal | undefined, control: Parameters<typeof sendAttempt>[2]) {
+  async function attemptRoute(r: ResolvedRoute, input: RequestInput, signal: AbortSignal | undefined, control: Parameters<typeof sendAttempt>[2]) {
     const policy = bb.policy(r.key);
     const timeouts = { ...policy.settings.timeouts, ...definedOnly(options.timeouts) };
     const api = input.call.api;
     const out = api.retarget(input.call, { url: input.url, headers: input.headers, body: input.body }, r.route);
     const { url, body } = out;
-    const headers = new Headers(out.headers);
+    const text = body === input.body && input.text !== undefined ? input.text : JSON.stringify(body);
+    let headers = new Headers(out.headers);
+    // A signature covers the URL and the body: a re-targeted signed request is signed again, or never sent.
+    if (api.sign && !r.route.apiKey && (url.href !== input.url.href || body !== input.body) && isSigV4Signed(input.headers)) {
+      if (!options.signer) throw signerRequired(`a route of ${input.call.model} sends it to ${url.href}`);
+      headers = await api.sign({ url, headers, body }, text, options.signer);
+    }
     const dialect = api.dialect(r.key.endpoint);
     const kind = input.drill?.faultFor(r.key, r.primary);
     return sendAttempt(
@@ -153,7 +162,7 @@ export function createBreakerboxFetch(bb: FetchHost, options: BreakerboxFetchOpt
         url,
         method: input.method,
         headers,
-        body: body === input.body && input.text !== undefined ? input.text : JSON.stringify(body),
+        body: text,
         stream: input.stream,
         api,
         family: r.key.endpoint,
@@ -190,6 +199,10 @@ export function createBreakerboxFetch(bb: FetchHost, options: BreakerboxFetchOpt
     const call = readModelCall(req.url, req.body);
     if (!call) return passThrough(req.url, req.method, 'no model API the SDK protects has this path', input, init);
     const model = call.model;
+    if (call.api.sign && !options.signer && isSigV4Signed(req.headers)) {
+      const moved = unsignableRoute(options, model, true);
+      if (moved) throw signerRequired(moved);
+    }
     const credential = credentialOf(req.headers, req.url);
     const { op, routes, shadow } = operationFor(req.url, call, credential);
     const stream = call.stream;
@@ -265,12 +278,14 @@ export function createBreakerboxFetch(bb: FetchHost, options: BreakerboxFetchOpt
     let res = result.value;
     // A JSON answer, or a short stream, ended before `run` resolved: told to no one yet.
     tellPrimary();
-    if (stream && midStream === 'rescue' && res.body && (res.headers.get('content-type') ?? '').includes('text/event-stream')) {
+    const framing = stream && midStream === 'rescue' && res.body ? call.api.streamFraming(res.headers.get('content-type')) : undefined;
+    if (framing) {
       rescued = true;
       res = rescuedResponse(res as Response & { body: ReadableStream<Uint8Array> }, result, {
         bb,
         op,
         dialect: call.api.dialect(call.family),
+        framing,
         body: req.body,
         inputFor,
         runOptions: runOpts,
@@ -317,6 +332,32 @@ async function readRequest(input: string | URL | Request, init?: RequestInit): P
   new Headers(init?.headers).forEach((v, k) => headers.set(k, v));
   const signal = init?.signal ?? (input instanceof Request ? input.signal : undefined) ?? undefined;
   return { url, method, headers, body: body as Record<string, unknown>, text, signal };
+}
+
+/** The first fallback or shadow of `model` that re-targets a signed request (another model or base URL) without its own key; `signed`: the request is known to be signed, whatever its model id. */
+function unsignableRoute(options: BreakerboxFetchOptions, model: string, signed: boolean): string | undefined {
+  const routes = [...(options.fallbacks?.[model] ?? []), ...(options.shadow?.[model] ? [options.shadow[model]] : [])];
+  for (const r of routes) {
+    const problem = bedrockSignerProblem(options.baseURL, model, r, signed);
+    if (problem) return problem;
+  }
+  return undefined;
+}
+
+/** Refuses, at construction, fallbacks and shadows of Bedrock models that would need a signer that was not given. */
+function refuseUnsignableRoutes(options: BreakerboxFetchOptions): void {
+  for (const model of new Set([...Object.keys(options.fallbacks ?? {}), ...Object.keys(options.shadow ?? {})])) {
+    const problem = unsignableRoute(options, model, false);
+    if (problem) throw signerRequired(problem);
+  }
+}
+
+function signerRequired(what: string): BreakerboxError {
+  return new BreakerboxError(
+    SDK_ERROR_CODES.SIGNER_REQUIRED,
+    `${what}: its SigV4 signature covers the model and host, so it must be signed again — give bb.fetch a \`signer\` (new SignatureV4({ credentials, region, service: 'bedrock', sha256 }) from @smithy/signature-v4), or an \`apiKey\` on the route`,
+    { field: 'signer' },
+  );
 }
 
 function providerAnswerOf(err: unknown) {

@@ -8,6 +8,7 @@ import type { TimeoutOptions } from '../settings.ts';
 import type { FetchLike } from './http-attempt.ts';
 import type { DeclaredValidation } from '../validation/structured-output.ts';
 import type { ShadowTarget } from '../shadow/shadow-options.ts';
+import type { RequestSigner } from './request-signer.ts';
 
 /** A fallback route for a model. Unset fields are the primary's. */
 export interface FetchRoute {
@@ -35,6 +36,13 @@ export interface BreakerboxFetchOptions {
   region?: string;
   /** Fallback routes, by the primary's model id. */
   fallbacks?: Record<string, FetchRoute[]>;
+  /**
+   * Signs again a SigV4-signed request (Amazon Bedrock) that a fallback or shadow sends to
+   * another model or base URL: `new SignatureV4({ credentials, region, service: 'bedrock',
+   * sha256: Sha256 })` from `@smithy/signature-v4`. Without it such routes are refused
+   * (`BB_ERR_SDK_SIGNER_REQUIRED`); the unchanged primary is always sent as the caller signed it.
+   */
+  signer?: RequestSigner;
   /** Client-fault classes that also move on to the next route (default `['context_length', 'invalid_output']`; `[]` for none). */
   fallbackOn?: ErrorClass[];
   /** Never substitute another route (durable writes); such requests are never mirrored either. */

@@ -19,6 +19,7 @@ import type { CallFacts } from '../key-policy.ts';
 import { BreakerboxError, SDK_ERROR_CODES } from '../errors/catalog.ts';
 import { rescuingStream, type RescueMode } from '../streams/stream-rescue.ts';
 import type { StreamDialect } from '../streams/stream-dialect.ts';
+import type { StreamFraming } from '../streams/stream-framing.ts';
 import { prefilledBody, supportsPrefill } from './prefill.ts';
 
 /** How an answer's stream ended: ok, its facts, its failure class. */
@@ -31,6 +32,8 @@ export interface RescueContext<I> {
   bb: FetchHost;
   op: Operation<I, Response>;
   dialect: StreamDialect;
+  /** The stream's wire format (SSE, AWS event-stream, …). */
+  framing: StreamFraming;
   /** The request body as the caller sent it. */
   body: Record<string, unknown>;
   /** A request input for `body` whose stream reports its end to `onDone`. */
@@ -69,6 +72,7 @@ export function rescuedResponse<I>(res: Response & { body: ReadableStream<Uint8A
   };
   const stream = rescuingStream(res.body, {
     dialect: c.dialect,
+    framing: c.framing,
     maxRescues: c.maxRescues,
     prefill: c.prefill && supportsPrefill(c.dialect),
     start: async (mode, _delivered, prefillText): Promise<{ body: ReadableStream<Uint8Array>; mode: RescueMode }> => {

@@ -16,6 +16,7 @@ import { addBodyProperties, primaryValidation, refusalFinish, requestAsksJson, v
 import { providerOf } from '@breakerbox/protocol';
 import type { ModelCall } from './apis/index.ts';
 import { sendCandidate } from './shadow-send.ts';
+import { isSigV4Signed } from './request-signer.ts';
 
 /** A primary model's candidate: its key and where to send. */
 export interface ShadowRoute {
@@ -87,9 +88,13 @@ export function startMirror(
       idempotent: options.idempotent !== false,
       asksJson,
     },
-    (signal) => {
+    async (signal) => {
       const out = req.call.api.retarget(req.call, { url: req.url, headers: req.headers, body: req.body }, target);
-      const headers = new Headers(out.headers);
+      let headers = new Headers(out.headers);
+      // A signed request sent to another model or host is signed again (bb.fetch refused this shadow without a signer).
+      if (req.call.api.sign && options.signer && !target.apiKey && isSigV4Signed(req.headers)) {
+        headers = await req.call.api.sign({ url: out.url, headers, body: out.body }, JSON.stringify(out.body), options.signer);
+      }
       // The caller's idempotency key would let the provider answer the mirror from the primary's request.
       headers.delete('idempotency-key');
       return sendCandidate(

@@ -117,6 +117,11 @@ export const checkFetchOptions: Check = obj({
   provider: str,
   region: str,
   fallbacks: record(arr(route)),
+  signer: (v, p) => {
+    if (v !== undefined && (typeof v !== 'object' || v === null || typeof (v as { sign?: unknown }).sign !== 'function')) {
+      invalid(p, 'a request signer with a sign(request) method (new SignatureV4(…) from @smithy/signature-v4)', v);
+    }
+  },
   fallbackOn: arr(oneOf(ERROR_CLASSES)),
   failClosed: bool,
   operation: either(str, fn, 'a non-empty string or a function'),

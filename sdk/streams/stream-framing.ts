@@ -5,7 +5,7 @@
  * same `SseEvent` shape — an event name and its JSON text — so a dialect reads events, not
  * bytes, and the guard forwards what it decoded encoded again, whole frames only.
  */
-import { SseReader, formatSseEvent, type SseEvent } from '@breakerbox/protocol';
+import { AwsEventReader, SseReader, awsEventMessage, encodeEventStreamMessage, formatSseEvent, type SseEvent } from '@breakerbox/protocol';
 
 /** Cuts one body into events. */
 export interface FrameDecoder {
@@ -43,4 +43,38 @@ export const sseFraming: StreamFraming = {
 /** Whether a content type is server-sent events. */
 export function isEventStreamType(contentType: string | null): boolean {
   return (contentType ?? '').includes('text/event-stream');
+}
+
+/**
+ * AWS event-stream binary frames (`application/vnd.amazon.eventstream`, Bedrock's
+ * `converse-stream` and `invoke-with-response-stream`), read as named events by the
+ * protocol's `AwsEventReader` (an exception is `exception:<type>`, so a dialect tells it
+ * from an event). A frame whose payload CRC does not match is a malformed event (its length
+ * is known, so the next frames are read); a corrupt prelude loses the framing: one
+ * malformed event, then nothing. The encoder writes events back as AWS does.
+ */
+export const awsEventStreamFraming: StreamFraming = {
+  name: 'aws-event-stream',
+  decoder() {
+    const reader = new AwsEventReader();
+    let broken = false;
+    return {
+      push(chunk) {
+        if (broken) return [];
+        try {
+          return reader.push(chunk);
+        } catch {
+          broken = true;
+          return [{ event: 'malformed', data: '' }];
+        }
+      },
+      end: () => [],
+    };
+  },
+  encoder: () => ({ frame: (e) => encodeEventStreamMessage(awsEventMessage(e)), end: () => undefined }),
+};
+
+/** Whether a content type is AWS event-stream frames. */
+export function isAwsEventStreamType(contentType: string | null): boolean {
+  return (contentType ?? '').includes('application/vnd.amazon.eventstream');
 }

@@ -27,8 +27,9 @@
  * `BreakerboxError` and forward whole frames.
  */
 import { BreakerboxError, SDK_ERROR_CODES } from '../errors/catalog.ts';
-import { SseReader, classifyThrown, countsAgainstProvider, formatSseEvent, type SseEvent } from '@breakerbox/protocol';
+import { classifyThrown, countsAgainstProvider, type SseEvent } from '@breakerbox/protocol';
 import type { StreamDialect } from './stream-dialect.ts';
+import { sseFraming, type StreamFraming } from './stream-framing.ts';
 
 /** How a rescue upstream relates to the delivered text. */
 export type RescueMode = 'continue' | 'regenerate';
@@ -36,6 +37,8 @@ export type RescueMode = 'continue' | 'regenerate';
 /** What the rescuing stream needs from its owner. */
 export interface RescueHost {
   dialect: StreamDialect;
+  /** The wire format of the upstreams and of what the caller reads (SSE when not given). */
+  framing?: StreamFraming;
   /** Rescues allowed per answer (divergent regenerations included). */
   maxRescues: number;
   /** Whether to ask for a continuation first (the dialect and the options allow prefill). */
@@ -56,12 +59,12 @@ type Phase =
   /** The new answer retraced all the text and must now end there: its first `tails` tail frames are the caller's already. */
   | { name: 'tail'; tails: number; heads: number };
 
-const encoder = new TextEncoder();
-
 /** Wraps the first guarded body in a stream that rescues it (see the module comment). */
 export function rescuingStream(first: ReadableStream<Uint8Array>, host: RescueHost): ReadableStream<Uint8Array> {
   let reader = first.getReader();
-  let sse = new SseReader();
+  const framing = host.framing ?? sseFraming;
+  const encoder = framing.encoder();
+  let sse = framing.decoder();
   let readText = host.dialect.textReader();
   let delivered = '';
   /** Head frames the caller got; a new answer's first as many are dropped. */
@@ -173,7 +176,7 @@ export function rescuingStream(first: ReadableStream<Uint8Array>, host: RescueHo
       throw notRescued(err, 'the caller stopped reading');
     }
     reader = next.body.getReader();
-    sse = new SseReader();
+    sse = framing.decoder();
     readText = host.dialect.textReader();
     phase =
       next.mode === 'continue'
@@ -214,7 +217,7 @@ export function rescuingStream(first: ReadableStream<Uint8Array>, host: RescueHo
           controller.close();
           return;
         }
-        let out = '';
+        const out: Uint8Array[] = [];
         let diverged = false;
         for (const frame of sse.push(r.value)) {
           const f = onFrame(frame);
@@ -222,9 +225,9 @@ export function rescuingStream(first: ReadableStream<Uint8Array>, host: RescueHo
             diverged = true;
             break;
           }
-          if (f) out += formatSseEvent(f);
+          if (f) out.push(encoder.frame(f));
         }
-        if (out) controller.enqueue(encoder.encode(out));
+        if (out.length) controller.enqueue(out.length === 1 ? out[0]! : Buffer.concat(out));
         if (diverged) {
           reader.cancel(new Error('regenerated answer diverged')).catch(() => undefined);
           try {
@@ -236,7 +239,7 @@ export function rescuingStream(first: ReadableStream<Uint8Array>, host: RescueHo
           }
           continue;
         }
-        if (out) return;
+        if (out.length) return;
       }
     },
     cancel(reason) {

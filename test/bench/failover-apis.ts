@@ -8,6 +8,11 @@
 import OpenAI from 'openai';
 import Anthropic from '@anthropic-ai/sdk';
 import { GoogleGenAI } from '@google/genai';
+import { generateText, streamText } from 'ai';
+import { createAmazonBedrock } from '@ai-sdk/amazon-bedrock';
+import { SignatureV4 } from '@smithy/signature-v4';
+import { Sha256 } from '@aws-crypto/sha256-js';
+import type { BreakerboxFetchOptions } from '../../sdk/index.ts';
 import type { FakeProvider } from '../support/fake-provider.ts';
 
 /** One request of the bench: streamed or not, to a model. */
@@ -38,6 +43,8 @@ export interface BenchApi {
   /** The end event's name, for the mode list. */
   endEvent: string;
   client: ClientOf;
+  /** What `bb.fetch` needs besides timeouts and fallbacks (default: the client's `baseURL`). */
+  fetchOptions?: (fake: FakeProvider) => BreakerboxFetchOptions;
 }
 
 const chatClient: ClientOf = (fake, o) => {
@@ -137,6 +144,30 @@ const geminiClient: ClientOf = (fake, o) => {
   };
 };
 
+/** Amazon Bedrock Converse / ConverseStream through the Vercel AI SDK (`ai@7`), SigV4-signed by the client. */
+const bedrockClient: ClientOf = (fake, o) => {
+  const bedrock = createAmazonBedrock({ region: 'us-east-1', baseURL: fake.bedrockBaseUrl, ...fake.awsCredentials, ...(o.fetch ? { fetch: o.fetch } : {}) });
+  const retries = o.maxRetries === undefined ? {} : { maxRetries: o.maxRetries };
+  return async (req, signal, sink) => {
+    if (req.stream) {
+      const result = streamText({ model: bedrock(req.model), prompt: 'Say hello', abortSignal: signal, ...retries, onError: () => undefined });
+      let finish: string | null = null;
+      for await (const part of result.fullStream) {
+        if (part.type === 'text-delta') sink.text += part.text;
+        if (part.type === 'finish') finish = part.finishReason;
+        if (part.type === 'error') throw part.error instanceof Error ? part.error : new Error(String(part.error));
+      }
+      const headers = (await result.response).headers ?? {};
+      return { finish, model: headers['x-breakerbox-model'] ?? req.model };
+    }
+    const r = await generateText({ model: bedrock(req.model), prompt: 'Say hello', abortSignal: signal, ...retries });
+    sink.text += r.text;
+    const headers = r.response.headers ?? {};
+    const attempts = headers['x-breakerbox-attempts'];
+    return { finish: r.finishReason, model: headers['x-breakerbox-model'] ?? req.model, ...(attempts ? { attempts: Number(attempts) } : {}) };
+  };
+};
+
 function attemptsOf(response: Response): number | undefined {
   const a = response.headers.get('x-breakerbox-attempts');
   return a ? Number(a) : undefined;
@@ -161,5 +192,14 @@ export const APIS: BenchApi[] = [
     finishes: { ok: 'STOP', filter: 'SAFETY' },
     endEvent: 'the chunk with finishReason',
     client: geminiClient,
+  },
+  {
+    name: 'Amazon Bedrock Converse (@ai-sdk/amazon-bedrock + ai)',
+    primary: 'anthropic.claude-3-5-sonnet-20240620-v1:0',
+    fallback: 'us.amazon.nova-pro-v1:0',
+    finishes: { ok: 'stop', filter: 'content-filter' },
+    endEvent: 'metadata',
+    client: bedrockClient,
+    fetchOptions: (fake) => ({ region: 'us-east-1', signer: new SignatureV4({ credentials: fake.awsCredentials, region: 'us-east-1', service: 'bedrock', sha256: Sha256 }) }),
   },
 ];

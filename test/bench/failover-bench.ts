@@ -2,7 +2,8 @@
  * Failover bench: the 17 failure modes of the SDK's scenario tests, each against a
  * fault-injecting fake provider (`test/support/`), on four APIs — chat completions and
  * the Responses API through `openai`, messages through `@anthropic-ai/sdk`, the Gemini API
- * through `@google/genai` (SSE streams; its fake speaks Google's wire) — one table
+ * through `@google/genai` (SSE streams; its fake speaks Google's wire), Bedrock through
+ * `@ai-sdk/amazon-bedrock` — one table
  * per API, scored for breakerbox at its defaults next to the official client alone and
  * the client plus a hand-written fallback, all in the same run:
  *
@@ -20,12 +21,22 @@
  * down 60 s at one request every 4 s, observed 40 s past recovery, the three clients at
  * once against three fakes per API — about 100 s, while the other modes run alongside.
  *
- * Run: `npm run bench -- failover`.
+ * Amazon Bedrock Converse runs the same modes through `@ai-sdk/amazon-bedrock` + `ai@7`
+ * (SigV4-signed, verified by the fake; the fallback re-signed with the `signer` option).
+ * The run ends with the fetch wrapper's overhead per call on each API (`failover-overhead.ts`).
+ *
+ * Run: `npm run bench -- failover` (`-- failover --overhead-only` for the overhead table alone).
  */
 import { startFakeProvider, type Fault, type FakeProvider } from '../support/fake-provider.ts';
 import { tokenText } from '../support/fake-provider-bodies.ts';
 import { APIS, type BenchApi, type BenchRequest } from './failover-apis.ts';
 import { breakerbox, handFallback, plainClient, readmeTimeouts, type Contender, type Outcome } from './failover-contenders.ts';
+import { fetchOverheadPerApi } from './failover-overhead.ts';
+
+if (process.argv.includes('--overhead-only')) {
+  await fetchOverheadPerApi();
+  process.exit(0);
+}
 
 type Score = 'pass' | 'safe' | 'fail';
 const SCALE = 0.1;
@@ -195,4 +206,5 @@ APIS.forEach((api, k) => {
 });
 console.log('');
 console.log(`breakerbox at its defaults, pass per API: ${summary.join('; ')} (target: every mode on every API)`);
+await fetchOverheadPerApi();
 process.exit(0);

@@ -50,9 +50,10 @@ export function breakerbox(api: BenchApi, fake: FakeProvider, timeouts: TimeoutO
   bb.onWarning(() => undefined); // the fallback shares the primary's provider here, by construction
   const calls: CallEvent[] = [];
   bb.onCall((e) => calls.push(e));
-  // `baseURL` lets the chat and messages fallbacks be reviewed at construction; Gemini's model is in the path, so none.
+  // `baseURL` lets the chat and messages fallbacks be reviewed at construction; Gemini's and Bedrock's model is in the path.
   const baseURL = api.name.startsWith('Anthropic') ? fake.anthropicBaseUrl : api.name.startsWith('Gemini') ? undefined : fake.openaiBaseUrl;
-  const read = api.client(fake, { maxRetries: 0, fetch: bb.fetch({ ...(baseURL ? { baseURL } : {}), timeouts, fallbacks: { [api.primary]: [{ model: api.fallback }] } }) as typeof fetch });
+  const own = api.fetchOptions?.(fake) ?? (baseURL ? { baseURL } : {});
+  const read = api.client(fake, { maxRetries: 0, fetch: bb.fetch({ ...own, timeouts, fallbacks: { [api.primary]: [{ model: api.fallback }] } }) as typeof fetch });
   return {
     name: 'breakerbox (defaults)',
     bb,

@@ -3,6 +3,7 @@
  */
 import type { Api, Dialect } from './fake-provider-bodies.ts';
 import type { BadEmbeddings } from './fake-provider-embeddings.ts';
+import type { BedrockOp, FakeAwsCredentials } from './fake-provider-bedrock.ts';
 
 /** Timing and size modifiers any fault may carry; unset ones fall back to the server options. */
 export interface FaultTiming {
@@ -106,6 +107,8 @@ export interface FakeProviderOptions {
   responsesMinOutputTokens?: number;
   /** Hidden reasoning tokens per answer of a reasoning model, at `medium` effort (default 16; `low` halves, `high` doubles, `minimal` none). */
   reasoningTokens?: number;
+  /** Bedrock: AWS credentials whose SigV4 signatures are accepted (default `[FAKE_AWS_CREDENTIALS]`). */
+  awsCredentials?: FakeAwsCredentials[];
 }
 
 /** One request as the fake saw it. Keys in `headers` are lower-case; credentials are redacted. */
@@ -113,8 +116,10 @@ export interface Attempt {
   seq: number;
   ts: number;
   dialect: Dialect | 'unknown';
-  /** Which API the path called (`unknown` for any other path, answered 404). */
-  api: Api | 'unknown';
+  /** Which API the path called (a Bedrock operation; `unknown` for any other path, answered 404). */
+  api: Api | BedrockOp | 'unknown';
+  /** Bedrock: the SigV4 credential scope of a signature the fake verified (absent for an API key or a refused one). */
+  sigv4?: { accessKeyId: string; region: string; service: string };
   method: string;
   path: string;
   /** The query string, without `?` (Azure's `api-version`, Gemini's `alt`). */
@@ -154,6 +159,10 @@ export interface FakeProvider {
   geminiBaseUrl: string;
   /** Base URL for the `@anthropic-ai/sdk` client (`<url>`). */
   anthropicBaseUrl: string;
+  /** Base URL of the Bedrock runtime (`<url>`: `/model/{modelId}/converse`, …), SigV4 verified. */
+  bedrockBaseUrl: string;
+  /** The first accepted AWS credentials (Bedrock). */
+  awsCredentials: FakeAwsCredentials;
   /** The first accepted key. */
   apiKey: string;
   /** Every request received, in arrival order (live array). */

@@ -14,7 +14,7 @@ export function readBody(req: IncomingMessage): Promise<string> {
 }
 
 /** Writes a chunk and resolves once it has been handed to the kernel (or the response died). */
-export function flushed(res: ServerResponse, chunk: string): Promise<void> {
+export function flushed(res: ServerResponse, chunk: string | Uint8Array): Promise<void> {
   return new Promise((resolve) => {
     if (res.destroyed) return resolve();
     res.write(chunk, () => resolve());

@@ -9,6 +9,9 @@
  *
  * Gemini API and Vertex AI paths (`/v1beta/models/{model}:generateContent`, …) are served
  * in Google's wire format, with the same faults: `fake-provider-gemini.ts`.
+ * Amazon Bedrock runtime (`/model/{modelId}/converse`, `/converse-stream`, `/invoke`,
+ * `/invoke-with-response-stream`, SigV4 verified, AWS event-stream frames) is served by
+ * `fake-provider-bedrock.ts` with the same scripts.
  *
  * Shared by the SDK's and the prober's tests and by the demo. Usage:
  *
@@ -93,8 +96,10 @@ import { dialectOfApi, writeAnswer, type AnswerDefaults } from './fake-provider-
 import { requestRefusal } from './fake-provider-refusals.ts';
 import { prefillOf } from './fake-provider-prefill.ts';
 import type { Attempt, FakeProvider, FakeProviderOptions, Fault } from './fake-provider-types.ts';
+import type { BedrockOp } from './fake-provider-bedrock.ts';
 import { closeSignal, headerValue, readBody, redact, sleep } from './fake-provider-util.ts';
 import { googleRouteOf, serveGoogle, type GoogleRoute } from './fake-provider-gemini.ts';
+import { FAKE_AWS_CREDENTIALS, bedrockRouteOf, handleBedrock, newBedrockRequestId } from './fake-provider-bedrock.ts';
 
 export type { Api, Dialect } from './fake-provider-bodies.ts';
 export type { Attempt, FakeProvider, FakeProviderOptions, Fault, FaultTiming, ScriptOptions } from './fake-provider-types.ts';
@@ -108,10 +113,12 @@ const API_PATHS: Record<string, Api> = {
 
 /** Where a request's path sends it: the API, and the model when the path names it (an Azure deployment, a Gemini model). */
 interface Routed {
-  api: Api | 'unknown';
+  api: Api | BedrockOp | 'unknown';
   pathModel?: string;
   /** A Gemini API or Vertex AI path (served by `fake-provider-gemini.ts`). */
   google?: GoogleRoute;
+  /** A Bedrock runtime path (served by `fake-provider-bedrock.ts`). */
+  bedrock?: BedrockOp;
 }
 
 /** Azure OpenAI's deployment paths: the deployment (the model) in the path, `api-version` in the query. */
@@ -123,6 +130,8 @@ function routeOf(path: string): Routed {
   if (google) return { api: google.api, pathModel: google.pathModel, google };
   const known = API_PATHS[path];
   if (known) return { api: known };
+  const bedrock = bedrockRouteOf(path);
+  if (bedrock) return { api: bedrock.op, pathModel: bedrock.model, bedrock: bedrock.op };
   const azure = AZURE_DEPLOYMENT.exec(path);
   if (azure) return { api: API_PATHS[`/v1/${azure[2]}`]!, pathModel: decodeURIComponent(azure[1]!) };
   return { api: 'unknown' };
@@ -182,7 +191,8 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
     const raw = await readBody(req);
     const path = (req.url ?? '/').split('?')[0]!;
     const routed = routeOf(path);
-    const api = routed.api;
+    if (routed.bedrock) return bedrock(req, res, raw, routed.bedrock, routed.pathModel!);
+    const api = routed.api as Api | 'unknown';
     const dialect: Dialect | 'unknown' = api === 'unknown' ? 'unknown' : dialectOfApi(api);
     let body: unknown;
     try {
@@ -346,6 +356,28 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
     await writeAnswer(api, b, fault, attempt, res, signal, defaults);
   }
 
+  /** A Bedrock runtime request: logged as any other, served by `fake-provider-bedrock.ts`. */
+  async function bedrock(req: IncomingMessage, res: ServerResponse, raw: string, op: BedrockOp, model: string): Promise<void> {
+    const attempt: Attempt = {
+      seq: ++seq, ts: Date.now(), dialect: 'unknown', api: op, method: req.method ?? 'GET', path: (req.url ?? '/').split('?')[0]!,
+      query: (req.url ?? '').split('?')[1] ?? '', model, stream: false, fault: 'ok', status: undefined, requestId: newBedrockRequestId(),
+      headers: redact(req.headers), body: raw, tokensSent: 0, clientAborted: false,
+    };
+    attempts.push(attempt);
+    for (const w of waiters) w();
+    let finished = false;
+    res.on('finish', () => (finished = true));
+    res.on('close', () => {
+      if (!finished) attempt.clientAborted = true;
+    });
+    await handleBedrock({
+      req, res, raw, op, model, attempt, nextFault, defaults,
+      credentials: options.awsCredentials ?? [FAKE_AWS_CREDENTIALS],
+      apiKeys: o.apiKeys,
+      signal: AbortSignal.any([stopping.signal, closeSignal(res)]),
+    });
+  }
+
   function authorised(d: Dialect, req: IncomingMessage): boolean {
     const bearer = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? '')?.[1];
     const key = d === 'anthropic' ? (headerValue(req.headers['x-api-key']) ?? bearer) : (bearer ?? headerValue(req.headers['api-key']));
@@ -365,6 +397,8 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
     geminiBaseUrl: url,
     azureEndpoint: url,
     anthropicBaseUrl: url,
+    bedrockBaseUrl: url,
+    awsCredentials: (options.awsCredentials ?? [FAKE_AWS_CREDENTIALS])[0]!,
     apiKey: o.apiKeys[0] ?? '',
     attempts,
     attemptsFor: (model) => attempts.filter((a) => a.model === model),

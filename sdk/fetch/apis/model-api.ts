@@ -10,6 +10,7 @@ import type { BreakerboxError } from '../../errors/catalog.ts';
 import type { CallFacts } from '../../call-types.ts';
 import type { StreamDialect } from '../../streams/stream-dialect.ts';
 import type { StreamFraming } from '../../streams/stream-framing.ts';
+import type { RequestSigner } from '../request-signer.ts';
 
 /** A model call the wrapper recognised. */
 export interface ModelCall {
@@ -60,6 +61,12 @@ export interface ModelApi {
   jsonFailure(family: string, body: unknown, request: Record<string, unknown>, upstreamRequestId: string | undefined): BreakerboxError | undefined;
   /** The output token limit the request sets (the cost estimate's), when it sets one. */
   maxOutputTokens(body: Record<string, unknown>): number | undefined;
+  /**
+   * For APIs whose requests are signed over their URL and body (Bedrock's SigV4): the
+   * headers of `req` signed again with the fetch option `signer`, for a request a route
+   * re-targeted. Absent: a route's request is sent with the caller's headers.
+   */
+  sign?(req: OutgoingRequest, bodyText: string, signer: RequestSigner): Promise<Headers>;
 }
 
 /** `url` with its path from `at` on put after `baseURL`'s path (`https://host/v1` keeps `/v1`). */
@@ -97,10 +104,13 @@ export function withApiKeyIn(url: URL, headers: Headers, apiKey: string, fallbac
   return { url: out, headers: KEY_HEADERS.some((h) => headers.has(h)) ? withApiKey(headers, apiKey, fallback) : headers };
 }
 
-/** A short fingerprintable form of the caller's key, from whichever key header or `?key=` it used. */
+/** A short fingerprintable form of the caller's key, from whichever key header or `?key=` it used (a SigV4 signature's access key id). */
 export function callerKeyOf(headers: Headers, url: URL): string | undefined {
   for (const h of KEY_HEADERS) {
     const v = headers.get(h);
+    // A SigV4 signature changes with every request: the access key id names the credential.
+    const sigv4 = h === 'authorization' ? /^AWS4-HMAC-SHA256\s+Credential=([^/,\s]+)\//i.exec(v ?? '') : null;
+    if (sigv4) return sigv4[1];
     if (v) return h === 'authorization' ? v.replace(/^Bearer\s+/i, '') : v;
   }
   return url.searchParams.get('key') ?? undefined;
