@@ -46,3 +46,4 @@ export { SseReader, formatSseEvent } from './sse-reader.ts';
 export type { SseEvent } from './sse-reader.ts';
 export { AwsEventReader, EventStreamReader, awsEventMessage, awsEventOf, encodeEventStreamMessage, decodeEventStreamMessage, crc32 } from './aws-event-stream.ts';
 export type { EventStreamMessage, EventStreamHeaderValue } from './aws-event-stream.ts';
+export { nativeEndpointOf } from './native-endpoints.ts';

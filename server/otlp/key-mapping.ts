@@ -2,7 +2,7 @@
  * OTLP attributes → breakerbox's key and source, so that a model reported through
  * OpenTelemetry is the same key the breakerbox SDK reports for it (see docs/otlp.md).
  */
-import { knownProviderOf, type BreakerKey, type TelemetryBatch } from '@breakerbox/protocol';
+import { knownProviderOf, nativeEndpointOf, type BreakerKey, type TelemetryBatch } from '@breakerbox/protocol';
 import type { Attributes } from './model.ts';
 
 /**
@@ -89,7 +89,8 @@ function endpointFrom(attrs: Attributes, provider: string): string | undefined {
     op = kind === 'LLM' ? 'chat' : kind === 'EMBEDDING' ? 'embeddings' : undefined;
   }
   if (!op) return undefined;
-  if (op === 'chat') return provider === 'anthropic' ? 'messages' : 'chat';
+  const native = nativeEndpointOf(provider, op);
+  if (native) return native;
   if (op === 'text_completion') return 'completions';
   return op;
 }
