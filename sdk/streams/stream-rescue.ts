@@ -214,6 +214,9 @@ export function rescuingStream(first: ReadableStream<Uint8Array>, host: RescueHo
             continue;
           }
           finish(true, undefined, false);
+          // A framing that closes its stream (a JSON array's `]`) gets its closing bytes.
+          const closing = encoder.end();
+          if (closing) controller.enqueue(closing);
           controller.close();
           return;
         }

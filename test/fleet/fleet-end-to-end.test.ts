@@ -50,8 +50,9 @@ describe('fleet feed, collector to SDK', () => {
     const metrics = async () => (await c.app.inject({ url: '/metrics', headers: { authorization: `Bearer ${c.token}` } })).body;
     await expect.poll(metrics, { timeout: 15_000 }).toMatch(/^breakerbox_fleet_decisions_reported_total\{outcome="applied"\} 2$/m);
     const page = await metrics();
+    // Renewals are counted too (a slow run sees a decision renewed before the test reads the page).
     expect(page).toMatch(/^breakerbox_fleet_decisions_sent_total\{kind="drain"\} [1-9]/m);
-    expect(page).toMatch(/^breakerbox_fleet_decisions_sent_total\{kind="release"\} 1$/m);
+    expect(page).toMatch(/^breakerbox_fleet_decisions_sent_total\{kind="release"\} [1-9]/m);
     expect(page).toMatch(/^breakerbox_fleet_subscribers 1$/m);
   });
 });

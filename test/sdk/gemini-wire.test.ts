@@ -134,9 +134,18 @@ describe('the JSON-array stream through bb.fetch (no alt=sse)', () => {
     expect(r.calls[0]).toMatchObject({ ok: true });
   });
 
-  it('reports a stream cut mid-array as stream_broken, never a success', async () => {
+  it('rescues a stream cut mid-array: the caller reads one whole, valid array', async () => {
     const r = await rig();
     r.fake.script('gemini-2.0-flash', [{ kind: 'cut_stream', afterTokens: 3, how: 'end' }]);
+    const arr = JSON.parse(await (await r.send()).text()) as Parameters<typeof textOf>[0];
+    expect(textOf(arr)).toBe('The quick brown fox jumps over');
+    await expect.poll(() => r.calls.length).toBe(1);
+    expect(r.calls[0]).toMatchObject({ ok: true, rescues: 1 });
+  });
+
+  it('reports a stream cut mid-array on every attempt as stream_broken, never a success', async () => {
+    const r = await rig();
+    r.fake.script('gemini-2.0-flash', { kind: 'cut_stream', afterTokens: 3, how: 'end' }, { persistent: true });
     const res = await r.send();
     await expect(res.text()).rejects.toThrow();
     await expect.poll(() => r.calls.length).toBe(1);
