@@ -228,15 +228,15 @@ export class Breaker {
     if (s.name === 'forced_open' && s.until === null) return 'manual_override';
     if (reason === 'fleet_outage' && id !== undefined && id === this.overruled && s.name !== 'open') return 'overruled';
     const until = now + ttlMs;
-    const trialAt = reason === 'fleet_outage' ? now + this.holdTrialMs() : Infinity;
+    const trialAt = () => (reason === 'fleet_outage' ? now + this.holdTrialMs() : Infinity);
     if (this.hold && (s.name === 'forced_open' || (s.name === 'half_open' && reason === 'fleet_outage'))) {
       // An outage's trials keep their schedule across renewals; a drain stops them.
-      this.hold = { until, reason, id, trialAt: reason === this.hold.reason ? this.hold.trialAt : trialAt };
+      this.hold = { until, reason, id, trialAt: reason === this.hold.reason ? this.hold.trialAt : trialAt() };
       if (s.name === 'forced_open') this.current = { ...s, until };
       return 'renewed';
     }
     const attempt = s.name === 'open' ? s.attempt : this.nextAttempt(now);
-    this.hold = { until, reason, id, trialAt };
+    this.hold = { until, reason, id, trialAt: trialAt() };
     this.setState({ name: 'forced_open', since: now, until, attempt }, reason, undefined, ttlMs);
     return 'applied';
   }
