@@ -197,7 +197,10 @@ export function readTarget(
     streamed: adapter.streamed(request),
     schedule,
     jitterMs: jitter,
-    jitterOffsetMs: jitterOffset(name, jitter),
+    // The prober's location is always in the hash, not only in a name that carries it: probers
+    // sharing one config file from different locations then probe a target at different
+    // moments, so their probes are independent samples in time (issue 41).
+    jitterOffsetMs: jitterOffset(`${name}\u0000${location}`, jitter),
     latencyCeilingMs,
     timeouts,
     location,

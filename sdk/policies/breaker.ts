@@ -24,10 +24,11 @@ export type BreakerState =
   | { readonly name: 'half_open'; readonly since: number; readonly attempt: number }
   /**
    * Forced open: by `forceOpen` (`until: null`, until `forceClose`), or by a fleet decision
-   * (docs/fleet.md) until `until` — past it the breaker goes half-open unless renewed. No
-   * trial of its own meanwhile: under a fleet outage the collector's probes are the fleet's
-   * half-open trial (a `recovered` decision sends it half-open at once), and the time-to-live
-   * bounds the hold if the collector falls silent.
+   * (docs/fleet.md) until `until` — past it the breaker goes half-open unless renewed. Under a
+   * fleet outage the collector's probes are the fleet's half-open trial (a `recovered`
+   * decision sends it half-open at once); once the hold has lasted the cooldown cap the
+   * breaker also takes capped trials of its own (`FleetHold.trialAt`), so the feed never
+   * leaves it waiting longer than its own breaker would. A drain admits none.
    */
   | { readonly name: 'forced_open'; readonly since: number; readonly until: number | null; readonly attempt: number };
 
@@ -39,6 +40,15 @@ interface FleetHold {
   until: number;
   reason: 'fleet_outage' | 'fleet_drain';
   id: string | undefined;
+  /**
+   * When the breaker may take its next trial of its own under the hold: an outage's first
+   * one the cooldown cap after the hold began, then one per cap (jittered below it, never
+   * above). A long outage makes the collector's recovery probes slower than the cap
+   * (server/fleet/recovery-probes.ts, and its probe budget can run out), and a fleet whose
+   * instances waited only for them would come back later than the same fleet without the
+   * feed. Infinity for a drain: on-call's hold takes no trial.
+   */
+  trialAt: number;
 }
 
 /** Emitted on every state change (and once, `from: null`, when the breaker is created). */
@@ -99,6 +109,9 @@ export class Breaker {
     if ((s.name === 'open' || (s.name === 'forced_open' && s.until !== null)) && this.clock.now() >= s.until!) {
       this.releaseHold();
       this.toHalfOpen(this.attemptOf(s), 'cooldown_elapsed');
+    } else if (s.name === 'half_open' && this.hold && this.clock.now() >= this.hold.until) {
+      // The hold lapsed during a trial of its own: the trial goes on as an ordinary one.
+      this.releaseHold();
     }
     return this.current;
   }
@@ -122,10 +135,14 @@ export class Breaker {
       this.toHalfOpen(s.attempt, 'cooldown_elapsed');
     } else if (s.name === 'forced_open') {
       if (s.until === null) return REFUSED_OPEN;
-      if (now < s.until) return REFUSED_OPEN;
-      // A fleet decision's time-to-live lapses here: never held open past it without renewal.
-      this.releaseHold();
-      this.toHalfOpen(s.attempt, 'cooldown_elapsed');
+      if (now >= s.until) {
+        // A fleet decision's time-to-live lapses here: never held open past it without renewal.
+        this.releaseHold();
+        this.toHalfOpen(s.attempt, 'cooldown_elapsed');
+      } else if (this.hold && now >= this.hold.trialAt) {
+        // A capped trial of its own under a fleet outage; the hold stays (see `FleetHold.trialAt`).
+        this.toHalfOpen(s.attempt, 'cooldown_elapsed');
+      } else return REFUSED_OPEN;
     }
     if (this.probesInFlight >= this.options.halfOpenMaxProbes) return REFUSED_HALF_OPEN_BUSY;
     this.probesInFlight++;
@@ -146,13 +163,22 @@ export class Breaker {
     const failed = cls !== null && countsAgainstProvider(cls);
     if (probe) {
       this.releaseProbe();
-      if (this.current.name !== 'half_open') return;
+      const s = this.current;
+      if (s.name !== 'half_open') return;
+      // A hold that lapsed during the trial no longer takes it back.
+      if (this.hold && now >= this.hold.until) this.releaseHold();
       if (failed || slow) {
-        this.toOpen(now, 'probe_failed');
+        if (this.hold) {
+          // A trial of its own under a fleet outage failed: back into the hold, the next trial a cap later.
+          this.hold.trialAt = now + this.holdTrialMs();
+          this.setState({ name: 'forced_open', since: now, until: this.hold.until, attempt: s.attempt }, 'probe_failed');
+        } else this.toOpen(now, 'probe_failed');
       } else if (cls === null && ++this.probeSuccesses >= this.options.halfOpenSuccesses) {
         this.window.clear();
         this.failureRun = 0;
-        // Its own trials found the provider back after the outage lapsed unrenewed.
+        // Its own trials found the provider back, under the outage or after it lapsed unrenewed:
+        // that outage's renewals no longer hold it (its own evidence is newer).
+        if (this.hold) this.releaseHold();
         this.overruled = this.lapsed;
         this.lapsed = undefined;
         this.setState({ name: 'closed', since: now }, 'probes_succeeded');
@@ -189,10 +215,12 @@ export class Breaker {
   /**
    * A fleet decision holds the breaker open for `ttlMs` from now (reason `fleet_outage` or
    * `fleet_drain`): `applied` when it opened it, `renewed` when it moved the deadline of an
-   * earlier fleet decision (no transition; also during the breaker's own trial), `manual_override`
-   * when the application forced it open itself. Past the deadline the breaker goes half-open
-   * on its own; when its own trials then close it, renewals of that same lapsed outage (`id`)
-   * are `overruled` until the breaker opens on its own again.
+   * earlier fleet decision (no transition; an outage's renewal also leaves a trial of its own
+   * under the hold running), `manual_override` when the application forced it open itself.
+   * Under an outage the breaker takes a capped trial of its own once the hold has lasted the
+   * cooldown cap, then one per cap; past the deadline it goes half-open on its own. When its
+   * own trials close it, renewals of that same outage (`id`) are `overruled` until the breaker
+   * opens on its own again.
    */
   fleetOpen(ttlMs: number, reason: 'fleet_outage' | 'fleet_drain', id?: string): FleetEffect {
     const now = this.clock.now();
@@ -200,13 +228,15 @@ export class Breaker {
     if (s.name === 'forced_open' && s.until === null) return 'manual_override';
     if (reason === 'fleet_outage' && id !== undefined && id === this.overruled && s.name !== 'open') return 'overruled';
     const until = now + ttlMs;
-    if (this.hold && s.name === 'forced_open') {
-      this.hold = { until, reason, id };
-      this.current = { ...s, until };
+    const trialAt = () => (reason === 'fleet_outage' ? now + this.holdTrialMs() : Infinity);
+    if (this.hold && (s.name === 'forced_open' || (s.name === 'half_open' && reason === 'fleet_outage'))) {
+      // An outage's trials keep their schedule across renewals; a drain stops them.
+      this.hold = { until, reason, id, trialAt: reason === this.hold.reason ? this.hold.trialAt : trialAt() };
+      if (s.name === 'forced_open') this.current = { ...s, until };
       return 'renewed';
     }
     const attempt = s.name === 'open' ? s.attempt : this.nextAttempt(now);
-    this.hold = { until, reason, id };
+    this.hold = { until, reason, id, trialAt: trialAt() };
     this.setState({ name: 'forced_open', since: now, until, attempt }, reason, undefined, ttlMs);
     return 'applied';
   }
@@ -265,6 +295,12 @@ export class Breaker {
     const prev = this.current;
     if (prev.name === 'closed' && now - prev.since >= this.options.stableResetMs) this.consecutiveOpens = 0;
     return ++this.consecutiveOpens;
+  }
+
+  /** The wait before a trial of its own under a fleet outage: the cooldown cap, jittered below it only, ms. */
+  private holdTrialMs(): number {
+    const o = this.options;
+    return Math.max(0, Math.round(o.maxCooldownMs * (1 - o.cooldownJitter * this.random())));
   }
 
   /** The jittered cooldown of the `attempt`-th consecutive open, ms. */

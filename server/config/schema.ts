@@ -267,7 +267,7 @@ const FleetSection = Type.Object(
     max_subscribers: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 20_000, description: 'feeds one collector holds at once; past it a new subscription answers 503 and the SDK retries later' }),
     max_buffered_bytes: Type.Integer({ minimum: 1024, maximum: 16 * 1024 * 1024, default: 64 * 1024, description: 'bytes a slow subscriber may have unsent before its feed is closed (memory per subscriber is bounded; it reconnects and gets a fresh snapshot)' }),
     max_drain_s: Type.Integer({ minimum: 60, maximum: 30 * 86_400, default: 86_400, description: 'longest expiry of an operator drain' }),
-    recovery_probe_s: Type.Number({ minimum: 0, maximum: 600, default: 5, description: 'while a fleet outage holds, each location that decided it is asked for a probe of the key this often (doubling every minute of the outage, up to 60 s; within suspicion.max_per_location_per_hour): the probes are the fleet\'s half-open trial. 0 = never (recovery then waits for scheduled probes)' }),
+    recovery_probe_s: Type.Number({ minimum: 0, maximum: 600, default: 5, description: 'while a fleet outage holds, each location that decided it is asked for a probe of the key this often (doubling every minute of the outage, up to 60 s; within suspicion.max_per_location_per_hour): the fleet\'s half-open trial until the instances\' own capped trials resume, at their cooldown cap. 0 = never (recovery then waits for scheduled probes)' }),
   },
   { default: {}, additionalProperties: false },
 );

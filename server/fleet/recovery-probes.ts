@@ -1,10 +1,13 @@
 /**
  * Recovery probes (docs/fleet.md, "Recovery"): while a probe-confirmed fleet outage holds,
- * the SDK instances take no trial of their own, so the collector asks each location that
- * decided the outage for a probe of the key every `recovery_probe_s`, doubling every minute
- * the outage lasts up to a minute — one probe per location instead of one trial per
- * instance. The requests go through the probe-on-suspicion queue and its per-location
- * hourly budget, so a long outage never costs more than that bound.
+ * the SDK instances take no trial of their own for their cooldown cap (20 s), so the
+ * collector asks each location that decided the outage for a probe of the key every
+ * `recovery_probe_s`, doubling every minute the outage lasts up to a minute — one probe per
+ * location instead of one trial per instance, and a `recovered` that sends the whole fleet
+ * back at once. Past the cap the instances' own capped trials (sdk/policies/breaker.ts)
+ * bound their return whatever this cadence, so it backs off: the requests go through the
+ * probe-on-suspicion queue and its per-location hourly budget, and a long outage never
+ * costs more than that bound.
  */
 import type { FleetDecisionRecord, Storage } from '../storage/storage.ts';
 

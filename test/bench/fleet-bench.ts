@@ -5,7 +5,9 @@
  * memory per feed, then an on-call drain through the admin API and the time until every
  * feed has received it, with the bytes and the collector CPU the push cost.
  * Then the failover run (test/bench/fleet-failover.ts) with the feed and without it, in the
- * same run. `--scale-only` / `--failover-only` run one part.
+ * same run, and the long outage (test/bench/fleet-long-outage.ts: 10 minutes, or
+ * `--outage-minutes N`), per minute side by side. `--scale-only` / `--failover-only` /
+ * `--long-only` run one part.
  */
 import { connect, type Socket } from 'node:net';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -14,6 +16,7 @@ import { join } from 'node:path';
 import { fleetKeyTag, type BreakerKey } from '@breakerbox/protocol';
 import { peakRssMb, startServer } from './bench-server.ts';
 import { failoverRun, type FailoverFigures } from './fleet-failover.ts';
+import { longOutage } from './fleet-long-outage.ts';
 
 const arg = (name: string, def: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -107,11 +110,12 @@ try {
 }
 
 const only = (flag: string) => process.argv.includes(flag);
-if (!only('--failover-only')) {
+const one = ['--scale-only', '--failover-only', '--long-only'].find(only);
+if (!one || one === '--scale-only') {
   console.log(`-- scale: ${N} feeds on one collector --`);
   await scale();
 }
-if (!only('--scale-only')) {
+if (!one || one === '--failover-only') {
   console.log('-- failover: 20 SDK instances, openai client, one fallback, 1 call/s each; 2 probers at the default schedule; primary 503 for 90 s --');
   const runs: FailoverFigures[] = [];
   // `--feed-only`: the run with the feed alone (the comparison needs both).
@@ -131,4 +135,9 @@ if (!only('--scale-only')) {
   }
   const [on, off] = runs as [FailoverFigures, FailoverFigures | undefined];
   if (off) console.log(`targets: zero failures (${on.failedCalls === 0 && off.failedCalls === 0 ? 'met' : 'missed'}); primary attempts with the feed at most a third of without (${on.primaryAttemptsInOutage * 3 <= off.primaryAttemptsInOutage ? 'met' : 'missed'}: ${on.primaryAttemptsInOutage} vs ${off.primaryAttemptsInOutage}); back within 10 s of the probes (${on.backAfterProbesS !== null && on.backAfterProbesS <= 10 ? 'met' : 'missed'})`);
+}
+if (!one || one === '--long-only') {
+  const minutes = arg('outage-minutes', 10);
+  console.log(`-- long outage: the same fleets, primary 503 for ${minutes} minutes, with the feed and without it at once --`);
+  await longOutage(minutes * 60_000, (l) => console.log(l));
 }

@@ -3,8 +3,10 @@
  * the real collector (every setting default), two probers (`eu-west`, `us-east`, the
  * prober's own CLI in-process) at the default schedule with probe on suspicion, and 20 SDK
  * instances (isolated SDK instances in this process) calling through the official `openai`
- * client with one fallback at 1 call/s each. The primary answers 503 for 90 s, then recovers.
- * `feed` turns the SDK's fleet subscription on or off; everything else is the same.
+ * client with one fallback at 1 call/s each. The primary answers 503 for 90 s (or
+ * `outageMs`), then recovers. `feed` turns the SDK's fleet subscription on or off; everything
+ * else is the same. The raw series (`series`) feed the long outage's per-minute figures
+ * (test/bench/fleet-long-outage.ts).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -24,6 +26,8 @@ const INSTANCES = 20;
 const RATE_PER_S = 1;
 const OUTAGE_MS = 90_000;
 const AFTER_MS = 90_000;
+/** The probers' locations; both decide an outage they both see. */
+export const LOCATIONS = ['eu-west', 'us-east'] as const;
 const APP_KEY = 'sk-app';
 const PROBER_KEY = 'sk-prober';
 
@@ -41,12 +45,37 @@ export interface FailoverFigures {
   fleetApplied: number;
   /** Where the time goes, s from the outage start (t0) or the provider's return (t1). */
   timeline: string[];
+  /** The raw series, epoch ms. */
+  series: FailoverSeries;
+}
+
+/** What happened when, for figures computed after the run. */
+export interface FailoverSeries {
+  t0: number;
+  t1: number;
+  instances: number;
+  /** Every breaker transition of the primary's key. */
+  transitions: { at: number; pod: number; from: string | null; to: string; reason: string }[];
+  /** The application's attempts on the primary. */
+  primaryAttempts: number[];
+  /** Probes of the primary from t0 - 2 min on, every location (scheduled, on suspicion and recovery). */
+  probes: { ts: number; location: string; outcome: string }[];
+  /** First `recovered` decision applied by an instance (null: none). */
+  recoveredAppliedAt: number | null;
+}
+
+/** Run settings: the outage's length and how long the run goes on after it, ms. */
+export interface FailoverOptions {
+  outageMs?: number;
+  afterMs?: number;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Runs the scenario once. */
-export async function failoverRun(feed: boolean, log: (line: string) => void): Promise<FailoverFigures> {
+export async function failoverRun(feed: boolean, log: (line: string) => void, opts: FailoverOptions = {}): Promise<FailoverFigures> {
+  const outageMs = opts.outageMs ?? OUTAGE_MS;
+  const afterMs = opts.afterMs ?? AFTER_MS;
   const dir = mkdtempSync(join(tmpdir(), 'bbx-fleet-failover-'));
   const fake = await startFakeProvider({ apiKeys: [APP_KEY, PROBER_KEY], models: [PRIMARY, FALLBACK] });
   fake.script('*', { kind: 'ok', latencyMs: 150, tokens: 8 }, { persistent: true });
@@ -64,7 +93,7 @@ export async function failoverRun(feed: boolean, log: (line: string) => void): P
   const probeFile = join(dir, 'probes.json');
   writeFileSync(probeFile, JSON.stringify({ targets: [target(PRIMARY), target(FALLBACK)] }));
   const stopProbers: (() => void)[] = [];
-  const probers = ['eu-west', 'us-east'].map((location) =>
+  const probers = LOCATIONS.map((location) =>
     proberMain(['probe', '--config', probeFile, '--location', location, '--log-level', 'error'], {
       env: { BENCH_PROBER_KEY: PROBER_KEY, BREAKERBOX_TOKEN: ingest, BREAKERBOX_URL: server.url },
       stdout: () => undefined,
@@ -85,7 +114,7 @@ export async function failoverRun(feed: boolean, log: (line: string) => void): P
     loopDelays.push({ at: Date.now(), maxMs: loop.max / 1e6 });
     loop.reset();
   }, 1_000);
-  const transitions: { at: number; pod: number; to: string; reason: string }[] = [];
+  const transitions: FailoverSeries['transitions'] = [];
   const fleetEvents: { at: number; kind: string; outcome: string }[] = [];
   let failed = 0;
   const sdks: Breakerbox[] = [];
@@ -97,7 +126,7 @@ export async function failoverRun(feed: boolean, log: (line: string) => void): P
     bb.onCall((e) => calls.push({ at: Date.now(), level: e.level, ok: e.ok, durationMs: e.durationMs, timeout: e.errorClass === 'timeout', attempts: e.attempts }));
     bb.onFleetDecision((o) => fleetEvents.push({ at: Date.now(), kind: o.decision?.kind ?? 'invalid', outcome: o.outcome }));
     const pod = i;
-    bb.policy({ provider: 'openai', endpoint: 'chat', model: PRIMARY }).breaker.onStateChange((t) => transitions.push({ at: Date.now(), pod, to: t.to, reason: t.reason }));
+    bb.policy({ provider: 'openai', endpoint: 'chat', model: PRIMARY }).breaker.onStateChange((t) => transitions.push({ at: Date.now(), pod, from: t.from, to: t.to, reason: t.reason }));
     sdks.push(bb);
     const client = new OpenAI({ apiKey: APP_KEY, baseURL: `${fake.url}/v1`, maxRetries: 0, fetch: bb.fetch({ provider: 'openai', fallbacks: { [PRIMARY]: [{ model: FALLBACK }] } }) });
     const next = () => {
@@ -122,17 +151,17 @@ export async function failoverRun(feed: boolean, log: (line: string) => void): P
     const t0 = Date.now();
     log(`  ${feed ? 'with' : 'without'} the feed: outage starts`);
     fake.script(PRIMARY, { kind: 'status', status: 503, latencyMs: 60 }, { persistent: true });
-    await sleep(OUTAGE_MS);
+    await sleep(outageMs);
     const t1 = Date.now();
     fake.script(PRIMARY, { kind: 'ok', latencyMs: 150, tokens: 8 }, { persistent: true });
     log(`  ${feed ? 'with' : 'without'} the feed: provider back`);
-    await sleep(AFTER_MS);
+    await sleep(afterMs);
 
     // The application's requests carry the official client's x-stainless-* headers; the probers' do not.
     const primaryAttempts = fake.attemptsFor(PRIMARY).filter((a) => a.ts >= t0 && a.ts < t1 && a.headers['x-stainless-lang'] !== undefined).length;
     // Recovery is confirmed when every location has probed ok since the provider came back.
     const after = probes(t1);
-    const firstOk = ['eu-west', 'us-east'].map((l) => after.find((p) => p.location === l && p.outcome === 'ok')?.ts);
+    const firstOk = LOCATIONS.map((l) => after.find((p) => p.location === l && p.outcome === 'ok')?.ts);
     const okProbe = firstOk.every((t) => t !== undefined) ? { ts: Math.max(...(firstOk as number[])) } : undefined;
     let backAt: number | null = null;
     for (let t = t1; t + 5_000 <= Date.now(); t += 1_000) {
@@ -157,6 +186,12 @@ export async function failoverRun(feed: boolean, log: (line: string) => void): P
       decisionsSent: sum(/^breakerbox_fleet_decisions_sent_total\{[^}]*\} (\d+)/gm),
       fleetApplied: sdks.reduce((a, bb) => a + (bb.fleetStats()?.applied ?? 0), 0),
       timeline,
+      series: {
+        t0, t1, instances: INSTANCES, transitions,
+        primaryAttempts: fake.attemptsFor(PRIMARY).filter((a) => a.ts >= t0 && a.headers['x-stainless-lang'] !== undefined).map((a) => a.ts),
+        probes: probes(t0 - 120_000),
+        recoveredAppliedAt: fleetEvents.find((e) => e.kind === 'recovered' && e.outcome === 'applied')?.at ?? null,
+      },
     };
   } finally {
     stopped = true;

@@ -187,6 +187,20 @@ describe('schedules', () => {
     expect(intervalToCron(1_500)).toHaveProperty('problem');
   });
 
+  it('spreads one shared config file\'s probes per location: probers with different --location flags probe each target at different offsets', () => {
+    const raw = { defaults: { interval: '1m' }, targets: Array.from({ length: 20 }, (_, i) => rawTarget(BASE, `t${i}`)) };
+    const offsets = (location: string) => configOf(raw, location).targets.map((t) => t.jitterOffsetMs);
+    const eu = offsets('eu-west');
+    const us = offsets('us-east');
+    // Stable per location (a restart keeps the spread)…
+    expect(offsets('eu-west')).toEqual(eu);
+    // …and different between locations for the same target: 20 targets over a 30 s window, at most a chance coincidence or two.
+    expect(eu.filter((o, i) => Math.abs(o - us[i]!) < 1_000).length).toBeLessThanOrEqual(2);
+    // A target naming its own location is probed from there by every prober, at one offset.
+    const own = { targets: [rawTarget(BASE, 'pinned', { location: 'ap-south' })] };
+    expect(configOf(own, 'eu-west').targets[0]!.jitterOffsetMs).toBe(configOf(own, 'us-east').targets[0]!.jitterOffsetMs);
+  });
+
   it('gives each target a stable jitter offset spread over the window', () => {
     expect(jitterOffset('a', 30_000)).toBe(jitterOffset('a', 30_000));
     const offsets = Array.from({ length: 1000 }, (_, i) => jitterOffset(`target-${i}`, 60_000));

@@ -143,28 +143,63 @@ describe('fleet feed: applying decisions', () => {
     expect(state(PRIMARY)).toBe('half_open');
   });
 
-  it('sends calls to the fallback for the whole hold (no trial of its own), and once the TTL lapses unrenewed its own trials close a recovered key; late renewals of that outage are then overruled', async () => {
+  it('sends calls to the fallback for the cooldown cap, then tries the primary once per cap under the hold; once the TTL lapses unrenewed its own trials close a recovered key; late renewals of that outage are then overruled', async () => {
     let c!: FakeCollector;
     c = await fakeCollector(feedWith(() => c, sse(decision())));
     const { bb, clock, state, transitions } = await instance(c.url);
     await until(() => bb.fleetStats()!.applied === 1);
+    let down = true;
     let primaryCalls = 0;
-    const op = bb.operation({ name: 'draft', levels: [{ key: PRIMARY, run: async () => (primaryCalls++, 'primary') }, { key: FALLBACK, run: async () => 'fallback' }] });
+    const op = bb.operation({ name: 'draft', levels: [{ key: PRIMARY, run: async () => { primaryCalls++; if (down) throw Object.assign(new Error('overloaded'), { status: 503 }); return 'primary'; } }, { key: FALLBACK, run: async () => 'fallback' }] });
     expect((await op.run(undefined)).value).toBe('fallback');
-    // Past every cooldown of its own, still inside the 60 s TTL: the primary is not tried.
-    await clock.advance(30_000);
+    // Past its first own cooldowns, short of the cap (20 s, jittered below it only: 18 s here): the primary is not tried.
+    await clock.advance(17_000);
     expect((await op.run(undefined)).value).toBe('fallback');
     expect(primaryCalls).toBe(0);
+    // The cap has passed: one trial of its own, which fails; the call still ends on the fallback and the hold stays.
+    await clock.advance(1_000);
+    expect((await op.run(undefined)).value).toBe('fallback');
+    expect(primaryCalls).toBe(1);
+    expect(state(PRIMARY)).toBe('forced_open');
     // No renewal came: the TTL lapses and the breaker's own trials find the provider back.
-    await clock.advance(30_000);
+    down = false;
+    await clock.advance(42_000);
     for (let i = 0; i < 3; i++) expect((await op.run(undefined)).value).toBe('primary');
-    expect(primaryCalls).toBe(3);
+    expect(primaryCalls).toBe(4);
     expect(state(PRIMARY)).toBe('closed');
-    expect(transitions.filter((t) => t.key.model === PRIMARY.model).map((t) => `${t.to}:${t.reason}`).slice(-3)).toEqual(['forced_open:fleet_outage', 'half_open:cooldown_elapsed', 'closed:probes_succeeded']);
+    expect(transitions.filter((t) => t.key.model === PRIMARY.model).map((t) => `${t.to}:${t.reason}`).slice(-5)).toEqual(['forced_open:fleet_outage', 'half_open:cooldown_elapsed', 'forced_open:probe_failed', 'half_open:cooldown_elapsed', 'closed:probes_succeeded']);
     // A renewal of the same outage that was held up: the instance's own evidence is newer.
     c.open[0]!.write(sse(decision()));
     await until(() => bb.fleetStats()!.ignored.overruled === 1);
     expect(state(PRIMARY)).toBe('closed');
+  });
+
+  it('through a 10-minute outage the collector keeps renewing, is back on the primary within the cap and its clean trials of the provider\'s return, before the collector says so', async () => {
+    let c!: FakeCollector;
+    c = await fakeCollector(feedWith(() => c, sse(decision())));
+    const { bb, clock, state } = await instance(c.url);
+    await until(() => bb.fleetStats()!.applied === 1);
+    const start = clock.now();
+    const backAt = start + 10 * 60_000 + 4_500;
+    const tried: number[] = [];
+    const op = bb.operation({ name: 'draft', levels: [{ key: PRIMARY, run: async () => { tried.push(clock.now()); if (clock.now() < backAt) throw Object.assign(new Error('overloaded'), { status: 503 }); return 'primary'; } }, { key: FALLBACK, run: async () => 'fallback' }] });
+    let firstPrimary: number | null = null;
+    let renewals = 0;
+    for (let s = 1; s <= 11 * 60 && firstPrimary === null; s++) {
+      await clock.advance(1_000);
+      if (s % 20 === 0) {
+        c.open[0]!.write(sse(decision()));
+        const want = ++renewals;
+        await until(() => bb.fleetStats()!.renewed === want);
+      }
+      if ((await op.run(undefined)).value === 'primary' && state(PRIMARY) === 'closed') firstPrimary = clock.now();
+    }
+    const inOutage = tried.filter((t) => t < backAt);
+    const gaps = [inOutage[0]! - start, ...inOutage.slice(1).map((t, i) => t - inOutage[i]!)];
+    expect(inOutage.length).toBeGreaterThanOrEqual(30);
+    expect(Math.max(...gaps)).toBeLessThanOrEqual(21_000);
+    expect(firstPrimary).not.toBeNull();
+    expect(firstPrimary! - backAt).toBeLessThanOrEqual(20_000 + 1_000 + 3_000);
   });
 
   it('caps a decision at maxTtlMs whatever TTL the collector asks for', async () => {
