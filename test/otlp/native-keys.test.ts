@@ -7,8 +7,9 @@ import { describe, expect, it } from 'vitest';
 import { providerOf } from '@breakerbox/protocol';
 import { keyFrom } from '../../server/otlp/key-mapping.ts';
 import { readModelCall } from '../../sdk/fetch/apis/index.ts';
+import type { Attributes } from '../../server/otlp/model.ts';
 
-const CASES = [
+const CASES: Array<{ name: string; url: string; body: Record<string, unknown>; otel: Attributes }> = [
   {
     name: 'Gemini API generateContent',
     url: 'https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:generateContent',
