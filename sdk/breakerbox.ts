@@ -11,70 +11,33 @@ import { Emitter, type EventSubscriber } from './events.ts';
 import type { CallEvent } from './call-event.ts';
 import { cleanKey, keyId } from '@breakerbox/protocol';
 import { KeyPolicy, type AttemptFn, type CallOptions, type SdkContext } from './key-policy.ts';
-import { resolveSettings, settingsForTelemetry, type KeySettings, type ResolvedKeySettings } from './settings.ts';
-import { RetryBudget, DEFAULT_RETRY_BUDGET_OPTIONS, type RetryBudgetOptions } from './policies/retry-budget.ts';
-import { CostBudget, type CostBudgetOptions } from './policies/cost-budget.ts';
-import { PriceTable, type ModelPrice } from './pricing.ts';
+import { resolveSettings, settingsForTelemetry, type ResolvedKeySettings } from './settings.ts';
+import { RetryBudget, DEFAULT_RETRY_BUDGET_OPTIONS } from './policies/retry-budget.ts';
+import { CostBudget } from './policies/cost-budget.ts';
+import { PriceTable } from './pricing.ts';
 import { runChain, type ChainHost, type Operation, type OperationSpec } from './policies/fallback.ts';
 import type { BreakerTransition } from './policies/breaker.ts';
 import { DEFAULT_BREAKER_OPTIONS } from './policies/breaker-options.ts';
 import { KeyStats } from './telemetry/key-stats.ts';
-import { sampleLimitsOf, type SampleOptions } from './telemetry/key-samples.ts';
+import { sampleLimitsOf } from './telemetry/key-samples.ts';
 import { ExternalKey } from './adapters/external-key.ts';
 import { TaskStats, type TaskOutcome } from './telemetry/task-stats.ts';
 import { drainEvents } from './telemetry/drain-events.ts';
 import { PassthroughNotes } from './telemetry/passthrough-notes.ts';
-import { TelemetryReporter, type ReporterOptions, type ReporterStats } from './telemetry/reporter.ts';
+import { TelemetryReporter, type ReporterStats } from './telemetry/reporter.ts';
 import { reviewFallbacks, type ReviewedRoute } from './config-review.ts';
 import { createBreakerboxFetch, type BreakerboxFetchOptions } from './fetch/create-fetch.ts';
 import { checkBreakerboxOptions, checkKeySettings, checkOperationSpec } from './options/validate-options.ts';
 import { invalid } from './options/option-checks.ts';
+import type { BreakerboxOptions } from './breakerbox-options.ts';
 import type { FetchLike } from './fetch/http-attempt.ts';
 import type { FetchHost } from './fetch/fetch-host.ts';
 import type { AdapterHost } from './adapters/adapter-host.ts';
-import { FleetSubscription, type FleetOptions, type FleetStats } from './fleet/fleet-subscription.ts';
+import { FleetSubscription, type FleetStats } from './fleet/fleet-subscription.ts';
 import type { FleetDecisionOutcome } from './fleet/apply-decision.ts';
-import { DrillController, type DrillOptions, type DrillOutcome, type DrillState } from './drills/drill-controller.ts';
+import { DrillController, type DrillOutcome, type DrillState } from './drills/drill-controller.ts';
 import type { DrillTraffic } from './drills/drill-traffic.ts';
 import { ShadowRunner } from './shadow/shadow-runner.ts';
-import type { ShadowLimits } from './shadow/shadow-options.ts';
-
-/** Options of `createBreakerbox`; everything is optional. */
-export interface BreakerboxOptions {
-  /** Settings for every key. */
-  defaults?: KeySettings;
-  /** Per-key overrides (e.g. a lower `minCalls` for a rarely called model). Called once per key. */
-  keySettings?: (key: BreakerKey) => KeySettings | undefined;
-  retryBudget?: Partial<RetryBudgetOptions>;
-  /** Spending ceilings; refused before sending. */
-  budget?: CostBudgetOptions;
-  /** Prices per model (USD per million tokens), over the built-in table. */
-  prices?: Record<string, ModelPrice>;
-  /** Latency histogram bounds (default: the protocol's shared bounds). */
-  latencyBoundsMs?: readonly number[];
-  /** Push telemetry to a collector. Without it, nothing leaves the process. */
-  telemetry?: Omit<ReporterOptions, 'clock' | 'random' | 'fleetTotals' | 'passthrough'> & SampleOptions;
-  /**
-   * The collector's fleet feed (docs/fleet.md), off unless asked for (`true` or an object of
-   * options; needs `telemetry`, whose URL and token it uses): probe-confirmed outages open this
-   * instance's breakers for a bounded time (their own half-open trials go on), recoveries send
-   * them to half-open at once. Off by default because the fleet benchmark does not meet its
-   * primary-attempts target: the probe-confirmed decision arrives after the instances' own
-   * breakers have tripped (docs/fleet.md, "Status").
-   */
-  fleet?: boolean | FleetOptions;
-  /**
-   * Failure drills (docs/drills.md), off unless `enabled` (needs `telemetry`): the instance
-   * accepts drill commands for its own service over the fleet feed and injects their faults
-   * at its fetch layer. For staging only — enable it from the environment, e.g.
-   * `drills: { enabled: process.env.BREAKERBOX_DRILLS === 'on' }`.
-   */
-  drills?: DrillOptions;
-  /** Limits of shadow traffic (the fetch wrapper's `shadow` option): mirrors in flight and their deadline. */
-  shadowLimits?: ShadowLimits;
-  clock?: Clock;
-  random?: () => number;
-}
 
 interface KeyConfig {
   fallbacks: BreakerKey[];

@@ -32,7 +32,7 @@ export { BreakerboxError, SDK_ERROR_CODES, isBreakerboxError } from './errors/ca
 export type { BreakerboxErrorDetails, SdkErrorCode } from './errors/catalog.ts';
 
 export { Breakerbox, createBreakerbox } from './breakerbox.ts';
-export type { BreakerboxOptions } from './breakerbox.ts';
+export type { BreakerboxOptions } from './breakerbox-options.ts';
 export { KeyPolicy } from './key-policy.ts';
 export type { AttemptControl, AttemptFn, AttemptRecord, CallFacts, CallOptions } from './key-policy.ts';
 export type { CallEvent } from './call-event.ts';
