@@ -10,7 +10,7 @@
  * `baseURL`, `…/v1beta`). A prefix before the version (a gateway's) is allowed.
  */
 import { rebase, withApiKeyIn, type ModelApi, type ModelCall } from './model-api.ts';
-import { GOOGLE_METHODS, METHOD_PATTERN, googleDialect, googleJsonFacts, googleJsonFailure, googleMaxOutputTokens, googleStreamFraming, withBodyModel } from './google-wire.ts';
+import { GOOGLE_METHODS, GOOGLE_WIRE, METHOD_PATTERN, withBodyModel } from './google-wire.ts';
 
 const PATH = new RegExp(`^(.*?)/(v1|v1beta|v1alpha)/(models|tunedModels)/([^/:]+):(${METHOD_PATTERN})$`);
 const VERSION_END = /\/(v1|v1beta|v1alpha)\/?$/;
@@ -40,9 +40,5 @@ export const geminiApi: ModelApi = {
     const keyed = to.apiKey ? withApiKeyIn(url, req.headers, to.apiKey, 'x-goog-api-key') : { url, headers: req.headers };
     return { url: keyed.url, headers: keyed.headers, body };
   },
-  dialect: googleDialect,
-  streamFraming: googleStreamFraming,
-  jsonFacts: googleJsonFacts,
-  jsonFailure: googleJsonFailure,
-  maxOutputTokens: googleMaxOutputTokens,
+  ...GOOGLE_WIRE,
 };

@@ -15,6 +15,7 @@ import { geminiDialect, geminiFinish, geminiUsage } from '../../streams/dialect-
 import { jsonArrayFraming } from '../../streams/json-array-framing.ts';
 import { isEventStreamType, sseFraming, type StreamFraming } from '../../streams/stream-framing.ts';
 import type { StreamDialect } from '../../streams/stream-dialect.ts';
+import type { ModelApi } from './model-api.ts';
 
 /** A path's method (after the `:`) and its endpoint family. */
 export const GOOGLE_METHODS: Readonly<Record<string, 'generate' | 'embed'>> = {
@@ -106,3 +107,12 @@ export function withBodyModel(body: Record<string, unknown>, model: string): Rec
   }
   return out;
 }
+
+/** What the Gemini API and Vertex AI share of a `ModelApi`: their answers, streams and errors are one wire format. */
+export const GOOGLE_WIRE: Pick<ModelApi, 'dialect' | 'streamFraming' | 'jsonFacts' | 'jsonFailure' | 'maxOutputTokens'> = {
+  dialect: googleDialect,
+  streamFraming: googleStreamFraming,
+  jsonFacts: googleJsonFacts,
+  jsonFailure: googleJsonFailure,
+  maxOutputTokens: googleMaxOutputTokens,
+};

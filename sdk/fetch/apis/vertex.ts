@@ -13,7 +13,7 @@
  * the path never names another region than the host serving it.
  */
 import { rebase, withApiKeyIn, type ModelApi, type ModelCall } from './model-api.ts';
-import { GOOGLE_METHODS, METHOD_PATTERN, googleDialect, googleJsonFacts, googleJsonFailure, googleMaxOutputTokens, googleStreamFraming, withBodyModel } from './google-wire.ts';
+import { GOOGLE_METHODS, GOOGLE_WIRE, METHOD_PATTERN, withBodyModel } from './google-wire.ts';
 
 const PATH = new RegExp(`^(.*?)/(v1|v1beta1)/(?:projects/([^/]+)/locations/([^/]+)/)?publishers/([^/]+)/models/([^/:]+):(${METHOD_PATTERN})$`);
 const VERSION_END = /\/(v1|v1beta1)\/?$/;
@@ -65,9 +65,5 @@ export const vertexApi: ModelApi = {
     const keyed = to.apiKey ? withApiKeyIn(url, req.headers, to.apiKey, 'authorization') : { url, headers: req.headers };
     return { url: keyed.url, headers: keyed.headers, body };
   },
-  dialect: googleDialect,
-  streamFraming: googleStreamFraming,
-  jsonFacts: googleJsonFacts,
-  jsonFailure: googleJsonFailure,
-  maxOutputTokens: googleMaxOutputTokens,
+  ...GOOGLE_WIRE,
 };
