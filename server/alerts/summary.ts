@@ -1,6 +1,7 @@
 import { clockTime, list, pct } from '../verdicts/evidence.ts';
 import type { KeyAnalysis } from '../verdicts/analyse.ts';
 import { probeSide } from '../verdicts/rules.ts';
+import { verdictLabel } from '../verdicts/service-lead-text.ts';
 
 /** "15 min", "1 h", "90 s". */
 export function duration(seconds: number): string {
@@ -20,6 +21,14 @@ const locations = (n: number) => `${n} location${n === 1 ? '' : 's'}`;
  */
 export function verdictPhrase(a: KeyAnalysis | undefined): string {
   if (!a) return 'no recent data for a verdict';
+  const s = a.decision.service;
+  // The key took its worst service's verdict: say whose it is (service-lead.ts).
+  if (s?.led) return `${keyPhrase(a)} on ${s.lead.name}${s.also.length ? ` (also ${s.also.map((h) => `${h.name}: ${verdictLabel(h)}`).join(', ')})` : ''}`;
+  return keyPhrase(a);
+}
+
+/** The phrase of the key's own decision. */
+function keyPhrase(a: KeyAnalysis): string {
   const usable = Object.fromEntries(Object.entries(a.probes).filter(([, f]) => !f.set_aside));
   const side = probeSide(usable);
   const d = a.decision;

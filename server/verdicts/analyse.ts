@@ -15,6 +15,7 @@ import { effectiveCalendar } from '../lifecycle/provider-signals.ts';
 import type { RetirementCalendar } from '../lifecycle/calendar.ts';
 import { fleetParts, serviceHealth, type ServiceHealth } from './fleet-parts.ts';
 import { siblingProbes } from './sibling-probes.ts';
+import { leadWithWorstService } from './service-lead.ts';
 import { silentLocations } from './silent-locations.ts';
 import { failingNow, freshenProbes, holdBeforeAsking, holdForProbes, type PendingProbesSource } from './pending-probes.ts';
 import type { Alternative, ClientFigures, KeyState, PartHealth, ProbeFigures } from './types.ts';
@@ -259,19 +260,21 @@ export async function analysePass(deps: AnalyseDeps, range: TimeRange, options: 
             name: instances.find((x) => x.serviceId === s)?.service ?? (await names()).get(s) ?? String(s), calls: clients.calls, failed: clients.failed,
             error_share: clients.error_share, degraded: clients.degraded, verdict: clients.degraded ? decision.verdict : null, hint: clients.degraded ? decision.hint : null,
           })));
+    // The key says what its worst service says: a service hidden by healthy callers leads.
+    const keyDecision = leadWithWorstService(decision, perService);
     const state = keyState(instances, states);
     const joined = joinedIds.map((other) => keys.get(other)!.key);
     const context = { stateText: state.open + state.half_open > 0 ? state.text : null, joined, near, health, aliases: t.provider_aliases, key: info.key, failingSince };
-    const alternative = alternativeOf(decision, clients, usable, t);
-    const said = evidence(decision, clients, probes, t, context, alternative);
-    if (citesSamples(decision, clients)) citing.push({ keyId: id, evidence: said });
+    const alternative = alternativeOf(keyDecision, keyDecision.service?.led ? keyDecision.service.lead.figures : clients, usable, t);
+    const said = evidence(keyDecision, clients, probes, t, context, alternative);
+    if (citesSamples(keyDecision, clients)) citing.push({ keyId: id, evidence: said });
     // A retirement date on the calendar: the model_retired hint turns on when `to` passes it.
-    if (clients.degraded || decision.verdict === 'insufficient_data' || decision !== named || retirements?.calendar.of(info.key.provider, info.key.model)) timeDependent.add(id);
+    if (clients.degraded || keyDecision.service || decision.verdict === 'insufficient_data' || decision !== named || retirements?.calendar.of(info.key.provider, info.key.model)) timeDependent.add(id);
     out.push({
       info,
       clients,
       probes,
-      decision,
+      decision: keyDecision,
       evidence: said,
       alternative,
       state,

@@ -1,10 +1,11 @@
-import type { BreakerKey, ErrorClass } from '@breakerbox/protocol';
-import { list, num, pct } from './text.ts';
+import type { BreakerKey } from '@breakerbox/protocol';
+import { classList, list, num, pct } from './text.ts';
 import { CLIENT_CLASSES, PROVIDER_CLASSES } from '@breakerbox/protocol';
 import type { VerdictThresholds } from './figures.ts';
 import { powerText } from './alternative.ts';
 import { keyName } from './key-join.ts';
 import { siblingText } from './sibling-probes.ts';
+import { leadSentence, servicesSentence } from './service-lead-text.ts';
 import type { LocationHealth } from './prober-health.ts';
 import { failureMix, probeSide, recoveredLocations, type Decision } from './rules.ts';
 import type { Alternative, ClientFigures, ProbeFigures } from './types.ts';
@@ -23,13 +24,6 @@ const SUSPICION_TEXT: Record<string, string> = {
 
 const plural = (n: number, word: string) => `${num(n)} ${word}${n === 1 ? '' : 's'}`;
 
-function classList(errors: Record<ErrorClass, number>, classes: readonly ErrorClass[]): string {
-  return classes
-    .filter((c) => errors[c] > 0)
-    .sort((a, b) => errors[b] - errors[a])
-    .map((c) => `${c} ${num(errors[c])}`)
-    .join(', ');
-}
 
 /** Sentences about the client side, with the figures the verdict used. */
 function clientSentences(c: ClientFigures, t: VerdictThresholds, stateText: string | null, failingSince?: EvidenceContext['failingSince']): string[] {
@@ -260,14 +254,20 @@ function joinSentences(probes: Record<string, ProbeFigures>, x: EvidenceContext)
 
 /** Every sentence behind a verdict, in reading order: verdict, clients, probes, joins, hint, alternative. */
 export function evidence(d: Decision, c: ClientFigures, probes: Record<string, ProbeFigures>, t: VerdictThresholds, x: EvidenceContext, alternative: Alternative): string[] {
-  const hint = hintSentence(d, c, probes, t);
+  // The worst service leads (service-lead.ts): its figures are what the verdict and hint rest on; the key's follow.
+  const s = d.service;
+  const own = s?.led ? s.lead.figures : c;
+  const hint = hintSentence(d, own, probes, t);
   const power = d.power && d.hint !== 'probes_inconclusive' && d.hint !== 'traffic_shape' ? `probe power: ${powerText(d)}${d.power.refutes ? '' : ' — too weak to rule the provider out'}` : null;
+  const lead = s?.led
+    ? [leadSentence(s, d.verdict, verdictText(d)), ...clientSentences(own, t, null).filter((l) => l.startsWith('clients degraded:')).map((l) => l.replace(/^clients/, s.lead.name))]
+    : [`${d.verdict}: ${verdictText(d)}`, ...(s ? [servicesSentence(s)] : [])];
   return [
-    `${d.verdict}: ${verdictText(d)}`,
+    ...lead,
     ...clientSentences(c, t, x.stateText, x.failingSince),
     ...(Object.keys(probes).length > 0 && Object.keys(usableOnly(probes)).length === 0 ? ['probes: none usable in the window'] : probeSentences(usableOnly(probes), t)),
     ...joinSentences(probes, x),
-    ...[ownClassSentence(d, c), siblingSentence(d)].filter((x): x is string => x !== null),
+    ...[ownClassSentence(d, own), siblingSentence(d)].filter((x): x is string => x !== null),
     ...(power ? [power] : []),
     ...(hint ? [hint] : []),
     `why not ${alternative.verdict}: ${alternative.why}`,

@@ -23,6 +23,10 @@ export interface ServiceHealth {
   /** The service's own verdict over the key's probes (null when it is not degraded). */
   verdict: Verdict | null;
   hint: Hint | null;
+  /** The service's own figures (with several services): what its verdict rests on, for the key's evidence. */
+  figures?: ClientFigures;
+  /** The service's own decision when it is degraded (with several services). */
+  decision?: Decision;
 }
 
 /** A service's figures over the window: its sums and the open time of its instances. */
@@ -57,14 +61,19 @@ export function serviceHealth(
   held?: Decision,
 ): ServiceHealth[] {
   return [...services]
-    .map(([serviceId, sums]) => {
-      const f = serviceFigures(serviceId, sums, range, instances, openPerSource, t);
-      const own = f.degraded ? decide(f, probes, [], t, siblings) : null;
-      // Held for requested probes: only a verdict of our own classes needs none.
-      const d = own && held && !own.ownClasses ? held : own;
-      return { name: names.get(serviceId) ?? String(serviceId), calls: f.calls, failed: f.failed, error_share: f.error_share, degraded: f.degraded, verdict: d?.verdict ?? null, hint: d?.hint ?? null };
-    })
+    .map(([serviceId, sums]) => judgedService(names.get(serviceId) ?? String(serviceId), serviceFigures(serviceId, sums, range, instances, openPerSource, t), probes, t, siblings, held))
     .sort((a, b) => a.name.localeCompare(b.name));
+}
+
+/** One service judged on its own figures `f` over the key's usable probes (`held`: the key's verdict while it waits for probes). */
+export function judgedService(name: string, f: ClientFigures, probes: Record<string, ProbeFigures>, t: VerdictThresholds, siblings?: SiblingProbes, held?: Decision): ServiceHealth {
+  const own = f.degraded ? decide(f, probes, [], t, siblings) : null;
+  // Held for requested probes: only a verdict of our own classes needs none.
+  const d = own && held && !own.ownClasses ? held : own;
+  return {
+    name, calls: f.calls, failed: f.failed, error_share: f.error_share, degraded: f.degraded,
+    verdict: d?.verdict ?? null, hint: d?.hint ?? null, figures: f, ...(d ? { decision: d } : {}),
+  };
 }
 
 /**

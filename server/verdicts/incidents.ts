@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { KeyAnalysis } from './analyse.ts';
 import { canonicalProvider, keyName } from './key-join.ts';
 import { list } from './text.ts';
+import { HURT } from './service-lead.ts';
 import { VERDICTS, type Hint, type Verdict } from './types.ts';
 import type { Incident, IncidentCause } from '../schemas/verdicts.ts';
 
@@ -51,8 +52,7 @@ export function hurtVerdict(a: KeyAnalysis): { verdict: Verdict; hint: Hint | nu
   return { verdict: worst.verdict!, hint: worst.hint, services: hurt.map((s) => s.name) };
 }
 
-/** Decided verdicts of clients that hurt: they page (alerts.rules.clients_degraded) and make an incident. */
-export const HURT: readonly Verdict[] = ['provider_outage', 'provider_suspected', 'self_inflicted'];
+export { HURT };
 
 /** The incidents behind a set of key analyses, worst first, and which incident each key and location belongs to. */
 export interface IncidentIndex {

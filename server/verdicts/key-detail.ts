@@ -4,6 +4,8 @@ import { P, addInto, errorsOf, histogramOf, newKeySums, newProbeSums, type KeySu
 import { clientFigures, isClientDegraded, probeFigures, share } from './figures.ts';
 import type { ProbeMinute } from '../storage/storage.ts';
 import { decide } from './rules.ts';
+import { judgedService } from './fleet-parts.ts';
+import { leadWithWorstService } from './service-lead.ts';
 import type { ProbeFigures } from './types.ts';
 import { floorMinute, type TimeRange } from './window.ts';
 import { fallbackHealth } from './fallback-health.ts';
@@ -107,14 +109,15 @@ export async function keyDetail(deps: AnalyseDeps, keyId: number, range: TimeRan
     const win = sumMinutes(minutes, end - trailing, end);
     const wo = openIn(end - trailing, end);
     const wc = clientFigures(win.total, { spanMs: trailing, openShare: wo.share, instances: wo.instances, services: win.services.size, fallback: fallbackIn(end - trailing, end) }, t);
+    const trailingProbes = probesIn(end - trailing, end);
     const parts =
       win.services.size > 1
-        ? [...win.services].map(([id, sums]) => {
-            const f = clientFigures(sums, { spanMs: trailing, openShare: null, instances: 0, services: 1, fallback: { invoked: 0, failed: 0 } }, t);
-            return { name: names.get(id) ?? String(id), calls: f.calls, degraded: f.degraded };
-          })
+        ? [...win.services].map(([id, sums]) =>
+            judgedService(names.get(id) ?? String(id), clientFigures(sums, { spanMs: trailing, openShare: null, instances: 0, services: 1, fallback: { invoked: 0, failed: 0 } }, t), trailingProbes, t),
+          )
         : [];
-    const d = decide(wc, probesIn(end - trailing, end), parts, t);
+    // The key says what its worst service says, at every point as over the window (service-lead.ts).
+    const d = leadWithWorstService(decide(wc, trailingProbes, parts, t), parts);
     series.push({
       t: b,
       calls: c.calls, ok: c.ok, failed: c.failed, slow: c.slow,

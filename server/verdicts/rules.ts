@@ -3,6 +3,7 @@ import type { ErrorClass } from '@breakerbox/protocol';
 import { CLIENT_CLASSES, PROVIDER_CLASSES } from '@breakerbox/protocol';
 import type { ClientFigures, Hint, PartHealth, ProbeFigures, ProbePower, Verdict } from './types.ts';
 import type { SiblingProbes } from './sibling-probes.ts';
+import type { ServiceLead } from './service-lead.ts';
 
 /** The probe side of a key, summed up over its locations. */
 export type ProbeSide = 'healthy' | 'failing' | 'partial' | 'missing' | 'misconfigured';
@@ -67,6 +68,8 @@ export interface Decision {
    * provider's own deprecation signal on the key's answers, in words.
    */
   retired?: { shutdown: string | null; successor: string | null; link: string | null; bad_request_share: number; signal?: string };
+  /** Several services call the key and some are degraded with a decided verdict of their own: the worst leads (service-lead.ts). */
+  service?: ServiceLead;
 }
 
 /** What the hold rests on, for the evidence and the summary. */

@@ -1,4 +1,5 @@
 /** How figures read in evidence and summaries: one definition for every sentence. */
+import type { ErrorClass } from '@breakerbox/protocol';
 
 /** A share as a percentage an engineer reads: "41%", "0.4%", "<0.1%". */
 export function pct(x: number | null): string {
@@ -17,3 +18,12 @@ export function list(items: string[]): string {
   return `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`;
 }
 
+
+/** "policy 189, server 3": the classes of `classes` that occurred, most first. */
+export function classList(errors: Record<ErrorClass, number>, classes: readonly ErrorClass[]): string {
+  return classes
+    .filter((c) => errors[c] > 0)
+    .sort((a, b) => errors[b] - errors[a])
+    .map((c) => `${c} ${num(errors[c])}`)
+    .join(', ');
+}

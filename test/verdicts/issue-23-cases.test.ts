@@ -110,6 +110,8 @@ describe('every call of one service failing on its own exhausted quota', () => {
     const r = await paged(10);
     try {
       expect([r.verdict.verdict, r.verdict.hint]).toEqual(['self_inflicted', 'quota']);
+      // Degraded as a whole, the key keeps its own verdict; its evidence still names the failing service (issue 36).
+      expect(r.verdict.evidence[1]).toBe('services: billing-svc (self_inflicted / quota): 53% of 900 calls failed (quota 480); 1 other service healthy (other-svc)');
       expect(r.pending).toMatchObject({ state: 'pending', key: CASES_23.quota });
       expect(r.firing).toMatchObject({ state: 'firing', verdict: 'self_inflicted', hint: 'quota', severity: 'critical', value: 1 });
       expect(r.firing.fired_at - r.firing.started_at).toBe(60_000);
@@ -127,7 +129,9 @@ describe('every call of one service failing on its own exhausted quota', () => {
   it('pages even when the key\'s other caller dilutes its totals below the degraded threshold', async () => {
     const r = await paged(100);
     try {
-      expect(r.verdict.verdict).toBe('healthy');
+      // The key says what its worst service says (issue 36): billing-svc's verdict, over the whole key's figures.
+      expect([r.verdict.verdict, r.verdict.hint]).toEqual(['self_inflicted', 'quota']);
+      expect(r.verdict.evidence[0]).toMatch(/^self_inflicted: billing-svc: 53% of 900 calls failed \(quota 480\); 1 other service healthy \(other-svc\)/);
       expect(r.verdict.clients.error_share).toBeLessThan(0.2);
       expect(r.firing).toMatchObject({ state: 'firing', verdict: 'self_inflicted', hint: 'quota' });
       expect(r.firing.summary).toBe(

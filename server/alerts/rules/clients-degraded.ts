@@ -26,7 +26,8 @@ export const clientsDegradedRule: Rule<RulesConfig['clients_degraded']> = async 
     const worstShare = Math.max(a.clients.error_share ?? 0, ...a.services.map((s) => s.error_share ?? 0));
     if (!whole && hurt.length === 0 && worstShare < cfg.resolve_error_share) continue; // clear: an alert left without a condition resolves
     // The verdict paged: the key's own when it is hurt as a whole, else the worst of the hurt services'.
-    const lead = whole ? { verdict: d.verdict, hint: d.hint } : [...hurt].sort((x, y) => VERDICTS.indexOf(x.verdict!) - VERDICTS.indexOf(y.verdict!))[0];
+    // The key's own decision names its worst service when it took that service's verdict (service-lead.ts).
+    const lead = whole || (d.service?.led && hurt.length > 0) ? { verdict: d.verdict, hint: d.hint } : [...hurt].sort((x, y) => VERDICTS.indexOf(x.verdict!) - VERDICTS.indexOf(y.verdict!))[0];
     const failing = hurt.length > 0 ? hurt : a.services.filter((s) => s.degraded);
     const names = failing.map((s) => s.name);
     // The worst failing part's error share: a service failing every call reads 1, however many healthy callers dilute the key.

@@ -1,0 +1,71 @@
+/**
+ * The key says what its worst service says (docs/alerts.md, "The worst service leads"): a
+ * service degraded with a decided verdict of its own is not hidden by healthy callers that
+ * dilute the key's totals. The key's figures stay the whole key's; its verdict, hint and
+ * evidence lead with that service.
+ */
+import type { Decision } from './rules.ts';
+import type { ServiceHealth } from './fleet-parts.ts';
+import type { ClientFigures, Verdict } from './types.ts';
+import { VERDICTS } from './types.ts';
+
+/** Decided verdicts of clients that hurt: they page (alerts.rules.clients_degraded) and make an incident. */
+export const HURT: readonly Verdict[] = ['provider_outage', 'provider_suspected', 'self_inflicted'];
+
+/** A degraded service with a decided verdict of its own, its figures and what decided it. */
+export interface HurtService {
+  name: string;
+  figures: ClientFigures;
+  decision: Decision;
+}
+
+/** The services of a key split into the hurt ones (worst first) and the rest. */
+export interface ServiceLead {
+  /** The worst hurt service: its verdict leads. */
+  lead: HurtService;
+  /** The other hurt services, worst first: named too. */
+  also: HurtService[];
+  /** Services calling the key that are not degraded (each with its calls), by name. */
+  healthy: { name: string; calls: number }[];
+  /** Degraded services without a decided verdict of their own (held for probes, no probes). */
+  undecided: string[];
+  /** True when the key took the lead's verdict: its own, over its diluted totals, was not a decided one that hurts. */
+  led: boolean;
+}
+
+const hurts = (s: ServiceHealth): s is ServiceHealth & { figures: ClientFigures; decision: Decision } =>
+  s.degraded && s.verdict !== null && HURT.includes(s.verdict) && s.figures !== undefined && s.decision !== undefined;
+
+/** Worst first: by VERDICTS order, then by error share, then by calls. */
+function byWorst(a: HurtService, b: HurtService): number {
+  return (
+    VERDICTS.indexOf(a.decision.verdict) - VERDICTS.indexOf(b.decision.verdict) ||
+    (b.figures.error_share ?? 0) - (a.figures.error_share ?? 0) ||
+    b.figures.calls - a.figures.calls ||
+    a.name.localeCompare(b.name)
+  );
+}
+
+/**
+ * The key's decision with its services judged: when several services call the key and at
+ * least one is degraded with a decided verdict that hurts while another is not degraded,
+ * the decision carries `service` (naming them); when the key's own verdict is not a decided
+ * one that hurts (healthy, provider_degraded, insufficient_data over diluted totals), the
+ * worst service's decision becomes the key's. Otherwise `d` unchanged.
+ */
+export function leadWithWorstService(d: Decision, services: ServiceHealth[]): Decision {
+  if (services.length < 2) return d;
+  const hurt: HurtService[] = services.filter(hurts).map((s) => ({ name: s.name, figures: s.figures, decision: s.decision }));
+  if (hurt.length === 0) return d;
+  const healthy = services.filter((s) => !s.degraded).map((s) => ({ name: s.name, calls: s.calls }));
+  // Every service degraded: the key is degraded as a whole, and its own verdict speaks.
+  if (healthy.length === 0) return d;
+  hurt.sort(byWorst);
+  const undecided = services.filter((s) => s.degraded && !hurt.some((h) => h.name === s.name)).map((s) => s.name);
+  const led = !HURT.includes(d.verdict);
+  const service: ServiceLead = { lead: hurt[0]!, also: hurt.slice(1), healthy, undecided, led };
+  return led ? { ...hurt[0]!.decision, service } : { ...d, service };
+}
+
+/** The names of the hurt services, worst first. */
+export const hurtNames = (s: ServiceLead): string[] => [s.lead.name, ...s.also.map((h) => h.name)];
