@@ -66,6 +66,3 @@ export function leadWithWorstService(d: Decision, services: ServiceHealth[]): De
   const service: ServiceLead = { lead: hurt[0]!, also: hurt.slice(1), healthy, undecided, led };
   return led ? { ...hurt[0]!.decision, service } : { ...d, service };
 }
-
-/** The names of the hurt services, worst first. */
-export const hurtNames = (s: ServiceLead): string[] => [s.lead.name, ...s.also.map((h) => h.name)];
