@@ -10,7 +10,7 @@
  *
  * The test: **Fisher's exact test**, two-sided, on the 2×2 table (failed / passed recent
  * probes) × (the locations whose status is failing, pooled / the locations whose status is
- * ok, pooled). Why Fisher: the counts are small (3 to ~15 probes a location) where the
+ * ok, pooled; each location counted on the probes its status rests on, `restsOn`). Why Fisher: the counts are small (3 to ~15 probes a location) where the
  * normal approximation of a two-proportion z-test is poor and a χ² test is invalid (expected
  * cells under 5); Fisher's test is exact at any count and conservative — at significance α
  * it declares a difference between locations that fail at the same rate in at most α of
@@ -30,13 +30,22 @@ import type { Decision, ProbeSide } from './rules.ts';
 import { list } from './text.ts';
 import type { ProbeFigures } from './types.ts';
 
+/** Some locations and the probes their statuses rest on, pooled. */
+export interface SplitGroup {
+  locations: string[];
+  probes: number;
+  failed: number;
+  /** Locations counted on their latest probes only (`restsOn`). */
+  latest: string[];
+}
+
 /** The outcome of comparing the failing locations with the ok ones. */
 export interface LocationSplit {
   kind: 'regional' | 'chance' | 'too_few';
   /** The locations whose status is failing, and their recent probes pooled. */
-  failing: { locations: string[]; probes: number; failed: number };
+  failing: SplitGroup;
   /** The locations whose status is ok, and their recent probes pooled. */
-  ok: { locations: string[]; probes: number; failed: number };
+  ok: SplitGroup;
   /** Fisher's exact two-sided p-value of the observed table. */
   p: number;
   /** The p-value of the most extreme split these counts allow (all failed against none). */
@@ -76,24 +85,50 @@ export function fisherExact(x1: number, n1: number, x2: number, n2: number): num
   return Math.min(1, p);
 }
 
-/** Sums the recent probes of some locations. */
-function pooled(probes: Record<string, ProbeFigures>, locations: string[]): { locations: string[]; probes: number; failed: number } {
-  let n = 0;
-  let failed = 0;
-  for (const l of locations) {
-    n += probes[l]!.recent.probes;
-    failed += probes[l]!.recent.failed;
-  }
-  return { locations, probes: n, failed };
+/** The thresholds a location's status was judged with (figures.ts). */
+export interface StatusRule {
+  min_probes: number;
+  probe_failing_share: number;
 }
 
 /**
- * Compares the recent probes of the failing locations with those of the ok ones (the
+ * The probes a location's status rests on. Mostly its recent probes; but a status set by the
+ * latest `min_probes` alone (all failed while most of the recent passed: an outage that has
+ * just begun there; all passed while most failed: one that is ending) rests on those, so a
+ * region that began failing three minutes ago is compared on its three failed probes, not
+ * diluted by the seven good ones before them. At least `min_probes` agreed; that many are
+ * counted (a lower bound: the test is only more cautious for it).
+ */
+export function restsOn(f: ProbeFigures, t: StatusRule): { probes: number; failed: number } {
+  const { probes, failed } = f.recent;
+  const above = probes > 0 && failed / probes > t.probe_failing_share;
+  if (f.status === 'failing' && !above && probes > t.min_probes) return { probes: t.min_probes, failed: t.min_probes };
+  if (f.status === 'ok' && above && probes > t.min_probes) return { probes: t.min_probes, failed: 0 };
+  return { probes, failed };
+}
+
+/** Sums the probes the statuses of some locations rest on. */
+function pooled(probes: Record<string, ProbeFigures>, locations: string[], t: StatusRule): SplitGroup {
+  let n = 0;
+  let failed = 0;
+  const latest: string[] = [];
+  for (const l of locations) {
+    const r = restsOn(probes[l]!, t);
+    if (r.probes !== probes[l]!.recent.probes) latest.push(l);
+    n += r.probes;
+    failed += r.failed;
+  }
+  return { locations, probes: n, failed, latest };
+}
+
+/**
+ * Compares the probes the failing locations' statuses rest on with the ok ones' (the
  * `partial` probe side) and says whether they differ beyond chance at `alpha`.
  */
-export function locationSplit(probes: Record<string, ProbeFigures>, failing: string[], ok: string[], alpha: number): LocationSplit {
-  const f = pooled(probes, failing);
-  const o = pooled(probes, ok);
+export function locationSplit(probes: Record<string, ProbeFigures>, failing: string[], ok: string[], t: StatusRule & { probe_split_max_p: number }): LocationSplit {
+  const alpha = t.probe_split_max_p;
+  const f = pooled(probes, failing, t);
+  const o = pooled(probes, ok, t);
   const p = fisherExact(f.failed, f.probes, o.failed, o.probes);
   const pMin = fisherExact(f.probes, f.probes, 0, o.probes);
   const kind = p <= alpha ? 'regional' : pMin <= alpha ? 'chance' : 'too_few';
@@ -106,7 +141,8 @@ export function pText(p: number): string {
 }
 
 /** "6 of 10 recent failed from eu-west": a pooled group in words. */
-const groupText = (g: LocationSplit['failing']) => `${g.failed} of ${g.probes} recent failed from ${list(g.locations)}`;
+const groupText = (g: SplitGroup) =>
+  `${g.failed} of ${g.probes} recent failed from ${list(g.locations)}${g.latest.length ? ` (${list(g.latest)} on the latest probes, which set ${g.latest.length === 1 ? 'its' : 'their'} status)` : ''}`;
 
 /** The sentence that states the test and its outcome, for the evidence. */
 export function splitText(s: LocationSplit): string {
@@ -128,8 +164,8 @@ export function splitText(s: LocationSplit): string {
  * provider fails at random everywhere: fail over to another provider, not another region);
  * `regional_unconfirmed` when the counts are too few to tell.
  */
-export function partialDecision(verdict: 'provider_outage' | 'provider_degraded', probes: Record<string, ProbeFigures>, side: { failing: string[]; ok: string[] }, alpha: number): Decision {
-  const split = locationSplit(probes, side.failing, side.ok, alpha);
+export function partialDecision(verdict: 'provider_outage' | 'provider_degraded', probes: Record<string, ProbeFigures>, side: { failing: string[]; ok: string[] }, t: StatusRule & { probe_split_max_p: number }): Decision {
+  const split = locationSplit(probes, side.failing, side.ok, t);
   const base = { verdict, side: 'partial' as ProbeSide, split };
   if (split.kind === 'regional') return { ...base, hint: 'regional' };
   if (split.kind === 'too_few') return { ...base, hint: 'regional_unconfirmed' };

@@ -164,13 +164,13 @@ export function decide(
   // Probe-only: no client traffic at all (a fallback, a model not in use yet).
   if (c.calls === 0 && !c.degraded && (p.side === 'failing' || p.side === 'partial' || p.side === 'healthy')) {
     const verdict = p.side === 'failing' ? 'provider_outage' : p.side === 'partial' ? 'provider_degraded' : 'healthy';
-    return { verdict, hint: 'probe_only', side: p.side, ...(p.side === 'partial' ? { split: locationSplit(probes, p.failing, p.ok, t.probe_split_max_p) } : {}) };
+    return { verdict, hint: 'probe_only', side: p.side, ...(p.side === 'partial' ? { split: locationSplit(probes, p.failing, p.ok, t) } : {}) };
   }
   if (!c.degraded && c.calls < t.min_calls) {
     // Too few calls to judge the clients, but probes failing are a verdict of their own
     // (a fallback that only sees the first failovers).
     if (p.side === 'failing') return { verdict: 'provider_outage', hint: 'low_volume', side: p.side };
-    if (p.side === 'partial') return { verdict: 'provider_degraded', hint: 'low_volume', side: p.side, split: locationSplit(probes, p.failing, p.ok, t.probe_split_max_p) };
+    if (p.side === 'partial') return { verdict: 'provider_degraded', hint: 'low_volume', side: p.side, split: locationSplit(probes, p.failing, p.ok, t) };
     return { verdict: 'insufficient_data', hint: 'low_volume', side: p.side };
   }
   const mix = failureMix(c);
@@ -188,7 +188,7 @@ export function decide(
   if (c.degraded) {
     if (p.side === 'failing') return { verdict: 'provider_outage', hint: null, side: p.side };
     // Some locations failing and some ok: `regional` only when they differ beyond chance.
-    if (p.side === 'partial') return partialDecision('provider_outage', probes, p, t.probe_split_max_p);
+    if (p.side === 'partial') return partialDecision('provider_outage', probes, p, t);
     // Clients are judged over the whole window, probes on their latest results: right after
     // an outage the clients still look degraded while the probes are fine again. If the
     // probes failed for most of the window too, it was the provider, not us.
@@ -213,6 +213,6 @@ export function decide(
     return { verdict: 'provider_suspected', hint: 'probes_inconclusive', side: p.side, ...(power ? { power } : {}) };
   }
   if (p.side === 'failing') return { verdict: 'provider_degraded', hint: null, side: p.side };
-  if (p.side === 'partial') return partialDecision('provider_degraded', probes, p, t.probe_split_max_p);
+  if (p.side === 'partial') return partialDecision('provider_degraded', probes, p, t);
   return { verdict: 'healthy', hint: p.misconfigured.length > 0 ? 'probe_misconfigured' : null, side: p.side };
 }

@@ -4,7 +4,7 @@
  * and the three answers a split can get.
  */
 import { describe, expect, it } from 'vitest';
-import { fisherExact, locationSplit, pText } from '../../server/verdicts/location-split.ts';
+import { fisherExact, locationSplit, pText, restsOn } from '../../server/verdicts/location-split.ts';
 import type { ProbeFigures } from '../../server/verdicts/types.ts';
 
 /** A location's figures with `failed` of `probes` recent probes failed (the rest of the window alike). */
@@ -58,30 +58,42 @@ describe("Fisher's exact test (two-sided)", () => {
   });
 });
 
+/** The default thresholds (verdicts config). */
+const T = { min_probes: 3, probe_failing_share: 0.5, probe_split_max_p: 0.01 };
+
 describe('locationSplit', () => {
   it('calls 10 of 10 failed against 0 of 10 regional', () => {
-    const s = locationSplit({ a: location(10, 10, 'failing'), b: location(10, 0, 'ok') }, ['a'], ['b'], 0.01);
-    expect(s).toMatchObject({ kind: 'regional', failing: { locations: ['a'], probes: 10, failed: 10 }, ok: { locations: ['b'], probes: 10, failed: 0 } });
+    const s = locationSplit({ a: location(10, 10, 'failing'), b: location(10, 0, 'ok') }, ['a'], ['b'], T);
+    expect(s).toMatchObject({ kind: 'regional', failing: { locations: ['a'], probes: 10, failed: 10, latest: [] }, ok: { locations: ['b'], probes: 10, failed: 0 } });
   });
 
   it('calls 6 of 10 against 4 of 10 chance: the counts could have shown a split and did not', () => {
-    const s = locationSplit({ a: location(10, 6, 'failing'), b: location(10, 4, 'ok') }, ['a'], ['b'], 0.01);
+    const s = locationSplit({ a: location(10, 6, 'failing'), b: location(10, 4, 'ok') }, ['a'], ['b'], T);
     expect(s).toMatchObject({ kind: 'chance', p: 0.656, p_min: 1.08e-5 });
   });
 
   it('pools the ok locations: 6 of 10 against 4 and 5 of 10 is chance', () => {
-    const s = locationSplit({ a: location(10, 6, 'failing'), b: location(10, 4, 'ok'), c: location(10, 5, 'ok') }, ['a'], ['b', 'c'], 0.01);
+    const s = locationSplit({ a: location(10, 6, 'failing'), b: location(10, 4, 'ok'), c: location(10, 5, 'ok') }, ['a'], ['b', 'c'], T);
     expect(s).toMatchObject({ kind: 'chance', ok: { locations: ['b', 'c'], probes: 20, failed: 9 } });
   });
 
   it('calls 3 of 3 against 0 of 3 too few at 0.01 (the most extreme split at these counts is p = 0.1), and 5 against 5 enough', () => {
-    expect(locationSplit({ a: location(3, 3, 'failing'), b: location(3, 0, 'ok') }, ['a'], ['b'], 0.01).kind).toBe('too_few');
-    expect(locationSplit({ a: location(5, 5, 'failing'), b: location(5, 0, 'ok') }, ['a'], ['b'], 0.01).kind).toBe('regional');
+    expect(locationSplit({ a: location(3, 3, 'failing'), b: location(3, 0, 'ok') }, ['a'], ['b'], T).kind).toBe('too_few');
+    expect(locationSplit({ a: location(5, 5, 'failing'), b: location(5, 0, 'ok') }, ['a'], ['b'], T).kind).toBe('regional');
   });
 
   it('follows the configured significance: 6 of 10 against 0 of 10 (p = 0.011) is regional at 0.05, chance at 0.01', () => {
     const probes = { a: location(10, 6, 'failing'), b: location(10, 0, 'ok') };
-    expect(locationSplit(probes, ['a'], ['b'], 0.05).kind).toBe('regional');
-    expect(locationSplit(probes, ['a'], ['b'], 0.01).kind).toBe('chance');
+    expect(locationSplit(probes, ['a'], ['b'], { ...T, probe_split_max_p: 0.05 }).kind).toBe('regional');
+    expect(locationSplit(probes, ['a'], ['b'], T).kind).toBe('chance');
+  });
+
+  it('counts a location whose status its latest probes set on those: an outage begun 3 probes ago (3 of 10) against 0 of 10 is regional', () => {
+    const a = location(10, 3, 'failing');
+    expect(restsOn(a, T)).toEqual({ probes: 3, failed: 3 });
+    expect(restsOn(location(10, 6, 'ok'), T)).toEqual({ probes: 3, failed: 0 });
+    expect(restsOn(location(10, 6, 'failing'), T)).toEqual({ probes: 10, failed: 6 });
+    const s = locationSplit({ a, b: location(10, 0, 'ok') }, ['a'], ['b'], T);
+    expect(s).toMatchObject({ kind: 'regional', p: 0.0035, failing: { probes: 3, failed: 3, latest: ['a'] } });
   });
 });

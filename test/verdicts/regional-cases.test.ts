@@ -74,6 +74,15 @@ describe('regional only beyond chance: replays through ingest', () => {
     expect(e.alternative.verdict).toBe('healthy');
   });
 
+  it('reads an outage begun three probes ago in eu-west as regional: the test counts the latest probes its status rests on, not the 7 good ones before', () => {
+    const e = v(REGIONAL.togetherOnset);
+    expect(e.probes['eu-west']).toMatchObject({ status: 'failing', recent: { probes: 10, failed: 3 } });
+    expect([e.verdict, e.hint]).toEqual(['provider_degraded', 'regional']);
+    expect(e.evidence).toContain(
+      "probe locations differ beyond chance: 3 of 3 recent failed from eu-west (eu-west on the latest probes, which set its status), 0 of 10 recent failed from us-east (Fisher's exact test p = 0.0035 ≤ 0.01)",
+    );
+  });
+
   it('says too few probes to tell when 3 failed from one location and 3 passed from another, instead of claiming a region', () => {
     const e = v(REGIONAL.fewProbes);
     expect([e.verdict, e.hint]).toEqual(['provider_outage', 'regional_unconfirmed']);

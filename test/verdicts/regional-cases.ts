@@ -23,6 +23,8 @@ export const REGIONAL = {
   mistralEu: { provider: 'mistral', endpoint: 'chat', model: 'mistral-large-latest' },
   /** Gemini timing out from ap-south only (9 of the last 10), served from eu-west and us-east; the clients there are fine. */
   geminiAp: { provider: 'google', endpoint: 'generate', model: 'gemini-2.5-flash' },
+  /** Together failing from eu-west since 3 minutes ago (12 served, then 3 failed), served from us-east; clients not hit yet. */
+  togetherOnset: { provider: 'together', endpoint: 'chat', model: 'meta-llama/Llama-3.3-70B-Instruct-Turbo' },
   /** A key the prober began covering 3 minutes ago: 3 of 3 failed from eu-west, 3 of 3 served from us-east. */
   fewProbes: { provider: 'openai', endpoint: 'embeddings', model: 'text-embedding-3-large' },
 } satisfies Record<string, BreakerKey>;
@@ -84,6 +86,11 @@ export function regionalCases(to: number): ReturnType<typeof fleet> {
   f.add('prober', 'ap-south', patterned(REGIONAL.geminiAp, 'ap-south', to, '.....' + 'xxxx.xxxxx', TIMEOUT));
   f.add('prober', 'eu-west', patterned(REGIONAL.geminiAp, 'eu-west', to, '.....' + '...x......', TIMEOUT));
   f.add('prober', 'us-east', patterned(REGIONAL.geminiAp, 'us-east', to, '.....' + '..........', TIMEOUT));
+
+  // An outage beginning in eu-west: its last three probes failed, the seven before served.
+  f.add('support-bot', 'pod-1', windows(REGIONAL.togetherOnset, from, to, { calls: 10 }));
+  f.add('prober', 'eu-west', patterned(REGIONAL.togetherOnset, 'eu-west', to, '.'.repeat(12) + 'xxx', DOWN_503));
+  f.add('prober', 'us-east', patterned(REGIONAL.togetherOnset, 'us-east', to, '.'.repeat(15), DOWN_503));
 
   // Newly probed: three probes a location so far; the clients fail 30 % with 503s.
   for (const pod of ['pod-1', 'pod-2']) f.add('search', pod, windows(REGIONAL.fewProbes, from, to, { calls: 10, errors: { server: 3 } }));
