@@ -35,6 +35,7 @@ const VerdictsSection = Type.Object(
     open_idle_after_s: Type.Integer({ minimum: 60, default: 300, description: 'an open breaker whose instance stopped reporting the key counts as open this long after its last report' }),
     probe_refute_max_chance: Share(0.05, 'clean probes refute a provider-side cause only if they would all pass with at most this chance at the clients\' failure share'),
     probe_intermittent_share: Share(0.1, 'probes of an ok location that failed at least this share of the window: the provider fails intermittently'),
+    probe_split_max_p: Share(0.01, 'failing and ok probe locations differ (regional) only when Fisher\'s exact test on their recent probes gives at most this p-value (location-split.ts)'),
     stale_probe_lookback_s: Type.Integer({ minimum: 60, default: 3600, description: 'a key with no probe in the window that a location probed this recently reads probes_stale (naming the location), not no_probes' }),
     prober_min_keys: Type.Integer({ minimum: 1, default: 3, description: 'failing keys a location needs before it can be judged a prober problem' }),
     prober_min_providers: Type.Integer({ minimum: 1, default: 2, description: 'providers those keys must span' }),

@@ -18,7 +18,7 @@ export type Verdict = Static<typeof Verdict>;
 
 /** Hints that say why, or what is missing. */
 export const HINTS = [
-  'retry_storm', 'client_errors', 'quota', 'capacity', 'local', 'regional', 'probe_misconfigured', 'no_probes', 'low_volume',
+  'retry_storm', 'client_errors', 'quota', 'capacity', 'local', 'regional', 'regional_unconfirmed', 'probe_misconfigured', 'no_probes', 'low_volume',
   'truncation', 'intermittent', 'probes_inconclusive', 'traffic_shape', 'probe_only', 'probes_set_aside', 'probes_pending', 'probes_stale',
   'sibling_probes', 'model_retired',
 ] as const;

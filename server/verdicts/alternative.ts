@@ -44,7 +44,7 @@ export function alternativeOf(d: Decision, c: ClientFigures, probes: Record<stri
       if (d.hint === 'intermittent' && d.intermittent) {
         return {
           verdict: 'self_inflicted',
-          why: `the probes, which share none of our code, failed ${d.intermittent.failed} of ${d.intermittent.probes} in the window (${pct(d.intermittent.failed / d.intermittent.probes)}); no class of ours dominates (${noSelfSignal})`,
+          why: `the probes, which share none of our code, failed ${d.intermittent.failed} of ${d.intermittent.probes} ${d.split ? `recent, from every location alike (${list(usable)})` : 'in the window'} (${pct(d.intermittent.failed / d.intermittent.probes)}); no class of ours dominates (${noSelfSignal})`,
         };
       }
       if (d.recovered?.length) {
@@ -73,7 +73,7 @@ export function alternativeOf(d: Decision, c: ClientFigures, probes: Record<stri
       if (d.hint === 'probe_only' || d.hint === 'low_volume') {
         return { verdict: 'insufficient_data', why: `too little client traffic to judge, but ${probeCounts(probes, side.failing)}` };
       }
-      return { verdict: 'healthy', why: `${probeCounts(probes, side.failing)}; clients fine (error share ${pct(c.error_share ?? 0)} < ${pct(t.degraded_error_share)})` };
+      return { verdict: 'healthy', why: `${probeCounts(probes, d.split?.kind === 'chance' ? usable : side.failing)}; clients fine (error share ${pct(c.error_share ?? 0)} < ${pct(t.degraded_error_share)})` };
     case 'healthy':
       if (d.hint === 'probe_only') return { verdict: 'insufficient_data', why: `no client traffic, but ${probeCounts(probes, usable)}` };
       return {

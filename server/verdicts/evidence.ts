@@ -6,6 +6,7 @@ import { powerText } from './alternative.ts';
 import { keyName } from './key-join.ts';
 import { siblingText } from './sibling-probes.ts';
 import { leadSentence, servicesSentence } from './service-lead-text.ts';
+import { pText, splitText } from './location-split.ts';
 import type { LocationHealth } from './prober-health.ts';
 import { failureMix, probeSide, recoveredLocations, type Decision } from './rules.ts';
 import type { Alternative, ClientFigures, ProbeFigures } from './types.ts';
@@ -117,8 +118,13 @@ function hintSentence(d: Decision, c: ClientFigures, probes: Record<string, Prob
     case 'local':
       return `hint local: degraded on ${list(d.local!.degraded)} only; healthy on ${list(d.local!.healthy)}`;
     case 'regional':
-      return `hint regional: probes failing from ${list(side.failing)}, fine from ${list(side.ok)}`;
+      return `hint regional: probes failing from ${list(side.failing)}, fine from ${list(side.ok)}${d.split ? `, beyond chance (${pText(d.split.p)} ≤ ${d.split.alpha})` : ''}`;
+    case 'regional_unconfirmed':
+      return `hint regional_unconfirmed: probes failing from ${list(side.failing)}, fine from ${list(side.ok)}, but too few (${num(d.split!.failing.probes)} and ${num(d.split!.ok.probes)} recent) to tell a region from chance — not a reason to move region yet; the next probes decide`;
     case 'intermittent':
+      if (d.split) {
+        return `hint intermittent: the probes failed ${num(d.intermittent!.failed)} of ${num(d.intermittent!.probes)} recent from ${list([...side.failing, ...side.ok])} (${pct(d.intermittent!.failed / d.intermittent!.probes)}), no location beyond chance more than another (${pText(d.split.p)} > ${d.split.alpha}): the provider fails at random everywhere, not in one region — another region will not help; fail over to another provider or wait, not our code`;
+      }
       return `hint intermittent: the probes failed ${num(d.intermittent!.failed)} of ${num(d.intermittent!.probes)} in the window (${pct(d.intermittent!.failed / d.intermittent!.probes)} ≥ ${pct(t.probe_intermittent_share)}) while their latest are ok: the provider fails in bursts — fail over, not our code`;
     case 'probes_inconclusive':
       return `hint probes_inconclusive: provider-side errors the probes did not see, and too few probes to rule the provider out${d.power ? ` (${powerText(d)} > ${pct(t.probe_refute_max_chance)})` : ''} — likely intermittent; fail over, tell the provider, not our code`;
@@ -207,7 +213,9 @@ function verdictText(d: Decision): string {
       ? 'too few calls to judge the clients, and every probe location failing: the provider is down'
       : 'too few calls to judge the clients, and probes failing from some locations';
   }
+  if (d.hint === 'intermittent' && d.verdict === 'provider_degraded') return 'probes failing at random from every location while clients are fine: early warning, not felt yet';
   if (d.hint === 'intermittent') return 'clients degraded and the probes caught the provider failing too, in bursts: not our code — fail over';
+  if (d.hint === 'regional' && d.verdict === 'provider_outage') return 'clients degraded and probes failing from some locations only, beyond chance: the provider is down in one region — fail over to another region or provider';
   if (d.recovered?.length) return 'clients degraded while the probes failed for most of the window: the provider was down and is recovering';
   if (d.hint === 'sibling_probes') {
     return d.verdict === 'provider_outage'
@@ -266,6 +274,7 @@ export function evidence(d: Decision, c: ClientFigures, probes: Record<string, P
     ...lead,
     ...clientSentences(c, t, x.stateText, x.failingSince),
     ...(Object.keys(probes).length > 0 && Object.keys(usableOnly(probes)).length === 0 ? ['probes: none usable in the window'] : probeSentences(usableOnly(probes), t)),
+    ...(d.split ? [splitText(d.split)] : []),
     ...joinSentences(probes, x),
     ...[ownClassSentence(d, own), siblingSentence(d)].filter((x): x is string => x !== null),
     ...(power ? [power] : []),

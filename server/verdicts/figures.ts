@@ -24,6 +24,7 @@ export interface VerdictThresholds {
   open_idle_after_s: number;
   probe_refute_max_chance: number;
   probe_intermittent_share: number;
+  probe_split_max_p: number;
   stale_probe_lookback_s: number;
   prober_min_keys: number;
   prober_min_providers: number;

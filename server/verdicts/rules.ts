@@ -4,6 +4,7 @@ import { CLIENT_CLASSES, PROVIDER_CLASSES } from '@breakerbox/protocol';
 import type { ClientFigures, Hint, PartHealth, ProbeFigures, ProbePower, Verdict } from './types.ts';
 import type { SiblingProbes } from './sibling-probes.ts';
 import type { ServiceLead } from './service-lead.ts';
+import { locationSplit, partialDecision, type LocationSplit } from './location-split.ts';
 
 /** The probe side of a key, summed up over its locations. */
 export type ProbeSide = 'healthy' | 'failing' | 'partial' | 'missing' | 'misconfigured';
@@ -49,7 +50,12 @@ export interface Decision {
   local?: { degraded: string[]; healthy: string[] };
   /** How strongly clean probes argue against a provider-side cause (clients degraded, probes ok). */
   power?: ProbePower;
-  /** With `intermittent`: the ok locations' window probes and how many of them failed. */
+  /**
+   * With a `partial` probe side: whether the failing and the ok locations differ beyond
+   * chance (location-split.ts) — `regional` only when they do.
+   */
+  split?: LocationSplit;
+  /** With `intermittent`: the ok locations' window probes and how many of them failed (with `split`: every location's recent probes). */
   intermittent?: { probes: number; failed: number };
   /** With `probes_pending` / `probes_stale`: the probes asked for since the degradation began. */
   pending?: PendingInfo;
@@ -161,13 +167,13 @@ export function decide(
   // Probe-only: no client traffic at all (a fallback, a model not in use yet).
   if (c.calls === 0 && !c.degraded && (p.side === 'failing' || p.side === 'partial' || p.side === 'healthy')) {
     const verdict = p.side === 'failing' ? 'provider_outage' : p.side === 'partial' ? 'provider_degraded' : 'healthy';
-    return { verdict, hint: 'probe_only', side: p.side };
+    return { verdict, hint: 'probe_only', side: p.side, ...(p.side === 'partial' ? { split: locationSplit(probes, p.failing, p.ok, t) } : {}) };
   }
   if (!c.degraded && c.calls < t.min_calls) {
     // Too few calls to judge the clients, but probes failing are a verdict of their own
     // (a fallback that only sees the first failovers).
     if (p.side === 'failing') return { verdict: 'provider_outage', hint: 'low_volume', side: p.side };
-    if (p.side === 'partial') return { verdict: 'provider_degraded', hint: 'low_volume', side: p.side };
+    if (p.side === 'partial') return { verdict: 'provider_degraded', hint: 'low_volume', side: p.side, split: locationSplit(probes, p.failing, p.ok, t) };
     return { verdict: 'insufficient_data', hint: 'low_volume', side: p.side };
   }
   const mix = failureMix(c);
@@ -184,7 +190,8 @@ export function decide(
   if (p.side === 'misconfigured') return { verdict: 'insufficient_data', hint: 'probe_misconfigured', side: p.side, ...(siblings ? { siblings } : {}) };
   if (c.degraded) {
     if (p.side === 'failing') return { verdict: 'provider_outage', hint: null, side: p.side };
-    if (p.side === 'partial') return { verdict: 'provider_outage', hint: 'regional', side: p.side };
+    // Some locations failing and some ok: `regional` only when they differ beyond chance.
+    if (p.side === 'partial') return partialDecision('provider_outage', probes, p, t);
     // Clients are judged over the whole window, probes on their latest results: right after
     // an outage the clients still look degraded while the probes are fine again. If the
     // probes failed for most of the window too, it was the provider, not us.
@@ -209,6 +216,6 @@ export function decide(
     return { verdict: 'provider_suspected', hint: 'probes_inconclusive', side: p.side, ...(power ? { power } : {}) };
   }
   if (p.side === 'failing') return { verdict: 'provider_degraded', hint: null, side: p.side };
-  if (p.side === 'partial') return { verdict: 'provider_degraded', hint: 'regional', side: p.side };
+  if (p.side === 'partial') return partialDecision('provider_degraded', probes, p, t);
   return { verdict: 'healthy', hint: p.misconfigured.length > 0 ? 'probe_misconfigured' : null, side: p.side };
 }

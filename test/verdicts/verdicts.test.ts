@@ -181,7 +181,7 @@ describe('GET /api/verdicts', () => {
   it('hints regional when one probe location fails and another is fine', () => {
     expect([v(K.regional).verdict, v(K.regional).hint]).toEqual(['provider_degraded', 'regional']);
     expect([v(K.outageRegional).verdict, v(K.outageRegional).hint]).toEqual(['provider_outage', 'regional']);
-    expect(v(K.regional).evidence).toContain('hint regional: probes failing from eu-west, fine from us-east');
+    expect(v(K.regional).evidence).toContain('hint regional: probes failing from eu-west, fine from us-east, beyond chance (p = 1.1e-5 ≤ 0.01)');
   });
 
   it('calls healthy keys healthy', () => {
