@@ -51,8 +51,12 @@ export function hurtVerdict(a: KeyAnalysis): { verdict: Verdict; hint: Hint | nu
   return { verdict: worst.verdict!, hint: worst.hint, services: hurt.map((s) => s.name) };
 }
 
-/** Decided verdicts of clients that hurt: they page (alerts.rules.clients_degraded) and make an incident. */
-export const HURT: readonly Verdict[] = ['provider_outage', 'provider_suspected', 'self_inflicted'];
+/**
+ * Decided verdicts of clients that hurt: they page (alerts.rules.clients_degraded) and make an
+ * incident. `provider_degraded` hurts only with degraded clients (every use checks them): the
+ * provider slow from some locations (hint `slow`, issue 36).
+ */
+export const HURT: readonly Verdict[] = ['provider_outage', 'provider_suspected', 'self_inflicted', 'provider_degraded'];
 
 /** The incidents behind a set of key analyses, worst first, and which incident each key and location belongs to. */
 export interface IncidentIndex {
