@@ -216,7 +216,7 @@ export function decide(
     // No self-side signal. Provider-side errors the probes did not see are not ours: either
     // the probes are too few to tell, or the provider fails only requests shaped like ours.
     if (power?.refutes) return { verdict: 'provider_suspected', hint: 'traffic_shape', side: p.side, power };
-    return { verdict: 'provider_suspected', hint: 'probes_inconclusive', side: p.side, ...(power ? { power } : {}) };
+    return { verdict: 'provider_suspected', hint: 'probes_inconclusive', side: p.side, ...(power ? { power } : {}), ...(latency ? { latency } : {}) };
   }
   if (p.side === 'failing') return { verdict: 'provider_degraded', hint: null, side: p.side };
   if (p.side === 'partial') return { verdict: 'provider_degraded', hint: 'regional', side: p.side };

@@ -19,6 +19,10 @@ export const LATENCY_CASES = {
   oneLocation: { provider: 'anthropic', endpoint: 'messages', model: 'claude-sonnet-4@20250514' },
   /** The control: clients slow and shedding, probes at their usual latency from both locations. */
   probesFast: { provider: 'mistral', endpoint: 'chat', model: 'mistral-large-latest:latency' },
+  /** A key probed only since the window began (no baseline), its probes over the clients' 5 s ceiling. */
+  ceilingOnly: { provider: 'together', endpoint: 'chat', model: 'meta-llama/Llama-3.3-70B-Instruct-Turbo:new' },
+  /** A key probed only since the window began, its probes at 0.7 s: nothing to tell whether that is usual. */
+  noBaseline: { provider: 'openai', endpoint: 'responses', model: 'gpt-4.1@new-probe' },
 } satisfies Record<string, BreakerKey>;
 
 export const LOCATIONS = ['eu-west', 'us-east'] as const;
@@ -62,20 +66,18 @@ function window(key: BreakerKey, start: number, w: { fast: number; slow: number;
  * (5 calls a window, all slow, 12 rejected) until the breaker opens on `slow_calls` 70 s in;
  * from then on it cycles as the SDK's does — half-open after the cooldown (5 s, doubling to
  * 20 s), one slow trial, open again on `probe_failed` — short-circuiting the demand meanwhile.
- * `slowClients` false: the calls stay at ~1 s (nothing happens to the instance).
  */
-function instance(key: BreakerKey, from: number, to: number, onset: number, slowClients: boolean): TelemetryEvent[] {
+function instance(key: BreakerKey, from: number, to: number, onset: number): TelemetryEvent[] {
   const events: TelemetryEvent[] = [
     transition(key, from - 30 * MIN, null, 'closed', 'created'),
     { type: 'config', ts: from - 30 * MIN, key, settings: { latency_ceiling_ms: CLIENT_CEILING_MS, max_concurrent: 4, max_queue: 0, slow_threshold: 0.5, min_calls: 20, cooldown_ms: 5000, max_cooldown_ms: 20_000 }, fallbacks: [], warnings: [] },
   ];
   const openAt = onset + 70_000;
-  // The open/half-open cycle: [time, to, reason, cooldown].
   let cooldown = 5000;
   let ts = openAt;
   events.push({ ...transition(key, openAt, 'closed', 'open', 'slow_calls'), cooldown_ms: cooldown, attempt: 1, rates: { error: 0, slow: 1 } });
   const trials: number[] = [];
-  for (let attempt = 2; slowClients; attempt++) {
+  for (let attempt = 2; ; attempt++) {
     const half = ts + cooldown;
     const reopen = half + 11_000; // the trial call took 11 s
     if (reopen >= to) break;
@@ -85,9 +87,8 @@ function instance(key: BreakerKey, from: number, to: number, onset: number, slow
     trials.push(reopen);
     ts = reopen;
   }
-  if (!slowClients) events.splice(2); // no incident: no transition
   for (let start = from; start + 10_000 <= to; start += 10_000) {
-    if (!slowClients || start + 10_000 <= onset) events.push(window(key, start, { fast: 8, slow: 0 }));
+    if (start + 10_000 <= onset) events.push(window(key, start, { fast: 8, slow: 0 }));
     else if (start < openAt) events.push(window(key, start, { fast: 0, slow: 5, rejected: 12 }));
     else {
       const trial = trials.filter((r) => r >= start && r < start + 10_000).length;
@@ -122,15 +123,18 @@ export function latencyCases(to: number): ReturnType<typeof fleet> {
   const onset = to - ONSET_BEFORE_END;
   const f = fleet();
   const slowFrom = (locations: readonly string[]) => (location: string) => (ts: number) => (locations.includes(location) && ts >= onset ? incident(ts) : usual(ts));
-  const cases: [BreakerKey, (location: string) => (ts: number) => number][] = [
-    [LATENCY_CASES.openai, slowFrom(LOCATIONS)],
-    [LATENCY_CASES.gemini, slowFrom(LOCATIONS)],
-    [LATENCY_CASES.oneLocation, slowFrom(['eu-west'])],
-    [LATENCY_CASES.probesFast, slowFrom([])],
+  const history = from - BASELINE_HOURS * 60 * MIN;
+  const cases: [BreakerKey, (location: string) => (ts: number) => number, number][] = [
+    [LATENCY_CASES.openai, slowFrom(LOCATIONS), history],
+    [LATENCY_CASES.gemini, slowFrom(LOCATIONS), history],
+    [LATENCY_CASES.oneLocation, slowFrom(['eu-west']), history],
+    [LATENCY_CASES.probesFast, slowFrom([]), history],
+    [LATENCY_CASES.ceilingOnly, slowFrom(LOCATIONS), from],
+    [LATENCY_CASES.noBaseline, slowFrom([]), from],
   ];
-  for (const [key, ms] of cases) {
-    for (const service of SERVICES) for (const pod of ['pod-1', 'pod-2']) f.add(service, pod, instance(key, from, to, onset, true));
-    for (const location of LOCATIONS) f.add('prober', location, probeRun(key, location, from - BASELINE_HOURS * 60 * MIN, to, ms(location)));
+  for (const [key, ms, probedFrom] of cases) {
+    for (const service of SERVICES) for (const pod of ['pod-1', 'pod-2']) f.add(service, pod, instance(key, from, to, onset));
+    for (const location of LOCATIONS) f.add('prober', location, probeRun(key, location, probedFrom, to, ms(location)));
   }
   return f;
 }

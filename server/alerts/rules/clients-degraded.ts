@@ -35,7 +35,7 @@ export const clientsDegradedRule: Rule<RulesConfig['clients_degraded']> = async 
     // Slow or shedding with no failed call (issue 36): say so, never "0% of calls failed".
     const slowOnly = whole && a.clients.failed === 0;
     const text = slowOnly
-      ? `clients slow over the last ${duration(cfg.window_s)}: ${pct(a.clients.slow_share)} of ${num(a.clients.calls)} calls slow, ${pct(a.clients.rejection_share)} of attempts rejected by the bulkhead, none failed`
+      ? `clients slow over the last ${duration(cfg.window_s)}: ${pct(a.clients.slow_share)} of ${num(a.clients.calls)} calls slow${a.clients.rejected > 0 ? `, ${pct(a.clients.rejection_share)} of attempts rejected by the bulkhead` : ''}, none failed`
       : lead
       ? `clients failing over the last ${duration(cfg.window_s)}: ${parts.join('; ') || `${pct(a.clients.error_share)} of ${num(a.clients.calls)} calls failed`}${a.services.length > failing.length ? ` (${failing.length} of ${a.services.length} services calling the key)` : ''}`
       : `clients recovering over the last ${duration(cfg.window_s)}: worst error share ${pct(worstShare)}`;
