@@ -59,13 +59,14 @@ export const HINT_WORDS: Record<Hint, string> = {
   truncation: 'truncation (answers cut by their token limit)',
   intermittent: 'intermittent (probes caught provider failures, at random across locations)',
   probes_inconclusive: 'probes too few to tell',
-  traffic_shape: 'our traffic shape (probes served, our requests fail)',
+  traffic_shape: 'our traffic shape or network (probes served as usual, our requests fail or are slow)',
   probe_only: 'probes only (no client traffic)',
   probes_set_aside: 'probes set aside (unhealthy prober)',
   probes_pending: 'probes requested, not answered yet',
   probes_stale: 'probes stopped (a prober went silent, or none since the degradation began)',
   sibling_probes: "judged by the provider's other keys' probes",
   model_retired: 'model retired (calls to it fail since its shutdown date: move to the successor)',
+  slow: 'slow (probes answer far slower than their baseline, clients slow or shedding)',
 };
 
 /** A share as a percentage ("34%", "0.4%"), or an en dash when undefined. */

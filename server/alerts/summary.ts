@@ -2,6 +2,7 @@ import { clockTime, list, pct } from '../verdicts/evidence.ts';
 import type { KeyAnalysis } from '../verdicts/analyse.ts';
 import { probeSide } from '../verdicts/rules.ts';
 import { verdictLabel } from '../verdicts/service-lead-text.ts';
+import { slowLocations } from '../verdicts/slow-probes.ts';
 
 /** "15 min", "1 h", "90 s". */
 export function duration(seconds: number): string {
@@ -33,6 +34,16 @@ function keyPhrase(a: KeyAnalysis): string {
   const side = probeSide(usable);
   const d = a.decision;
   const hint = d.hint ? ` (${d.hint})` : '';
+  if (d.hint === 'slow' && d.latency) {
+    const slow = slowLocations(d.latency);
+    const usual = d.latency.locations.length - slow.length;
+    return `probes far slower than their baseline from ${list(slow)}${usual ? `, at their usual latency from ${locations(usual)}` : ''}, clients slow or shedding: ${d.verdict === 'provider_outage' ? 'likely provider outage' : 'provider degraded'} (slow)`;
+  }
+  if (d.verdict === 'provider_suspected' && a.clients.failed === 0) {
+    return d.latency && d.hint === 'traffic_shape'
+      ? `clients slow or shedding, probes at their usual latency from ${locations(d.latency.locations.length)}: our traffic shape or network, or a provider slow on requests like ours${hint}`
+      : `clients slow or shedding with no failed call, probes unable to tell: provider suspected${hint}`;
+  }
   switch (d.verdict) {
     case 'provider_outage':
       if (d.hint === 'probe_only' || d.hint === 'low_volume') {

@@ -20,7 +20,7 @@ export type Verdict = Static<typeof Verdict>;
 export const HINTS = [
   'retry_storm', 'client_errors', 'quota', 'capacity', 'local', 'regional', 'regional_unconfirmed', 'probe_misconfigured', 'no_probes', 'low_volume',
   'truncation', 'intermittent', 'probes_inconclusive', 'traffic_shape', 'probe_only', 'probes_set_aside', 'probes_pending', 'probes_stale',
-  'sibling_probes', 'model_retired',
+  'sibling_probes', 'model_retired', 'slow',
 ] as const;
 export const Hint = StringEnum(HINTS);
 export type Hint = Static<typeof Hint>;
@@ -83,6 +83,12 @@ export const ProbeFigures = Type.Object({
   last_ts: Nullable('number'),
   /** True when the location is judged unhealthy (a prober problem) and left out of verdicts. */
   set_aside: Type.Boolean(),
+  /**
+   * What the location's latency is judged against (issue 36), present only when the verdict
+   * read it (degraded clients with a latency signal): its own probes over `lookback_s` before
+   * the window, and the `latency_ceiling_ms` the clients declare for the key.
+   */
+  baseline: Type.Optional(Type.Object({ p50: Nullable('number'), probes: Type.Number(), lookback_s: Type.Number(), client_ceiling_ms: Nullable('number') })),
 });
 export type ProbeFigures = Static<typeof ProbeFigures>;
 

@@ -3,6 +3,8 @@ import { failureMix, probeSide, windowFailed, type Decision } from './rules.ts';
 import { list, pct } from './text.ts';
 import { siblingText } from './sibling-probes.ts';
 import type { Alternative, ClientFigures, ProbeFigures } from './types.ts';
+import { probePaces } from './latency-evidence.ts';
+import { slowLocations } from './slow-probes.ts';
 
 
 /** "18 of 20 recent probes ok from eu-west and us-east". */
@@ -28,10 +30,16 @@ export function alternativeOf(d: Decision, c: ClientFigures, probes: Record<stri
   const side = probeSide(probes);
   const mix = failureMix(c);
   const usable = [...side.failing, ...side.ok];
+  // No failed call: no share "of failures" to quote (issue 36).
+  const classes = c.failed === 0 ? 'no failed call' : `client-fault ${pct(mix.clientFault)}, quota ${pct(mix.quota)}, truncated ${pct(mix.truncated)} of failures (< ${pct(t.hint_dominant_share)})`;
   const noSelfSignal =
-    `client-fault ${pct(mix.clientFault)}, quota ${pct(mix.quota)}, truncated ${pct(mix.truncated)} of failures (< ${pct(t.hint_dominant_share)}), ` +
+    `${classes}, ` +
     `retry ratio ${c.retry_ratio ?? 0} (< ${t.retry_storm_ratio}), rejections ${pct(c.rejection_share ?? 0)}, ` +
     `degraded on all ${c.services > 1 ? `${c.services} services` : `${c.instances} instance${c.instances === 1 ? '' : 's'}`}`;
+  if (d.hint === 'slow' && d.latency) {
+    const slow = slowLocations(d.latency);
+    return { verdict: 'self_inflicted', why: `the probes, which share none of our code, are slow too: ${probePaces(d.latency, slow)}; ${noSelfSignal}` };
+  }
   switch (d.verdict) {
     case 'provider_outage':
       if (d.hint === 'sibling_probes' && d.siblings) {

@@ -16,6 +16,7 @@ import type { RetirementCalendar } from '../lifecycle/calendar.ts';
 import { fleetParts, serviceHealth, type ServiceHealth } from './fleet-parts.ts';
 import { siblingProbes } from './sibling-probes.ts';
 import { leadWithWorstService } from './service-lead.ts';
+import { attachLatencyInputs, wantsLatency } from './probe-baseline.ts';
 import { silentLocations } from './silent-locations.ts';
 import { failingNow, freshenProbes, holdBeforeAsking, holdForProbes, type PendingProbesSource } from './pending-probes.ts';
 import type { Alternative, ClientFigures, KeyState, PartHealth, ProbeFigures } from './types.ts';
@@ -243,7 +244,9 @@ export async function analysePass(deps: AnalyseDeps, range: TimeRange, options: 
     const openPerSource = openTime?.perSource ?? new Map<number, OpenTime>();
     // A key without usable probes of its own, degraded: its provider's other keys are evidence.
     const siblings = clients.degraded && Object.keys(usable).length === 0 ? siblingProbes(id, keys, usableOf, probed, t.provider_aliases, group) : undefined;
-    const decided = await decideWithFleet(clients, usable, () => fleetParts(deps, id, range, services, instances, openPerSource), t, siblings);
+    // Slow or shedding clients: each ok location's latency baseline, the declared ceiling and the `slow_calls` opens (issue 36).
+    const slowOpens = wantsLatency(clients, usable) ? await attachLatencyInputs(storage, id, [id, ...joinedIds], range, usable, probes, t) : 0;
+    const decided = await decideWithFleet(clients, usable, () => fleetParts(deps, id, range, services, instances, openPerSource), t, siblings, slowOpens);
     const named: Decision = await nameMissing(decided, probes, async () => silentLocations(await probeActivity(), id));
 
     const judged = await retiredHint(named, clients, info.key, retirements, to, t, () => failsNotFound(storage.samples, id, from, to));
@@ -297,10 +300,10 @@ export async function analysePass(deps: AnalyseDeps, range: TimeRange, options: 
 }
 
 /** `decide`, reading the fleet split (a query) only when the rules ask for it. */
-async function decideWithFleet(c: ClientFigures, probes: Record<string, ProbeFigures>, fleet: () => Promise<PartHealth[]>, t: VerdictThresholds, siblings?: SiblingProbes): Promise<Decision> {
+async function decideWithFleet(c: ClientFigures, probes: Record<string, ProbeFigures>, fleet: () => Promise<PartHealth[]>, t: VerdictThresholds, siblings?: SiblingProbes, slowOpens = 0): Promise<Decision> {
   let wanted = false;
-  const first = decide(c, probes, () => ((wanted = true), []), t, siblings);
-  return wanted ? decide(c, probes, await fleet(), t, siblings) : first;
+  const first = decide(c, probes, () => ((wanted = true), []), t, siblings, slowOpens);
+  return wanted ? decide(c, probes, await fleet(), t, siblings, slowOpens) : first;
 }
 
 /**

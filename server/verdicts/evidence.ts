@@ -10,6 +10,7 @@ import { pText, splitText } from './location-split.ts';
 import type { LocationHealth } from './prober-health.ts';
 import { failureMix, probeSide, recoveredLocations, type Decision } from './rules.ts';
 import type { Alternative, ClientFigures, ProbeFigures } from './types.ts';
+import { inconclusiveWithoutFailures, latencyVerdictText, noFailure, shapeHintSentence, slowHintSentence } from './latency-evidence.ts';
 
 export { list, num, pct } from './text.ts';
 
@@ -126,9 +127,13 @@ function hintSentence(d: Decision, c: ClientFigures, probes: Record<string, Prob
         return `hint intermittent: the probes failed ${num(d.intermittent!.failed)} of ${num(d.intermittent!.probes)} recent from ${list([...side.failing, ...side.ok])} (${pct(d.intermittent!.failed / d.intermittent!.probes)}), no location beyond chance more than another (${pText(d.split.p)} > ${d.split.alpha}): the provider fails at random everywhere, not in one region — another region will not help; fail over to another provider or wait, not our code`;
       }
       return `hint intermittent: the probes failed ${num(d.intermittent!.failed)} of ${num(d.intermittent!.probes)} in the window (${pct(d.intermittent!.failed / d.intermittent!.probes)} ≥ ${pct(t.probe_intermittent_share)}) while their latest are ok: the provider fails in bursts — fail over, not our code`;
+    case 'slow':
+      return slowHintSentence(d, c);
     case 'probes_inconclusive':
+      if (noFailure(c)) return inconclusiveWithoutFailures(d, c, t.slow_probe_baseline_min_probes);
       return `hint probes_inconclusive: provider-side errors the probes did not see, and too few probes to rule the provider out${d.power ? ` (${powerText(d)} > ${pct(t.probe_refute_max_chance)})` : ''} — likely intermittent; fail over, tell the provider, not our code`;
     case 'traffic_shape':
+      if (d.latency) return shapeHintSentence(d, c);
       return `hint traffic_shape: the probes would have seen a provider failing at this rate (${powerText(d)} ≤ ${pct(t.probe_refute_max_chance)}) but were served: the provider fails requests shaped like ours (size, streaming, parameters), on every service and instance — tell the provider, not our code`;
     case 'probe_only':
       return `hint probe_only: no client traffic seen in the window — the verdict rests on the probes alone (a fallback or a model not in use yet)`;
@@ -200,7 +205,10 @@ const VERDICT_TEXT: Record<Decision['verdict'], string> = {
 };
 
 /** The verdict sentence; the hint changes what the verdict rests on. */
-function verdictText(d: Decision): string {
+function verdictText(d: Decision, c: ClientFigures): string {
+  // Slowness and shedding read as such: no sentence speaks of errors that did not happen.
+  const latency = latencyVerdictText(d, c);
+  if (latency) return latency;
   if (d.hint === 'probe_only') {
     return d.verdict === 'provider_outage'
       ? 'no client traffic and every probe location failing: this key is down before anyone needs it (a fallback?)'
@@ -268,8 +276,8 @@ export function evidence(d: Decision, c: ClientFigures, probes: Record<string, P
   const hint = hintSentence(d, own, probes, t);
   const power = d.power && d.hint !== 'probes_inconclusive' && d.hint !== 'traffic_shape' ? `probe power: ${powerText(d)}${d.power.refutes ? '' : ' — too weak to rule the provider out'}` : null;
   const lead = s?.led
-    ? [leadSentence(s, d.verdict, verdictText(d)), ...clientSentences(own, t, null).filter((l) => l.startsWith('clients degraded:')).map((l) => l.replace(/^clients/, s.lead.name))]
-    : [`${d.verdict}: ${verdictText(d)}`, ...(s ? [servicesSentence(s)] : [])];
+    ? [leadSentence(s, d.verdict, verdictText(d, own)), ...clientSentences(own, t, null).filter((l) => l.startsWith('clients degraded:')).map((l) => l.replace(/^clients/, s.lead.name))]
+    : [`${d.verdict}: ${verdictText(d, c)}`, ...(s ? [servicesSentence(s)] : [])];
   return [
     ...lead,
     ...clientSentences(c, t, x.stateText, x.failingSince),

@@ -25,6 +25,10 @@ export interface VerdictThresholds {
   probe_refute_max_chance: number;
   probe_intermittent_share: number;
   probe_split_max_p: number;
+  slow_probe_lookback_s: number;
+  slow_probe_baseline_min_probes: number;
+  slow_probe_ratio: number;
+  slow_probe_min_delta_ms: number;
   stale_probe_lookback_s: number;
   prober_min_keys: number;
   prober_min_providers: number;

@@ -5,6 +5,7 @@ import type { ClientFigures, Hint, PartHealth, ProbeFigures, ProbePower, Verdict
 import type { SiblingProbes } from './sibling-probes.ts';
 import type { ServiceLead } from './service-lead.ts';
 import { locationSplit, partialDecision, type LocationSplit } from './location-split.ts';
+import { judgeLatency, probesAtBaseline, slowLocations, type LatencyJudgement } from './slow-probes.ts';
 
 /** The probe side of a key, summed up over its locations. */
 export type ProbeSide = 'healthy' | 'failing' | 'partial' | 'missing' | 'misconfigured';
@@ -76,6 +77,8 @@ export interface Decision {
   retired?: { shutdown: string | null; successor: string | null; link: string | null; bad_request_share: number; signal?: string };
   /** Several services call the key and some are degraded with a decided verdict of their own: the worst leads (service-lead.ts). */
   service?: ServiceLead;
+  /** With degraded clients whose probes' baseline was read: the clients' latency signals and each ok location's pace (`slow`, `traffic_shape`). */
+  latency?: LatencyJudgement;
 }
 
 /** What the hold rests on, for the evidence and the summary. */
@@ -161,6 +164,7 @@ export function decide(
   fleet: PartHealth[] | (() => PartHealth[]),
   t: VerdictThresholds,
   siblings?: SiblingProbes,
+  slowOpens = 0,
 ): Decision {
   const p = probeSide(probes);
   const parts = typeof fleet === 'function' ? fleet : () => fleet;
@@ -208,12 +212,21 @@ export function decide(
     if ((c.provider_error_share ?? 0) > 0 && windowProbes > 0 && windowFailedProbes >= t.min_probes && windowFailedProbes / windowProbes >= t.probe_intermittent_share) {
       return { verdict: 'provider_outage', hint: 'intermittent', side: p.side, intermittent: { probes: windowProbes, failed: windowFailedProbes }, ...(power ? { power } : {}) };
     }
+    // Probes that answer far slower than their own baseline, with clients slow or shedding:
+    // the provider is slow without failing (issue 36) — before the self-side hints, since a
+    // slow provider fills the bulkhead (capacity) and slows every part of the fleet alike.
+    const latency = judgeLatency(c, probes, p.ok, t, slowOpens);
+    const slow = latency?.clients_slow ? slowLocations(latency) : [];
+    if (latency && slow.length > 0) return { verdict: slow.length === p.ok.length ? 'provider_outage' : 'provider_degraded', hint: 'slow', side: p.side, latency };
     const behaviour = behaviourHint(c, parts, t);
     if (behaviour.hint) return { verdict: 'self_inflicted', side: p.side, ...behaviour, ...(power ? { power } : {}) };
+    // Slow or shedding with no failed call while every probe answers at its usual latency:
+    // the provider serves small requests as fast as ever — our requests' shape or our path.
+    if (latency?.clients_slow && c.failed === 0 && probesAtBaseline(latency)) return { verdict: 'provider_suspected', hint: 'traffic_shape', side: p.side, latency };
     // No self-side signal. Provider-side errors the probes did not see are not ours: either
     // the probes are too few to tell, or the provider fails only requests shaped like ours.
     if (power?.refutes) return { verdict: 'provider_suspected', hint: 'traffic_shape', side: p.side, power };
-    return { verdict: 'provider_suspected', hint: 'probes_inconclusive', side: p.side, ...(power ? { power } : {}) };
+    return { verdict: 'provider_suspected', hint: 'probes_inconclusive', side: p.side, ...(power ? { power } : {}), ...(latency ? { latency } : {}) };
   }
   if (p.side === 'failing') return { verdict: 'provider_degraded', hint: null, side: p.side };
   if (p.side === 'partial') return partialDecision('provider_degraded', probes, p, t);

@@ -9,8 +9,15 @@ import type { ServiceHealth } from './fleet-parts.ts';
 import type { ClientFigures, Verdict } from './types.ts';
 import { VERDICTS } from './types.ts';
 
-/** Decided verdicts of clients that hurt: they page (alerts.rules.clients_degraded) and make an incident. */
-export const HURT: readonly Verdict[] = ['provider_outage', 'provider_suspected', 'self_inflicted'];
+/**
+ * Decided verdicts of clients that hurt: they page (alerts.rules.clients_degraded) and make an
+ * incident. `provider_degraded` hurts only with degraded clients (every use checks them): the
+ * provider slow from some locations (hint `slow`, issue 36).
+ */
+export const HURT: readonly Verdict[] = ['provider_outage', 'provider_suspected', 'self_inflicted', 'provider_degraded'];
+
+/** A key's own decision that already speaks for hurt clients; `provider_degraded` does only with `slow` (clients slow), else it is an early warning over clients that are fine. */
+const keyHurts = (d: Decision): boolean => HURT.includes(d.verdict) && (d.verdict !== 'provider_degraded' || d.hint === 'slow');
 
 /** A degraded service with a decided verdict of its own, its figures and what decided it. */
 export interface HurtService {
@@ -62,7 +69,7 @@ export function leadWithWorstService(d: Decision, services: ServiceHealth[]): De
   if (healthy.length === 0) return d;
   hurt.sort(byWorst);
   const undecided = services.filter((s) => s.degraded && !hurt.some((h) => h.name === s.name)).map((s) => s.name);
-  const led = !HURT.includes(d.verdict);
+  const led = !keyHurts(d);
   const service: ServiceLead = { lead: hurt[0]!, also: hurt.slice(1), healthy, undecided, led };
   return led ? { ...hurt[0]!.decision, service } : { ...d, service };
 }

@@ -33,7 +33,11 @@ export const clientsDegradedRule: Rule<RulesConfig['clients_degraded']> = async 
     // The worst failing part's error share: a service failing every call reads 1, however many healthy callers dilute the key.
     const value = Math.max(whole ? (a.clients.error_share ?? 0) : 0, ...failing.map((s) => s.error_share ?? 0));
     const parts = failing.map((s) => `${s.name} ${pct(s.error_share)} of ${num(s.calls)} calls failed${s.verdict && !whole ? ` (${label(s.verdict, s.hint)})` : ''}`);
-    const text = lead
+    // Slow or shedding with no failed call (issue 36): say so, never "0% of calls failed".
+    const slowOnly = whole && a.clients.failed === 0;
+    const text = slowOnly
+      ? `clients slow over the last ${duration(cfg.window_s)}: ${pct(a.clients.slow_share)} of ${num(a.clients.calls)} calls slow${a.clients.rejected > 0 ? `, ${pct(a.clients.rejection_share)} of attempts rejected by the bulkhead` : ''}, none failed`
+      : lead
       ? `clients failing over the last ${duration(cfg.window_s)}: ${parts.join('; ') || `${pct(a.clients.error_share)} of ${num(a.clients.calls)} calls failed`}${a.services.length > failing.length ? ` (${failing.length} of ${a.services.length} services calling the key)` : ''}`
       : `clients recovering over the last ${duration(cfg.window_s)}: worst error share ${pct(worstShare)}`;
     out.push({
