@@ -8,6 +8,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { BreakerKey, TelemetryEvent } from '@breakerbox/protocol';
 import { ManualClock } from '../support/manual-clock.ts';
+import { sdkOutageTransitions } from '../verdicts/issue-23-cases.ts';
 import { MIN, collector, probes, windows, type TestCollector } from '../verdicts/support.ts';
 
 const QUOTA: BreakerKey = { provider: 'openai', endpoint: 'chat', model: 'gpt-4o-mini' };
@@ -132,5 +133,49 @@ describe('a condition that began seconds ago', () => {
     await c.send({ service: 'search', instance: 'pod-1' }, windows(FRESH, c.now - 10_000, c.now + 10_000, { calls: 15, errors: { quota: 15 } }));
     await c.app.alerts.evaluate();
     expect(await degradedAlert(c, FRESH)).toMatchObject({ state: 'pending', fired_at: null });
+  });
+});
+
+const OPEN: BreakerKey = { provider: 'groq', endpoint: 'chat', model: 'llama-3.3-70b-versatile' };
+const PROBED: BreakerKey = { provider: 'vertex', endpoint: 'generateContent', model: 'gemini-2.0-flash', region: 'europe-west4' };
+
+describe('open_share and probe_failing, with a for_s of 2 minutes', () => {
+  const config = { alerts: { rules: { open_share: { for_s: 120 }, probe_failing: { for_s: 120 } } } };
+
+  it('open_share: breakers open (the SDK\'s open/half-open cycle) for the last 6 minutes fire on the first pass', async () => {
+    const clock = new ManualClock(END);
+    const c = await collector({ clock, config });
+    open.push(c);
+    for (const [pod, seed] of [['pod-1', 1], ['pod-2', 2]] as const) {
+      await c.send({ service: 'chat-svc', instance: pod }, [
+        { type: 'transition', ts: c.now - 16 * MIN, key: OPEN, from: null, to: 'closed', reason: 'created' },
+        ...windows(OPEN, c.now - 15 * MIN, c.now - 6 * MIN, { calls: 10 }),
+        ...(await sdkOutageTransitions(OPEN, c.now - 6 * MIN, 6 * MIN, seed)),
+        ...windows(OPEN, c.now - 6 * MIN, c.now, { calls: 1, errors: { server: 1 }, short_circuited: 9 }),
+      ]);
+    }
+    await c.app.alerts.evaluate();
+    const a = (await c.get('/api/alerts')).alerts.find((x: any) => x.rule === 'open_share' && x.key?.model === OPEN.model);
+    // The breakers opened within the first second of minute −6: that minute is not credited, the 5 after it are.
+    expect(a).toMatchObject({ state: 'firing', started_at: c.now - 5 * MIN, fired_at: END });
+  });
+
+  it('probe_failing: 6 failed probes in a row fire on the first pass; a run of 3 that just reached the threshold stays pending', async () => {
+    const clock = new ManualClock(END);
+    const c = await collector({ clock, config });
+    open.push(c);
+    await c.send({ service: 'prober', instance: 'eu' }, [
+      ...probes(PROBED, 'eu-west', c.now - 20 * MIN, c.now - 6 * MIN, 'ok'),
+      ...probes(PROBED, 'eu-west', c.now - 6 * MIN, c.now, 'error', { error_class: 'server', status: 503 }),
+    ]);
+    await c.send({ service: 'prober', instance: 'us' }, [
+      ...probes(PROBED, 'us-east', c.now - 20 * MIN, c.now - 3 * MIN, 'ok'),
+      ...probes(PROBED, 'us-east', c.now - 3 * MIN, c.now, 'error', { error_class: 'server', status: 503 }),
+    ]);
+    await c.app.alerts.evaluate();
+    const alerts = (await c.get('/api/alerts')).alerts.filter((x: any) => x.rule === 'probe_failing');
+    // eu-west: its 3rd failed probe fell in minute −4, so the condition held from the end of that minute on.
+    expect(alerts.find((x: any) => x.location === 'eu-west')).toMatchObject({ state: 'firing', started_at: c.now - 3 * MIN, fired_at: END, value: 6 });
+    expect(alerts.find((x: any) => x.location === 'us-east')).toMatchObject({ state: 'pending', started_at: c.now, fired_at: null, value: 3 });
   });
 });
