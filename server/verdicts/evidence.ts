@@ -23,7 +23,8 @@ const SUSPICION_TEXT: Record<string, string> = {
 
 const plural = (n: number, word: string) => `${num(n)} ${word}${n === 1 ? '' : 's'}`;
 
-function classList(errors: Record<ErrorClass, number>, classes: readonly ErrorClass[]): string {
+/** "quota 59, server 3": the failure classes with any failure, most first. */
+export function classList(errors: Record<ErrorClass, number>, classes: readonly ErrorClass[]): string {
   return classes
     .filter((c) => errors[c] > 0)
     .sort((a, b) => errors[b] - errors[a])
