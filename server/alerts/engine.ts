@@ -152,6 +152,7 @@ export function createAlertEngine(o: AlertEngineOptions): AlertEngine {
         },
         verdictAnalyses: () => ctx.analysesOver(o.config.verdict_window_s),
         keysInUse: (from) => keysInUse(o.storage, o.calendar, from, now, { datedOnly: true }),
+        thresholds: o.verdictThresholds,
       };
       // Stage 1: every enabled rule's conditions.
       const conditions = await runRules(ctx, rulesCfg);

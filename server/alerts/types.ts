@@ -30,4 +30,11 @@ export interface Condition {
   verdict?: { verdict: Verdict; hint: Hint | null; phrase: string };
   /** The severity of this condition when the rule grades its own (model_retiring); else the rule's configured one. */
   severity?: Severity;
+  /**
+   * When the condition began on the data's timeline (ms), as the rule computed it from its
+   * per-minute sums (server/alerts/data-onset.ts): `for_s` is counted from here, so a
+   * condition the stored data already shows holding fires on the first pass that sees it
+   * (after a restart, a take-over or a late batch). Absent: the evaluation time, as before.
+   */
+  onset?: number;
 }

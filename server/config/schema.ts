@@ -109,6 +109,8 @@ const AlertsSection = Type.Object(
           {
             window_s: Type.Integer({ minimum: 60, default: 300, description: 'fallback failures this recent are counted' }),
             min_failures: Type.Integer({ minimum: 1, default: 1, description: 'fallback failures while the primary is open' }),
+            fire_share: Share(0.5, 'failed ÷ invoked fallbacks at or above this fires, whatever the primary breaker state'),
+            min_invocations: Type.Integer({ minimum: 1, default: 10, description: 'fallback invocations the share needs in the window' }),
           },
           'critical',
         ),

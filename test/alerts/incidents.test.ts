@@ -82,11 +82,13 @@ describe('incidents and grouped notifications', () => {
   it('pages once for the incident, not once per key', async () => {
     const result = await c.app.alerts.evaluate(at(23));
     await c.app.alerts.idle();
-    expect(result.firing).toBe(21); // per model: open_share, probe_failing from two locations
+    // Per model: open_share, probe_failing from two locations, and clients_degraded — its for_s (60 s)
+    // runs on the data, which shows the clients failing since minute 20.
+    expect(result.firing).toBe(28);
     expect(hookBodies()).toHaveLength(1);
     const [page] = hookBodies();
     expect(page).toMatchObject({ event: 'firing', group: { title: 'openai: 7 models, provider outage' } });
-    expect(page.group.alerts).toHaveLength(21);
+    expect(page.group.alerts).toHaveLength(28);
     expect(page.group.incident.keys).toHaveLength(7);
     expect(page.link).toBe(`http://127.0.0.1:7070/?incident=${page.group.key}`);
     const { alerts } = await c.get('/api/alerts?state=firing');
@@ -103,10 +105,10 @@ describe('incidents and grouped notifications', () => {
     const update = hookBodies()[1];
     expect(update).toMatchObject({ event: 'update', group: { title: 'openai: 8 models, provider outage' } });
     expect(update.group.key).toBe(hookBodies()[0].group.key);
-    // Per model: open_share and probe_failing from two locations; and clients_degraded for the
-    // first seven, whose for_s (60 s) has passed (the eighth's is still pending).
-    expect(update.group.alerts).toHaveLength(31);
-    expect(update.group.alerts.filter((a: any) => a.rule === 'clients_degraded')).toHaveLength(7);
+    // Per model: open_share, probe_failing from two locations and clients_degraded — the eighth's
+    // too: its clients have failed since minute 26 on the data, past its for_s (60 s).
+    expect(update.group.alerts).toHaveLength(32);
+    expect(update.group.alerts.filter((a: any) => a.rule === 'clients_degraded')).toHaveLength(8);
   });
 
   it('sends one resolve notice when the incident is over', async () => {
@@ -114,7 +116,7 @@ describe('incidents and grouped notifications', () => {
     await c.app.alerts.idle();
     expect(hookBodies()).toHaveLength(3);
     expect(hookBodies()[2]).toMatchObject({ event: 'resolved' });
-    expect(hookBodies()[2].group.alerts).toHaveLength(31);
+    expect(hookBodies()[2].group.alerts).toHaveLength(32);
     await c.app.alerts.evaluate(at(58));
     await c.app.alerts.idle();
     expect(hookBodies()).toHaveLength(3);
@@ -155,12 +157,13 @@ describe('grouped by a real Alertmanager', () => {
   it('labels each alert with its incident, so a group_by route sends one notification for all of them', async () => {
     if (!am) return; // no prometheus-alertmanager installed: the payload shape is covered in notifiers.test.ts
     // Evaluated at the real time: Alertmanager holds a new group for group_wait (3 s) only for alerts that started recently.
-    expect((await d.app.alerts.evaluate(Date.now())).firing).toBe(21);
+    // clients_degraded too: the stored data shows its 10 minutes of failures (for_s on the data's timeline).
+    expect((await d.app.alerts.evaluate(Date.now())).firing).toBe(28);
     await d.app.alerts.idle();
     const [first] = await amHook.waitFor(1);
     const { incidents } = await d.get('/api/incidents');
     expect(first!.body.groupLabels).toEqual({ incident: incidents[0].id });
-    expect(first!.body.alerts).toHaveLength(21);
+    expect(first!.body.alerts).toHaveLength(28);
     expect(first!.body.commonAnnotations.incident).toBe('openai: 7 models, provider outage');
     expect(new Set(first!.body.alerts.map((a: any) => a.labels.model))).toEqual(new Set(MODELS));
   });

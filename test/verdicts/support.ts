@@ -13,6 +13,8 @@ export interface TestCollector {
   app: FastifyInstance;
   token: string;
   now: number;
+  /** The directory holding its SQLite file and config. */
+  dir: string;
   send(source: { service: string; instance: string }, events: TelemetryEvent[]): Promise<void>;
   get<T = any>(url: string): Promise<T>;
   close(): Promise<void>;
@@ -24,8 +26,9 @@ let seq = 0;
  * Builds the real app on a temp SQLite file (with `clock`, on that clock; `logger` as the app takes it, default none). `now` is a minute
  * boundary just behind the clock, so every event placed before it is accepted by ingest.
  */
-export async function collector(options: { config?: Record<string, unknown>; env?: Record<string, string>; clock?: ServerClock; tokenName?: string; logger?: AppOptions['logger'] } = {}): Promise<TestCollector> {
-  const dir = mkdtempSync(join(tmpdir(), 'bbx-verdicts-'));
+export async function collector(options: { config?: Record<string, unknown>; env?: Record<string, string>; clock?: ServerClock; tokenName?: string; logger?: AppOptions['logger']; dir?: string } = {}): Promise<TestCollector> {
+  // `dir`: the directory of an earlier collector's file — a restart on the same SQLite file (close() then leaves it for the caller).
+  const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'bbx-verdicts-'));
   // Settings go through a real config file, so defaults and validation apply as in production.
   writeFileSync(join(dir, 'config.json'), JSON.stringify(options.config ?? {}));
   const config: Config = loadConfig({
@@ -40,6 +43,7 @@ export async function collector(options: { config?: Record<string, unknown>; env
     app,
     token,
     now,
+    dir,
     async send(source, events) {
       for (let i = 0; i < events.length; i += 2000) {
         const res = await app.inject({
@@ -58,7 +62,7 @@ export async function collector(options: { config?: Record<string, unknown>; env
     },
     async close() {
       await app.close();
-      rmSync(dir, { recursive: true, force: true });
+      if (!options.dir) rmSync(dir, { recursive: true, force: true });
     },
   };
 }

@@ -5,6 +5,7 @@ import { num } from '../../verdicts/text.ts';
 import { VERDICTS, type Hint, type Verdict } from '../../verdicts/types.ts';
 import type { Condition } from '../types.ts';
 import type { Rule, RulesConfig } from './context.ts';
+import { clientsOnset } from './clients-onset.ts';
 
 const label = (verdict: Verdict, hint: Hint | null) => `${verdict}${hint ? ` / ${hint}` : ''}`;
 
@@ -15,7 +16,8 @@ const label = (verdict: Verdict, hint: Hint | null) => `${verdict}${hint ? ` / $
  * `min_calls` calls. The key is judged as a whole and each service calling it on its own
  * calls, so a service failing on its exhausted quota pages even while the key's other
  * callers are fine. Hysteresis: it holds while the worst part still fails at
- * `resolve_error_share` or more, and resolves below.
+ * `resolve_error_share` or more, and resolves below. Its `for_s` runs from the data onset of
+ * the failing part (clients-onset.ts).
  */
 export const clientsDegradedRule: Rule<RulesConfig['clients_degraded']> = async (ctx, cfg) => {
   const out: Condition[] = [];
@@ -40,6 +42,9 @@ export const clientsDegradedRule: Rule<RulesConfig['clients_degraded']> = async 
       : lead
       ? `clients failing over the last ${duration(cfg.window_s)}: ${parts.join('; ') || `${pct(a.clients.error_share)} of ${num(a.clients.calls)} calls failed`}${a.services.length > failing.length ? ` (${failing.length} of ${a.services.length} services calling the key)` : ''}`
       : `clients recovering over the last ${duration(cfg.window_s)}: worst error share ${pct(worstShare)}`;
+    const status = whole || hurt.length > 0 ? 'fire' : 'hold';
+    // for_s on the data's timeline: since the paging part's minutes began failing (read only when it matters).
+    const onset = status === 'fire' && cfg.for_s > 0 ? await clientsOnset(ctx, a, whole ? null : hurt.map((s) => s.name), cfg.window_s) : undefined;
     out.push({
       fingerprint: fingerprint('clients_degraded', a.info.key),
       rule: 'clients_degraded',
@@ -47,9 +52,10 @@ export const clientsDegradedRule: Rule<RulesConfig['clients_degraded']> = async 
       key: a.info.key,
       location: null,
       operation: null,
-      status: whole || hurt.length > 0 ? 'fire' : 'hold',
+      status,
       value: Number((lead ? value : worstShare).toFixed(4)),
       text,
+      ...(onset === undefined ? {} : { onset }),
       ...(lead && !whole ? { verdict: { verdict: lead.verdict!, hint: lead.hint, phrase: `${label(lead.verdict!, lead.hint)} on ${names.join(', ')}` } } : {}),
     });
   }

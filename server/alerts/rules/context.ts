@@ -2,6 +2,7 @@ import type { Config } from '../../config/schema.ts';
 import type { KeyInUse } from '../../lifecycle/models-in-use.ts';
 import type { Storage } from '../../storage/storage.ts';
 import type { KeyAnalysis } from '../../verdicts/analyse.ts';
+import type { VerdictThresholds } from '../../verdicts/figures.ts';
 import type { Condition } from '../types.ts';
 
 /** What every rule reads: the time, the storage's rollup and event reads, and key analyses per window. */
@@ -14,6 +15,8 @@ export interface RuleContext {
   verdictAnalyses(): Promise<Map<number, KeyAnalysis>>;
   /** Keys called over `[from, now)` whose model has a retirement calendar entry, with it (docs/lifecycle.md). */
   keysInUse(from: number): Promise<KeyInUse[]>;
+  /** The verdict thresholds: a minute's sums are judged degraded by them for a data onset (absent: rules give no onset). */
+  thresholds?: VerdictThresholds;
 }
 
 /** The rules section of the configuration. */

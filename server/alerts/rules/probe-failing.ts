@@ -14,6 +14,30 @@ interface Run {
   failedRun: number;
   okRun: number;
   ended: boolean;
+  /** The failed run's probes per minute, newest minute first (its data onset). */
+  failedMinutes: [number, number][];
+}
+
+/** Counts one more failed probe of the run in `minute` (the run goes back in time: an older minute is a new entry). */
+function countFailed(run: Run, minute: number): void {
+  const last = run.failedMinutes.at(-1);
+  if (last && last[0] === minute) last[1]++;
+  else run.failedMinutes.push([minute, 1]);
+}
+
+/**
+ * The data onset of a failed run (server/alerts/data-onset.ts): the end of the minute that
+ * holds its `consecutive`-th failed probe counted from the oldest — the condition held from
+ * that probe on, somewhere in that minute — and never later than `now`.
+ */
+function failedRunOnset(run: Run, consecutive: number, now: number): number {
+  let seen = 0;
+  for (let i = run.failedMinutes.length - 1; i >= 0; i--) {
+    const [minute, n] = run.failedMinutes[i]!;
+    seen += n;
+    if (seen >= consecutive) return Math.min(now, minute + 60_000);
+  }
+  return now;
 }
 
 /**
@@ -22,7 +46,8 @@ interface Run {
  * location stops probing the key within `lookback_s`). Runs are read from the per-minute
  * probe rollups, newest minute first; where a minute holds both outcomes (the rollup keeps
  * no order inside it) that minute's raw probes are read, newest first, to finish the run —
- * so a burst of failed on-demand probes right after an ok scheduled one counts.
+ * so a burst of failed on-demand probes right after an ok scheduled one counts. Its `for_s`
+ * runs from the data onset of the failed run.
  */
 export const probeFailingRule: Rule<RulesConfig['probe_failing']> = async (ctx, cfg) => {
   const from = ctx.now - cfg.lookback_s * 1000;
@@ -39,7 +64,7 @@ export const probeFailingRule: Rule<RulesConfig['probe_failing']> = async (ctx, 
       let g = groups.get(id);
       if (!g) {
         let run = runs.get(id);
-        if (!run) runs.set(id, (run = { keyId, location, failedRun: 0, okRun: 0, ended: unhealthy.has(location) }));
+        if (!run) runs.set(id, (run = { keyId, location, failedRun: 0, okRun: 0, ended: unhealthy.has(location), failedMinutes: [] }));
         groups.set(id, (g = { run, minutes: [] }));
       }
       g.minutes.push([minute, probes, ok]);
@@ -48,14 +73,18 @@ export const probeFailingRule: Rule<RulesConfig['probe_failing']> = async (ctx, 
       if (run.ended) continue;
       minutes.sort((a, b) => b[0] - a[0]);
       for (const [minute, probes, ok] of minutes) {
-        if (ok === 0 && run.okRun === 0) run.failedRun += probes;
-        else if (ok === probes && run.failedRun === 0) run.okRun += probes;
+        if (ok === 0 && run.okRun === 0) {
+          run.failedRun += probes;
+          run.failedMinutes.push([minute, probes]);
+        } else if (ok === probes && run.failedRun === 0) run.okRun += probes;
         else {
           // Outcomes change here: in a mixed minute, its newest probes may still extend the run.
           if (ok !== 0 && ok !== probes) {
             for (const outcome of await ctx.storage.events.warmOutcomes(run.keyId, run.location, minute, minute + 60_000, ctx.now)) {
-              if (outcome !== 'ok' && run.okRun === 0) run.failedRun++;
-              else if (outcome === 'ok' && run.failedRun === 0) run.okRun++;
+              if (outcome !== 'ok' && run.okRun === 0) {
+                run.failedRun++;
+                countFailed(run, minute);
+              } else if (outcome === 'ok' && run.failedRun === 0) run.okRun++;
               else break;
             }
           }
@@ -74,7 +103,8 @@ export const probeFailingRule: Rule<RulesConfig['probe_failing']> = async (ctx, 
   }
 
   const out: Condition[] = [];
-  for (const { keyId, location, failedRun, okRun } of runs.values()) {
+  for (const run of runs.values()) {
+    const { keyId, location, failedRun, okRun } = run;
     if (unhealthy.has(location)) continue;
     // Only targets that are not clear need a condition; an alert left without one resolves.
     if (okRun >= cfg.resolve_consecutive) continue;
@@ -92,6 +122,7 @@ export const probeFailingRule: Rule<RulesConfig['probe_failing']> = async (ctx, 
       operation: null,
       status: failedRun >= cfg.consecutive ? 'fire' : 'hold',
       value: failedRun,
+      ...(failedRun >= cfg.consecutive && cfg.for_s > 0 ? { onset: failedRunOnset(run, cfg.consecutive, ctx.now) } : {}),
       text:
         failedRun > 0
           ? `probe from ${location} failed ${failedRun} times in a row (last: ${detail})${misconfigured ? ' — the probe itself looks misconfigured' : ''}`
