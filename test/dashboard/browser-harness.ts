@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { REQUIRED_TOOLS, toolPath } from '../support/required-tools.ts';
 import { startCollector, type TestCollector } from './server-harness.ts';
 
 export const ROOT = join(import.meta.dirname, '..', '..');
@@ -71,10 +72,10 @@ export function bundleSizes(): { totalGzipKb: number; initialGzipKb: number; fil
   return { totalGzipKb: kb(js.reduce((s, f) => s + gz(f), 0)), initialGzipKb: kb(initial.reduce((s, f) => s + gz(f), 0)), files: js.length };
 }
 
-/** Debian chromium, headless, with a fresh profile (playwright makes a temp one). */
+/** Chromium (Debian's, test/support/required-tools.ts), headless, with a fresh profile (playwright makes a temp one). */
 export async function launchBrowser(): Promise<Browser> {
   return chromium.launch({
-    executablePath: '/usr/bin/chromium',
+    executablePath: toolPath(REQUIRED_TOOLS.chromium),
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
   });
 }

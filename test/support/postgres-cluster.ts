@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { afterAll, beforeAll } from 'vitest';
+import { findTool, REQUIRED_TOOLS } from './required-tools.ts';
 
 const run = promisify(execFile);
 
@@ -22,12 +23,9 @@ export interface PostgresCluster {
   stop(): Promise<void>;
 }
 
-/** Where Debian puts the server binaries; initdb and pg_ctl are also on PATH. */
-const BIN_DIRS = ['/usr/lib/postgresql/15/bin', '/usr/lib/postgresql/16/bin', '/usr/lib/postgresql/17/bin'];
-
-function binary(name: string): string {
-  for (const dir of BIN_DIRS) if (existsSync(join(dir, name))) return join(dir, name);
-  return name;
+/** Where initdb or pg_ctl is (Debian keeps them off PATH: test/support/required-tools.ts looks). */
+function binary(name: 'initdb' | 'pg_ctl'): string {
+  return findTool(REQUIRED_TOOLS[name]) ?? name;
 }
 
 /** True when this machine can start a cluster (the tests skip with a reason otherwise). */
@@ -82,7 +80,7 @@ export async function startPostgresCluster(settings: { durable?: boolean } = {})
   if (user.uid !== undefined) chownSync(dir, user.uid, user.gid!);
   const data = join(dir, 'data');
   const log = join(dir, 'server.log');
-  const exec = (name: string, args: string[]) => {
+  const exec = (name: 'initdb' | 'pg_ctl', args: string[]) => {
     const [cmd, argv] = user.wrap(binary(name), args);
     return run(cmd, argv, { timeout: 60_000 });
   };
