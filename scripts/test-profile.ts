@@ -34,6 +34,9 @@ interface Run {
   loadAfter?: string;
   exitCode?: number;
   filters: string[];
+  /** When it ran (UTC, minutes) and on which Node.js. */
+  at?: string;
+  node?: string;
 }
 
 async function runVitest(filters: string[], out: string): Promise<Run> {
@@ -50,7 +53,7 @@ async function runVitest(filters: string[], out: string): Promise<Run> {
   const cpu1 = childCpuSeconds();
   const data = JSON.parse(readFileSync(out, 'utf8')) as ProfileData;
   const cpuS = cpu0 !== undefined && cpu1 !== undefined ? cpu1 - cpu0 : undefined;
-  return { data, wallS, cpuS, loadBefore, loadAfter: load(), exitCode, filters };
+  return { data, wallS, cpuS, loadBefore, loadAfter: load(), exitCode, filters, at: new Date().toISOString().slice(0, 16).replace('T', ' '), node: process.version };
 }
 
 /** The hand-written "why" cells of the current doc, by row key (file, or file › test). */
@@ -76,7 +79,7 @@ function render(run: Run, why: Map<string, string>): string {
   const failed = tests.filter((t) => t.state === 'failed').length;
   const skipped = tests.filter((t) => t.state === 'skipped').length;
   const lines: string[] = [START, ''];
-  lines.push(`Run of ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${cpus().length} cores, Node.js ${process.version}` +
+  lines.push(`Run of ${run.at ?? '?'} UTC on ${cpus().length} cores, Node.js ${run.node ?? '?'}` +
     (run.filters.length ? `, files matching \`${run.filters.join(' ')}\`` : ', the whole suite') + ':');
   lines.push('');
   lines.push(`- ${files.length} files, ${count} tests (${failed} failed, ${skipped} skipped).`);
