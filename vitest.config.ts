@@ -9,7 +9,9 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     exclude: ['test/bench/**', 'node_modules/**'],
-    globalSetup: ['test/support/build-once.ts'],
+    // Built output, then one PostgreSQL cluster and one Chromium for the run (tests work in
+    // databases and browser contexts of their own).
+    globalSetup: ['test/support/build-once.ts', 'test/support/shared-postgres.ts', 'test/support/shared-chromium.ts'],
     // Polls wait for what a real page or process does (a read worker's first answer, a
     // browser's render); on a busy machine that takes longer than vitest's 1 s default.
     expect: { poll: { timeout: 15_000 } },

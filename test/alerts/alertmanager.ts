@@ -1,8 +1,6 @@
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { startDaemon } from '../support/prometheus-daemon.ts';
-
-const BINARY = '/usr/bin/prometheus-alertmanager';
+import { findTool, REQUIRED_TOOLS } from '../support/required-tools.ts';
 
 /** A real Alertmanager on a loopback port chosen by the kernel, with temp storage. */
 export interface RealAlertmanager {
@@ -15,9 +13,10 @@ export interface RealAlertmanager {
  * resolves null otherwise (the caller then validates against the v2 schema itself).
  */
 export async function startAlertmanager(config = "route:\n  receiver: 'null'\nreceivers:\n  - name: 'null'\n"): Promise<RealAlertmanager | null> {
-  if (!existsSync(BINARY)) return null;
+  const binary = findTool(REQUIRED_TOOLS.alertmanager);
+  if (!binary) return null;
   const { daemon } = await startDaemon({
-    binary: BINARY,
+    binary,
     files: { 'am.yml': config },
     args: (dir) => [`--config.file=${join(dir, 'am.yml')}`, `--storage.path=${join(dir, 'data')}`, '--web.listen-address=127.0.0.1:0', '--cluster.listen-address='],
     startMs: 15_000,

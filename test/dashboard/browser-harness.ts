@@ -3,7 +3,8 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } fr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { connectBrowser } from '../support/chromium.ts';
 import { startCollector, type TestCollector } from './server-harness.ts';
 
 export const ROOT = join(import.meta.dirname, '..', '..');
@@ -71,12 +72,9 @@ export function bundleSizes(): { totalGzipKb: number; initialGzipKb: number; fil
   return { totalGzipKb: kb(js.reduce((s, f) => s + gz(f), 0)), initialGzipKb: kb(initial.reduce((s, f) => s + gz(f), 0)), files: js.length };
 }
 
-/** Debian chromium, headless, with a fresh profile (playwright makes a temp one). */
+/** The run's shared Chromium (test/support/chromium.ts); open a context per test, close the browser after the file. */
 export async function launchBrowser(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
-  });
+  return connectBrowser();
 }
 
 /** Opens `url` and signs in through the form with `token`; resolves when the board is shown. */

@@ -1,8 +1,6 @@
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { startDaemon } from '../support/prometheus-daemon.ts';
-
-const BINARY = '/usr/bin/prometheus';
+import { REQUIRED_TOOLS, toolPath } from '../support/required-tools.ts';
 
 /** A real Prometheus on a loopback port chosen by the kernel, with temp storage. */
 export interface RealPrometheus {
@@ -18,9 +16,9 @@ export interface RealPrometheus {
  * the Prometheus integration cannot be tested without it (`.ci/run` installs it).
  */
 export async function startPrometheus(options: { target: string; token: string; ruleFiles: string[] }): Promise<RealPrometheus> {
-  if (!existsSync(BINARY)) throw new Error(`${BINARY} is not installed (Debian package "prometheus")`);
+  const binary = toolPath(REQUIRED_TOOLS.prometheus);
   const { daemon, log } = await startDaemon({
-    binary: BINARY,
+    binary,
     files: {
       'prometheus.yml': JSON.stringify({
         global: { scrape_interval: '1s', scrape_timeout: '1s', evaluation_interval: '1s' },

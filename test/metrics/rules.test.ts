@@ -1,11 +1,12 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { findTool, REQUIRED_TOOLS } from '../support/required-tools.ts';
 
 const DIR = fileURLToPath(new URL('../../integrations/prometheus/', import.meta.url));
 
 function promtool(...args: string[]) {
-  const run = spawnSync('promtool', args, { cwd: DIR, encoding: 'utf8' });
+  const run = spawnSync(findTool(REQUIRED_TOOLS.promtool) ?? 'promtool', args, { cwd: DIR, encoding: 'utf8' });
   if (run.error) throw new Error('promtool is not installed (Debian package "prometheus")');
   return { status: run.status, output: `${run.stdout}${run.stderr}` };
 }

@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { findTool, REQUIRED_TOOLS } from '../support/required-tools.ts';
 import type { TestCollector } from '../verdicts/support.ts';
 
 /** GET /metrics with the collector's token; fails on anything but 200 in the exposition content type. */
@@ -18,7 +19,7 @@ export function sample(page: string, name: string, labels: string): number | und
 
 /** What `promtool check metrics` says about a page ('' when it has nothing to say). */
 export function promtoolCheckMetrics(page: string): string {
-  const run = spawnSync('promtool', ['check', 'metrics'], { input: page, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const run = spawnSync(findTool(REQUIRED_TOOLS.promtool) ?? 'promtool', ['check', 'metrics'], { input: page, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
   if (run.error) throw new Error('promtool is not installed (Debian package "prometheus"): /metrics cannot be checked');
   return `${run.stdout}${run.stderr}${run.status === 0 ? '' : `exit ${run.status}`}`;
 }

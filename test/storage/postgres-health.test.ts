@@ -5,7 +5,7 @@ import { createPostgresStorage } from '../../server/storage/postgres/postgres-st
 import { batch, windowEvent } from '../server/helpers.ts';
 import { RETENTION, usePostgresCluster } from '../support/postgres-cluster.ts';
 
-const postgres = usePostgresCluster();
+const postgres = usePostgresCluster({ own: true });
 
 describe('PostgreSQL fault classification', () => {
   it('tells storage faults (unreachable, disk full, I/O) from bugs', () => {
@@ -21,7 +21,7 @@ describe('PostgreSQL fault classification', () => {
 
 describe.skipIf(!postgres.available)('PostgreSQL storage health', () => {
   it('reports the server unreachable once it stops, refuses writes with a retry delay, and clears when a write succeeds again', async () => {
-    // This test stops the file's cluster itself: the fault it is about.
+    // This test stops the file's cluster itself (its own, not the run's shared one): the fault it is about.
     const { cluster } = postgres;
     const clock = manualClock(1_000_000);
     const faults: (string | null)[] = [];

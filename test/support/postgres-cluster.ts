@@ -1,11 +1,13 @@
 import { execFile, execFileSync } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, inject } from 'vitest';
+import { findTool, REQUIRED_TOOLS } from './required-tools.ts';
 
 const run = promisify(execFile);
 
@@ -22,12 +24,9 @@ export interface PostgresCluster {
   stop(): Promise<void>;
 }
 
-/** Where Debian puts the server binaries; initdb and pg_ctl are also on PATH. */
-const BIN_DIRS = ['/usr/lib/postgresql/15/bin', '/usr/lib/postgresql/16/bin', '/usr/lib/postgresql/17/bin'];
-
-function binary(name: string): string {
-  for (const dir of BIN_DIRS) if (existsSync(join(dir, name))) return join(dir, name);
-  return name;
+/** Where initdb or pg_ctl is (Debian keeps them off PATH: test/support/required-tools.ts looks). */
+function binary(name: 'initdb' | 'pg_ctl'): string {
+  return findTool(REQUIRED_TOOLS[name]) ?? name;
 }
 
 /** True when this machine can start a cluster (the tests skip with a reason otherwise). */
@@ -70,19 +69,32 @@ function asUser(): { wrap: (cmd: string, args: string[]) => [string, string[]]; 
   throw new Error('running as root and neither a "postgres" nor a "nobody" user exists to run PostgreSQL as');
 }
 
+/** CREATE or DROP (closing its sessions) database `name` in the cluster at `base`; resolves with its URL. */
+async function adminQuery(base: string, verb: 'CREATE' | 'DROP', name: string): Promise<string> {
+  if (!/^[a-z_][a-z0-9_]*$/.test(name) || name.length > 63) throw new Error(`database name "${name}": up to 63 lower-case letters, digits and _`);
+  const client = new pg.Client({ connectionString: `${base}/postgres` });
+  await client.connect();
+  try {
+    await client.query(verb === 'CREATE' ? `CREATE DATABASE ${name}` : `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  } finally {
+    await client.end();
+  }
+  return `${base}/${name}`;
+}
+
 /**
  * Starts a cluster: `initdb` in a temp folder, `pg_ctl start` on a free loopback port with
  * the unix socket in that folder (never /var/run/postgresql), durability off (fsync=off: a
  * test cluster does not survive its test anyway; `durable` keeps PostgreSQL's defaults, for
  * benchmarks set against SQLite's synchronous=FULL), and a `breakerbox` database.
  */
-export async function startPostgresCluster(settings: { durable?: boolean } = {}): Promise<PostgresCluster> {
+export async function startPostgresCluster(settings: { durable?: boolean; maxConnections?: number } = {}): Promise<PostgresCluster> {
   const user = asUser();
   const dir = mkdtempSync(join(tmpdir(), 'bbx-pg-'));
   if (user.uid !== undefined) chownSync(dir, user.uid, user.gid!);
   const data = join(dir, 'data');
   const log = join(dir, 'server.log');
-  const exec = (name: string, args: string[]) => {
+  const exec = (name: 'initdb' | 'pg_ctl', args: string[]) => {
     const [cmd, argv] = user.wrap(binary(name), args);
     return run(cmd, argv, { timeout: 60_000 });
   };
@@ -100,7 +112,7 @@ export async function startPostgresCluster(settings: { durable?: boolean } = {})
       const options = [
         `-p ${port}`, `-k ${dir}`, "-c listen_addresses='127.0.0.1'",
         ...(settings.durable ? [] : ['-c fsync=off', '-c synchronous_commit=off', '-c full_page_writes=off']),
-        '-c shared_buffers=32MB', '-c max_connections=60',
+        '-c shared_buffers=32MB', `-c max_connections=${settings.maxConnections ?? 60}`,
       ].join(' ');
       try {
         await exec('pg_ctl', ['start', '-D', data, '-l', log, '-w', '-t', '60', '-o', options]);
@@ -111,23 +123,23 @@ export async function startPostgresCluster(settings: { durable?: boolean } = {})
       }
     }
     const base = `postgres://breakerbox@127.0.0.1:${port}`;
-    const createDatabase = async (name: string) => {
-      if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`database name "${name}": lower-case letters, digits and _ only`);
-      const client = new pg.Client({ connectionString: `${base}/postgres` });
-      await client.connect();
-      try {
-        await client.query(`CREATE DATABASE ${name}`);
-      } finally {
-        await client.end();
-      }
-      return `${base}/${name}`;
-    };
+    const createDatabase = (name: string) => adminQuery(base, 'CREATE', name);
     const url = await createDatabase('breakerbox');
     return { url, createDatabase, stop };
   } catch (err) {
     const text = existsSync(log) ? readFileSync(log, 'utf8').slice(-2000) : '';
     await stop();
     throw new Error(`could not start a PostgreSQL cluster: ${(err as Error).message}\n${text}`);
+  }
+}
+
+/**
+ * The one cluster a vitest run shares (test/support/shared-postgres.ts starts it in the
+ * global setup): its base URL, or null when PostgreSQL is not installed or the run has none.
+ */
+declare module 'vitest' {
+  export interface ProvidedContext {
+    postgresBase: string | null;
   }
 }
 
@@ -148,17 +160,39 @@ export interface PostgresTestCluster {
 }
 
 /**
- * The lifecycle of a PostgreSQL test file, once: starts one cluster before the file's tests
- * (when PostgreSQL is installed), and after them runs the registered cleanups and stops it.
- * Call it at the top level of the file.
+ * The lifecycle of a PostgreSQL test file: by default its databases live in the run's shared
+ * cluster (one start per run, not per file; each file's databases get a tag of their own and
+ * are dropped after it). `own: true` starts a cluster for the file alone, for tests that stop or
+ * break the server itself; `durable` (PostgreSQL's default durability) implies one too.
+ * After the file's tests it runs the registered cleanups, then stops the cluster or drops the
+ * file's databases. Call it at the top level of the file.
  */
-export function usePostgresCluster(settings: { durable?: boolean } = {}): PostgresTestCluster {
+export function usePostgresCluster(settings: { durable?: boolean; own?: boolean } = {}): PostgresTestCluster {
   const available = postgresAvailable();
+  const sharedBase = available && !settings.own && !settings.durable ? inject('postgresBase') : null;
+  // Sequential files reuse nothing of each other's; concurrent ones must not meet: a random tag.
+  const tag = randomBytes(4).toString('hex');
+  const created: string[] = [];
   const cleanups: (() => unknown)[] = [];
   let cluster: PostgresCluster | undefined;
   let counter = 0;
   beforeAll(async () => {
-    if (available) cluster = await startPostgresCluster(settings);
+    if (!available) return;
+    if (sharedBase) {
+      const base = sharedBase;
+      cluster = {
+        get url(): string {
+          throw new Error('a file on the shared cluster has no database of its own: use postgres.database(), or usePostgresCluster({ own: true })');
+        },
+        createDatabase: (name) => {
+          created.push(name);
+          return adminQuery(base, 'CREATE', name);
+        },
+        stop: () => Promise.reject(new Error('the shared cluster cannot be stopped by a test file: use usePostgresCluster({ own: true })')),
+      };
+    } else {
+      cluster = await startPostgresCluster(settings);
+    }
   });
   afterAll(async () => {
     const errors: unknown[] = [];
@@ -169,7 +203,11 @@ export function usePostgresCluster(settings: { durable?: boolean } = {}): Postgr
         errors.push(err);
       }
     }
-    await cluster?.stop();
+    if (sharedBase) {
+      for (const name of created.splice(0)) await adminQuery(sharedBase, 'DROP', name).catch((err: unknown) => errors.push(err));
+    } else {
+      await cluster?.stop();
+    }
     if (errors.length) throw errors[0];
   });
   const started = () => {
@@ -181,7 +219,7 @@ export function usePostgresCluster(settings: { durable?: boolean } = {}): Postgr
     get cluster() {
       return started();
     },
-    database: (prefix) => started().createDatabase(`${prefix}_${++counter}`),
+    database: (prefix) => started().createDatabase(sharedBase ? `${prefix}_${tag}_${++counter}` : `${prefix}_${++counter}`),
     defer: (cleanup) => void cleanups.push(cleanup),
   };
 }
