@@ -7,7 +7,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp, installedPackages, node20, packAll, run, scratchDir, startAndWait, type Packed } from './scratch.ts';
+import { compiledSqlite, createApp, installedPackages, localPrebuilds, node20, packAll, run, scratchDir, startAndWait, type Packed } from './scratch.ts';
 
 const scratch = scratchDir('packaging');
 let packed: Map<string, Packed>;
@@ -121,7 +121,8 @@ export const used: [BreakerKey, ErrorClass, typeof f, WindowEvent['calls'] | und
 describe('the collector package (breakerbox)', () => {
   let app: string;
   beforeAll(() => {
-    app = createApp(scratch.dir, 'collector-app', [tarball('@breakerbox/protocol'), tarball('@breakerbox/probe'), tarball('breakerbox')]);
+    app = createApp(scratch.dir, 'collector-app', [tarball('@breakerbox/protocol'), tarball('@breakerbox/probe'), tarball('breakerbox')], [], {}, localPrebuilds(scratch.dir));
+    console.log(`collector-app: better-sqlite3 ${compiledSqlite(app) ? 'compiled from source (no local prebuilt binary matched)' : 'from the local prebuilt binary'}`);
   }, 600_000);
 
   it('starts from its bin and serves the dashboard and its assets', async () => {
