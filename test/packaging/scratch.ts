@@ -39,6 +39,19 @@ export function run(cmd: string, args: string[], cwd: string, env: Record<string
   return r;
 }
 
+/** `run` without blocking the event loop, so several installs can go on at once; resolves with the output. */
+export function runAsync(cmd: string, args: string[], cwd: string, env: Record<string, string> = {}): Promise<{ stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.on('data', (d) => (stdout += d));
+    child.stderr!.on('data', (d) => (stderr += d));
+    child.once('error', reject);
+    child.once('close', (status) => (status === 0 ? resolve({ stdout, stderr }) : reject(new Error(`${cmd} ${args.join(' ')} exited ${status}\n${stdout}\n${stderr}`))));
+  });
+}
+
 /** Packs the root package and every workspace (already built by the global setup) into `dest`. */
 export function packAll(dest: string): Map<string, Packed> {
   // --ignore-scripts: the packages are built; a prepack rebuild would delete dist/ under other running tests.
@@ -86,15 +99,15 @@ export function compiledSqlite(app: string): boolean {
 
 /**
  * Creates an app in `dir` and installs the given tarballs into it, like a user would with
- * `npm install <package>`. The other dependencies come from the registry (or npm's cache);
+ * `npm install <package>` (asynchronously: the apps of a run install side by side). The other dependencies come from the registry (or npm's cache);
  * `env` is added to the install's environment (`localPrebuilds`).
  */
-export function createApp(dir: string, name: string, tarballs: string[], extra: string[] = [], manifest: Record<string, unknown> = {}, env: Record<string, string> = {}): string {
+export async function createApp(dir: string, name: string, tarballs: string[], extra: string[] = [], manifest: Record<string, unknown> = {}, env: Record<string, string> = {}): Promise<string> {
   const app = join(dir, name);
   mkdirSync(app, { recursive: true });
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name, version: '1.0.0', private: true, ...manifest }, null, 2));
   // JOBS: when node-gyp does build better-sqlite3 from source (no local prebuilt binary matched).
-  run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel', 'error', ...tarballs, ...extra], app, { JOBS: '2', ...env });
+  await runAsync('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel', 'error', ...tarballs, ...extra], app, { JOBS: '2', ...env });
   return app;
 }
 
