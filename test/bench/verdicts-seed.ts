@@ -22,7 +22,7 @@ export interface DayShape {
   instances: number;
   services: number;
   hours: number;
-  /** Hours (the most recent) that go through the store instead of the direct writes. */
+  /** Hours (the most recent) that go through the store instead of the direct writes; a fraction is fine (0.25: the last 15 minutes). */
   recentHours: number;
   locations: string[];
   operations: number;

@@ -7,17 +7,33 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp, installedPackages, node20, packAll, run, scratchDir, startAndWait, type Packed } from './scratch.ts';
+import { compiledSqlite, createApp, installedPackages, localPrebuilds, node20, packAll, run, scratchDir, startAndWait, type Packed } from './scratch.ts';
 
 const scratch = scratchDir('packaging');
 let packed: Map<string, Packed>;
 const tarball = (name: string) => packed.get(name)!.filename;
 afterAll(() => scratch.cleanup(), 180_000);
 
+/**
+ * The three scratch apps, installed side by side once the tarballs are packed (npm waits on
+ * its cache and the disk as much as on the CPU); each group below awaits its own.
+ */
+let apps: Record<'sdk' | 'collector' | 'probe', Promise<string>>;
+
 beforeAll(() => {
   packed = packAll(scratch.dir);
   // Figures for the release notes: packed and unpacked size per package.
   for (const p of packed.values()) console.log(`package ${p.name}: ${(p.size / 1024).toFixed(1)} KiB packed, ${(p.unpackedSize / 1024).toFixed(1)} KiB unpacked, ${p.files.length} files`);
+  const started = Date.now();
+  const timed = (name: string, install: Promise<string>) =>
+    install.then((app) => (console.log(`${name}: installed in ${((Date.now() - started) / 1000).toFixed(1)} s`), app));
+  apps = {
+    sdk: timed('sdk-app', createApp(scratch.dir, 'sdk-app', [tarball('@breakerbox/protocol'), tarball('@breakerbox/sdk')], ['@types/node@^20.19', 'typescript@7.0.2'], { type: 'module' })),
+    collector: timed('collector-app', createApp(scratch.dir, 'collector-app', [tarball('@breakerbox/protocol'), tarball('@breakerbox/probe'), tarball('breakerbox')], [], {}, localPrebuilds(scratch.dir))),
+    probe: timed('probe-host', createApp(scratch.dir, 'probe-host', [tarball('@breakerbox/protocol'), tarball('@breakerbox/probe')])),
+  };
+  // Each group's hook reports its own install's failure; none goes unhandled meanwhile.
+  for (const install of Object.values(apps)) install.catch(() => undefined);
 }, 120_000);
 
 describe('what each tarball holds', () => {
@@ -38,8 +54,8 @@ describe('what each tarball holds', () => {
 
 describe('@breakerbox/sdk in an application', () => {
   let app: string;
-  beforeAll(() => {
-    app = createApp(scratch.dir, 'sdk-app', [tarball('@breakerbox/protocol'), tarball('@breakerbox/sdk')], ['@types/node@^20.19', 'typescript@7.0.2'], { type: 'module' });
+  beforeAll(async () => {
+    app = await apps.sdk;
   }, 300_000);
 
   it('installs without the collector: no fastify, SQLite, OpenTelemetry SDK or tsx in its tree', () => {
@@ -120,8 +136,9 @@ export const used: [BreakerKey, ErrorClass, typeof f, WindowEvent['calls'] | und
 
 describe('the collector package (breakerbox)', () => {
   let app: string;
-  beforeAll(() => {
-    app = createApp(scratch.dir, 'collector-app', [tarball('@breakerbox/protocol'), tarball('@breakerbox/probe'), tarball('breakerbox')]);
+  beforeAll(async () => {
+    app = await apps.collector;
+    console.log(`collector-app: better-sqlite3 ${compiledSqlite(app) ? 'compiled from source (no local prebuilt binary matched)' : 'from the local prebuilt binary'}`);
   }, 600_000);
 
   it('starts from its bin and serves the dashboard and its assets', async () => {
@@ -155,8 +172,8 @@ describe('the collector package (breakerbox)', () => {
 
 describe('@breakerbox/probe alone on a prober host', () => {
   let app: string;
-  beforeAll(() => {
-    app = createApp(scratch.dir, 'probe-host', [tarball('@breakerbox/protocol'), tarball('@breakerbox/probe')]);
+  beforeAll(async () => {
+    app = await apps.probe;
   }, 300_000);
 
   it('holds no collector: no fastify and no SQLite in its tree', () => {

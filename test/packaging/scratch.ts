@@ -4,7 +4,7 @@
  * repository, with nothing of the workspace on its resolution path.
  */
 import { spawn, spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -39,6 +39,19 @@ export function run(cmd: string, args: string[], cwd: string, env: Record<string
   return r;
 }
 
+/** `run` without blocking the event loop, so several installs can go on at once; resolves with the output. */
+export function runAsync(cmd: string, args: string[], cwd: string, env: Record<string, string> = {}): Promise<{ stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.on('data', (d) => (stdout += d));
+    child.stderr!.on('data', (d) => (stderr += d));
+    child.once('error', reject);
+    child.once('close', (status) => (status === 0 ? resolve({ stdout, stderr }) : reject(new Error(`${cmd} ${args.join(' ')} exited ${status}\n${stdout}\n${stderr}`))));
+  });
+}
+
 /** Packs the root package and every workspace (already built by the global setup) into `dest`. */
 export function packAll(dest: string): Map<string, Packed> {
   // --ignore-scripts: the packages are built; a prepack rebuild would delete dist/ under other running tests.
@@ -54,15 +67,47 @@ export function scratchDir(prefix: string): { dir: string; cleanup: () => void }
 }
 
 /**
- * Creates an app in `dir` and installs the given tarballs into it, like a user would with
- * `npm install <package>`. The other dependencies come from the registry (or npm's cache).
+ * The environment that lets a scratch app's `npm install` take better-sqlite3's native binary
+ * prebuilt, as a user's install downloads it, instead of compiling SQLite from source (minutes
+ * of CPU: on a busy machine the collector app's install took more than its 10-minute hook).
+ * No prebuilt binaries are reachable here, so the one this repository's `npm ci` compiled —
+ * the same package version for the same Node.js ABI — is packed once into `dir` as the
+ * tarball prebuild-install looks for in its local prebuilds folder
+ * (`npm_config_better_sqlite3_local_prebuilds`). prebuild-install loads it before accepting
+ * it; an app that resolves another version (or another ABI) finds no match and compiles as before.
  */
-export function createApp(dir: string, name: string, tarballs: string[], extra: string[] = [], manifest: Record<string, unknown> = {}): string {
+export function localPrebuilds(dir: string): Record<string, string> {
+  const pkg = join(ROOT, 'node_modules', 'better-sqlite3');
+  const binary = join(pkg, 'build', 'Release', 'better_sqlite3.node');
+  // prebuild-install names a glibc Linux build without a libc part; other libcs compile.
+  const glibc = process.platform !== 'linux' || !!(process.report.getReport() as { header?: { glibcVersionRuntime?: string } }).header?.glibcVersionRuntime;
+  if (!existsSync(binary) || !glibc) return {};
+  const { version } = JSON.parse(readFileSync(join(pkg, 'package.json'), 'utf8')) as { version: string };
+  const folder = join(dir, 'prebuilds');
+  const tarball = join(folder, `better-sqlite3-v${version}-node-v${process.versions.modules}-${process.platform}-${process.arch}.tar.gz`);
+  if (!existsSync(tarball)) {
+    mkdirSync(folder, { recursive: true });
+    run('tar', ['-czf', tarball, '-C', pkg, 'build/Release/better_sqlite3.node'], ROOT);
+  }
+  return { npm_config_better_sqlite3_local_prebuilds: folder };
+}
+
+/** True when an installed app's better-sqlite3 was compiled from source (node-gyp leaves its object files). */
+export function compiledSqlite(app: string): boolean {
+  return existsSync(join(app, 'node_modules', 'better-sqlite3', 'build', 'Release', 'obj.target'));
+}
+
+/**
+ * Creates an app in `dir` and installs the given tarballs into it, like a user would with
+ * `npm install <package>` (asynchronously: the apps of a run install side by side). The other dependencies come from the registry (or npm's cache);
+ * `env` is added to the install's environment (`localPrebuilds`).
+ */
+export async function createApp(dir: string, name: string, tarballs: string[], extra: string[] = [], manifest: Record<string, unknown> = {}, env: Record<string, string> = {}): Promise<string> {
   const app = join(dir, name);
   mkdirSync(app, { recursive: true });
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name, version: '1.0.0', private: true, ...manifest }, null, 2));
-  // JOBS: node-gyp builds better-sqlite3 from source here (no prebuilt binaries are reachable).
-  run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel', 'error', ...tarballs, ...extra], app, { JOBS: '2' });
+  // JOBS: when node-gyp does build better-sqlite3 from source (no local prebuilt binary matched).
+  await runAsync('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel', 'error', ...tarballs, ...extra], app, { JOBS: '2', ...env });
   return app;
 }
 
