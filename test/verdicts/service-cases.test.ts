@@ -118,9 +118,9 @@ describe('the provider failing in the one region a service calls it from (mistra
     agrees(r, 'provider_outage', 'regional');
     expect(r.verdict.clients).toMatchObject({ calls: 2700, failed: 360, degraded: false });
     expect(r.verdict.evidence[0]).toBe(
-      'provider_outage: eu-assistant: 40% of 900 calls failed (server 360); 2 other services healthy (us-drafts and us-search) — eu-assistant degraded and probes failing: the provider is down — wait it out, fail over',
+      'provider_outage: eu-assistant: 40% of 900 calls failed (server 360); 2 other services healthy (us-drafts and us-search) — eu-assistant degraded and probes failing from some locations only, beyond chance: the provider is down in one region — fail over to another region or provider',
     );
-    expect(r.verdict.evidence).toContain('hint regional: probes failing from eu-west, fine from us-east');
+    expect(r.verdict.evidence.join('\n')).toMatch(/^hint regional: probes failing from eu-west, fine from us-east, beyond chance \(p = [0-9.e-]+ ≤ 0\.01\)$/m);
     expect(r.incident.title).toBe('mistral: mistral-large-2411, provider outage (regional)');
   });
 
