@@ -26,7 +26,6 @@
  * - `too_few`: even the most extreme split at these counts would not be beyond chance
  *   (3 probes against 3: p = 0.1), so the counts cannot tell a region from chance.
  */
-import type { Decision, ProbeSide } from './rules.ts';
 import { list } from './text.ts';
 import type { ProbeFigures } from './types.ts';
 
@@ -155,19 +154,4 @@ export function splitText(s: LocationSplit): string {
     case 'too_few':
       return `too few probes to tell a region from chance: ${counts} (Fisher's exact test ${pText(s.p)}; even every probe failing from one side and none from the other would give ${pText(s.p_min)} > ${s.alpha})`;
   }
-}
-
-/**
- * The decision for a `partial` probe side (some locations failing, some ok) with the clients
- * degraded (`provider_outage`) or fine (`provider_degraded`): `regional` only when the split
- * is beyond chance; `intermittent` when it is not though the counts could have shown one (the
- * provider fails at random everywhere: fail over to another provider, not another region);
- * `regional_unconfirmed` when the counts are too few to tell.
- */
-export function partialDecision(verdict: 'provider_outage' | 'provider_degraded', probes: Record<string, ProbeFigures>, side: { failing: string[]; ok: string[] }, t: StatusRule & { probe_split_max_p: number }): Decision {
-  const split = locationSplit(probes, side.failing, side.ok, t);
-  const base = { verdict, side: 'partial' as ProbeSide, split };
-  if (split.kind === 'regional') return { ...base, hint: 'regional' };
-  if (split.kind === 'too_few') return { ...base, hint: 'regional_unconfirmed' };
-  return { ...base, hint: 'intermittent', intermittent: { probes: split.failing.probes + split.ok.probes, failed: split.failing.failed + split.ok.failed } };
 }

@@ -3,8 +3,7 @@ import type { ErrorClass } from '@breakerbox/protocol';
 import { CLIENT_CLASSES, PROVIDER_CLASSES } from '@breakerbox/protocol';
 import type { ClientFigures, Hint, PartHealth, ProbeFigures, ProbePower, Verdict } from './types.ts';
 import type { SiblingProbes } from './sibling-probes.ts';
-import type { ServiceLead } from './service-lead.ts';
-import { locationSplit, partialDecision, type LocationSplit } from './location-split.ts';
+import { locationSplit, type LocationSplit, type StatusRule } from './location-split.ts';
 import { judgeLatency, probesAtBaseline, slowLocations, type LatencyJudgement } from './slow-probes.ts';
 
 /** The probe side of a key, summed up over its locations. */
@@ -231,4 +230,40 @@ export function decide(
   if (p.side === 'failing') return { verdict: 'provider_degraded', hint: null, side: p.side };
   if (p.side === 'partial') return partialDecision('provider_degraded', probes, p, t);
   return { verdict: 'healthy', hint: p.misconfigured.length > 0 ? 'probe_misconfigured' : null, side: p.side };
+}
+
+/** A degraded service with a decided verdict of its own, its figures and what decided it. */
+export interface HurtService {
+  name: string;
+  figures: ClientFigures;
+  decision: Decision;
+}
+
+/** The services of a key split into the hurt ones (worst first) and the rest. */
+export interface ServiceLead {
+  /** The worst hurt service: its verdict leads. */
+  lead: HurtService;
+  /** The other hurt services, worst first: named too. */
+  also: HurtService[];
+  /** Services calling the key that are not degraded (each with its calls), by name. */
+  healthy: { name: string; calls: number }[];
+  /** Degraded services without a decided verdict of their own (held for probes, no probes). */
+  undecided: string[];
+  /** True when the key took the lead's verdict: its own, over its diluted totals, was not a decided one that hurts. */
+  led: boolean;
+}
+
+/**
+ * The decision for a `partial` probe side (some locations failing, some ok) with the clients
+ * degraded (`provider_outage`) or fine (`provider_degraded`): `regional` only when the split
+ * is beyond chance; `intermittent` when it is not though the counts could have shown one (the
+ * provider fails at random everywhere: fail over to another provider, not another region);
+ * `regional_unconfirmed` when the counts are too few to tell.
+ */
+export function partialDecision(verdict: 'provider_outage' | 'provider_degraded', probes: Record<string, ProbeFigures>, side: { failing: string[]; ok: string[] }, t: StatusRule & { probe_split_max_p: number }): Decision {
+  const split = locationSplit(probes, side.failing, side.ok, t);
+  const base = { verdict, side: 'partial' as ProbeSide, split };
+  if (split.kind === 'regional') return { ...base, hint: 'regional' };
+  if (split.kind === 'too_few') return { ...base, hint: 'regional_unconfirmed' };
+  return { ...base, hint: 'intermittent', intermittent: { probes: split.failing.probes + split.ok.probes, failed: split.failing.failed + split.ok.failed } };
 }

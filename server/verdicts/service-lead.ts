@@ -4,7 +4,7 @@
  * dilute the key's totals. The key's figures stay the whole key's; its verdict, hint and
  * evidence lead with that service.
  */
-import type { Decision } from './rules.ts';
+import type { Decision, HurtService, ServiceLead } from './rules.ts';
 import type { ServiceHealth } from './fleet-parts.ts';
 import type { ClientFigures, Verdict } from './types.ts';
 import { VERDICTS } from './types.ts';
@@ -19,26 +19,7 @@ export const HURT: readonly Verdict[] = ['provider_outage', 'provider_suspected'
 /** A key's own decision that already speaks for hurt clients; `provider_degraded` does only with `slow` (clients slow), else it is an early warning over clients that are fine. */
 const keyHurts = (d: Decision): boolean => HURT.includes(d.verdict) && (d.verdict !== 'provider_degraded' || d.hint === 'slow');
 
-/** A degraded service with a decided verdict of its own, its figures and what decided it. */
-export interface HurtService {
-  name: string;
-  figures: ClientFigures;
-  decision: Decision;
-}
-
-/** The services of a key split into the hurt ones (worst first) and the rest. */
-export interface ServiceLead {
-  /** The worst hurt service: its verdict leads. */
-  lead: HurtService;
-  /** The other hurt services, worst first: named too. */
-  also: HurtService[];
-  /** Services calling the key that are not degraded (each with its calls), by name. */
-  healthy: { name: string; calls: number }[];
-  /** Degraded services without a decided verdict of their own (held for probes, no probes). */
-  undecided: string[];
-  /** True when the key took the lead's verdict: its own, over its diluted totals, was not a decided one that hurts. */
-  led: boolean;
-}
+export type { HurtService, ServiceLead } from './rules.ts';
 
 const hurts = (s: ServiceHealth): s is ServiceHealth & { figures: ClientFigures; decision: Decision } =>
   s.degraded && s.verdict !== null && HURT.includes(s.verdict) && s.figures !== undefined && s.decision !== undefined;
