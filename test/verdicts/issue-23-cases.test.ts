@@ -5,16 +5,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BreakerKey } from '@breakerbox/protocol';
 import { CASES_23, authCase, outageCase, quotaCase, silentCase, silentResumes, unprobedCase } from './issue-23-cases.ts';
-import { MIN, collector, probes, type TestCollector } from './support.ts';
-
-const same = (a: BreakerKey, b: BreakerKey) => a.provider === b.provider && a.endpoint === b.endpoint && a.model === b.model && (a.region ?? '') === (b.region ?? '');
+import { MIN, collector, probes, type TestCollector, sameKey } from './support.ts';
 
 /** One collector per case: the case's events sent, its verdict and incidents over the last 15 minutes. */
 async function replay(send: (c: TestCollector) => Promise<void>, key: BreakerKey) {
   const c = await collector();
   await send(c);
   const range = `from=${c.now - 15 * MIN}&to=${c.now}`;
-  const verdict = (await c.get(`/api/verdicts?${range}`)).verdicts.find((x: any) => same(x.key, key));
+  const verdict = (await c.get(`/api/verdicts?${range}`)).verdicts.find((x: any) => sameKey(x.key, key));
   const incidents = (await c.get(`/api/incidents?${range}`)).incidents;
   const alerts = async (rule: string) => (await c.get('/api/alerts')).alerts.filter((a: any) => a.rule === rule);
   return { c, verdict, incidents, alerts };
@@ -46,7 +44,7 @@ describe('a model nobody probes, while the same provider\'s other models fail ev
   it('joins the provider\'s incident', () => {
     const mistral = r.incidents.find((i: any) => i.cause.kind === 'provider' && i.cause.name === 'mistral');
     expect(mistral.title).toBe('mistral: 3 models, provider outage');
-    expect(mistral.keys.find((k: any) => same(k.key, CASES_23.unprobed))).toMatchObject({ verdict: 'provider_outage', hint: 'sibling_probes' });
+    expect(mistral.keys.find((k: any) => sameKey(k.key, CASES_23.unprobed))).toMatchObject({ verdict: 'provider_outage', hint: 'sibling_probes' });
   });
 
   it('pages open_share with the provider verdict, grouped into that incident', async () => {

@@ -5,18 +5,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BreakerKey } from '@breakerbox/protocol';
 import { CASES, NEWCOMER, PROBER_KEYS, fallbackCase, verdictCases } from './issue-cases.ts';
-import { MIN, collector, probes, transition, windows, type TestCollector } from './support.ts';
-
-const same = (a: BreakerKey, b: BreakerKey) => a.provider === b.provider && a.endpoint === b.endpoint && a.model === b.model && (a.region ?? '') === (b.region ?? '');
+import { MIN, collector, probes, transition, windows, type TestCollector, verdictFor } from './support.ts';
 
 describe('issue 15 cases through ingest and GET /api/verdicts', () => {
   let c: TestCollector;
   let verdicts: any[];
-  const v = (k: BreakerKey) => {
-    const e = verdicts.find((x) => same(x.key, k));
-    if (!e) throw new Error(`no verdict for ${k.provider}/${k.model}`);
-    return e;
-  };
+  const v = (k: BreakerKey) => verdictFor(verdicts, k);
 
   beforeAll(async () => {
     c = await collector();

@@ -8,9 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BreakerKey } from '@breakerbox/protocol';
 import { LATENCY_CASES, ONSET_BEFORE_END } from './latency-cases.ts';
 import { latencyCases } from './latency-cases.ts';
-import { MIN, collector, type TestCollector } from './support.ts';
-
-const same = (a: BreakerKey, b: BreakerKey) => a.provider === b.provider && a.endpoint === b.endpoint && a.model === b.model && (a.region ?? '') === (b.region ?? '');
+import { MIN, collector, type TestCollector, sameKey, verdictFor } from './support.ts';
 
 /** Words that claim an error or a failure class: none may appear where no call and no probe failed. */
 const ERROR_CLAIMS = /\berrors?\b|provider-side|failure class|of failures|calls? failed|clients fail\b|probes? fail(ed|ing)?\b|\bfail (?!over)/i;
@@ -18,11 +16,7 @@ const ERROR_CLAIMS = /\berrors?\b|provider-side|failure class|of failures|calls?
 describe('issue 36: latency is evidence (replays through ingest and GET /api/verdicts)', () => {
   let c: TestCollector;
   let verdicts: any[];
-  const v = (k: BreakerKey) => {
-    const e = verdicts.find((x) => same(x.key, k));
-    if (!e) throw new Error(`no verdict for ${k.provider}/${k.model}`);
-    return e;
-  };
+  const v = (k: BreakerKey) => verdictFor(verdicts, k);
   /** Every sentence a verdict shows: its evidence and why not its alternative. */
   const said = (k: BreakerKey) => [...v(k).evidence, v(k).alternative.why];
 
@@ -110,15 +104,15 @@ describe('issue 36: latency is evidence (replays through ingest and GET /api/ver
   it('pages the slow provider with a summary of slowness, and groups it as a provider incident', async () => {
     await c.app.alerts.evaluate(c.now);
     const { alerts } = await c.get('/api/alerts');
-    const page = alerts.find((a: any) => a.rule === 'clients_degraded' && same(a.key, LATENCY_CASES.openai));
+    const page = alerts.find((a: any) => a.rule === 'clients_degraded' && sameKey(a.key, LATENCY_CASES.openai));
     expect(page).toBeDefined();
     expect(page.summary).toContain('clients slow over the last 5 min: 100% of 54 calls slow, none failed');
     expect(page.summary).toContain('probes far slower than their baseline from eu-west and us-east, clients slow or shedding: likely provider outage (slow)');
     expect(page.summary).not.toMatch(ERROR_CLAIMS);
-    const degraded = alerts.find((a: any) => a.rule === 'clients_degraded' && same(a.key, LATENCY_CASES.oneLocation));
+    const degraded = alerts.find((a: any) => a.rule === 'clients_degraded' && sameKey(a.key, LATENCY_CASES.oneLocation));
     expect(degraded?.summary).toContain('probes far slower than their baseline from eu-west, at their usual latency from 1 location, clients slow or shedding: provider degraded (slow)');
     const { incidents } = await c.get(`/api/incidents?from=${c.now - 15 * MIN}&to=${c.now}`);
     const openai = incidents.find((i: any) => i.cause.kind === 'provider' && i.cause.name === 'openai');
-    expect(openai.keys.find((k: any) => same(k.key, LATENCY_CASES.openai))).toMatchObject({ verdict: 'provider_outage', hint: 'slow' });
+    expect(openai.keys.find((k: any) => sameKey(k.key, LATENCY_CASES.openai))).toMatchObject({ verdict: 'provider_outage', hint: 'slow' });
   });
 });

@@ -6,18 +6,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BreakerKey } from '@breakerbox/protocol';
 import { REGIONAL, regionalCases } from './regional-cases.ts';
-import { MIN, collector, type TestCollector } from './support.ts';
-
-const same = (a: BreakerKey, b: BreakerKey) => a.provider === b.provider && a.endpoint === b.endpoint && a.model === b.model && (a.region ?? '') === (b.region ?? '');
+import { MIN, collector, type TestCollector, sameKey, verdictFor } from './support.ts';
 
 describe('regional only beyond chance: replays through ingest', () => {
   let c: TestCollector;
   let verdicts: any[];
-  const v = (k: BreakerKey) => {
-    const e = verdicts.find((x) => same(x.key, k));
-    if (!e) throw new Error(`no verdict for ${k.provider}/${k.model}`);
-    return e;
-  };
+  const v = (k: BreakerKey) => verdictFor(verdicts, k);
 
   beforeAll(async () => {
     c = await collector();
@@ -101,7 +95,7 @@ describe('regional only beyond chance: replays through ingest', () => {
     expect(mistral).toMatchObject({ verdict: 'provider_outage', hint: 'regional' });
     await c.app.alerts.evaluate(c.now);
     const { alerts } = await c.get('/api/alerts');
-    const paged = alerts.filter((a: any) => a.rule === 'clients_degraded' && same(a.key, REGIONAL.anthropicTwo));
+    const paged = alerts.filter((a: any) => a.rule === 'clients_degraded' && sameKey(a.key, REGIONAL.anthropicTwo));
     expect(paged.length).toBe(1);
   });
 });

@@ -9,22 +9,20 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BreakerKey } from '@breakerbox/protocol';
 import { SERVICE_CASES, authCase, policyCase, regionalCase, twoCausesCase } from './service-cases.ts';
 import type { fleet } from './issue-cases.ts';
-import { MIN, collector, keyQuery, type TestCollector } from './support.ts';
-
-const same = (a: BreakerKey, b: BreakerKey) => a.provider === b.provider && a.endpoint === b.endpoint && a.model === b.model && (a.region ?? '') === (b.region ?? '');
+import { MIN, collector, keyQuery, type TestCollector, sameKey } from './support.ts';
 
 /** What every read of one key says, after two alert passes `for_s` (60 s) apart. */
 async function replay(events: (to: number) => ReturnType<typeof fleet>, key: BreakerKey) {
   const c: TestCollector = await collector();
   await events(c.now).send(c);
   const range = `from=${c.now - 15 * MIN}&to=${c.now}`;
-  const verdict = (await c.get(`/api/verdicts?${range}`)).verdicts.find((x: any) => same(x.key, key));
-  const listed = (await c.get(`/api/keys?${range}`)).keys.find((x: any) => same(x.key, key));
+  const verdict = (await c.get(`/api/verdicts?${range}`)).verdicts.find((x: any) => sameKey(x.key, key));
+  const listed = (await c.get(`/api/keys?${range}`)).keys.find((x: any) => sameKey(x.key, key));
   const detail = await c.get(`/api/key?${keyQuery(key)}&${range}`);
-  const incident = (await c.get(`/api/incidents?${range}`)).incidents.find((i: any) => i.keys.some((k: any) => same(k.key, key)));
+  const incident = (await c.get(`/api/incidents?${range}`)).incidents.find((i: any) => i.keys.some((k: any) => sameKey(k.key, key)));
   await c.app.alerts.evaluate(c.now - 60_000);
   await c.app.alerts.evaluate(c.now);
-  const alerts = (await c.get('/api/alerts')).alerts.filter((a: any) => same(a.key, key));
+  const alerts = (await c.get('/api/alerts')).alerts.filter((a: any) => sameKey(a.key, key));
   return { c, verdict, listed, detail, incident, alerts };
 }
 

@@ -7,6 +7,7 @@ import type { ServerClock } from '../../server/clock.ts';
 import { loadConfig } from '../../server/config/load.ts';
 import type { Config } from '../../server/config/schema.ts';
 import type { BreakerKey, ErrorClass, ProbeEvent, TelemetryEvent, TransitionEvent, WindowEvent } from '@breakerbox/protocol';
+import { keyId } from '@breakerbox/protocol';
 
 /** A test collector on a temp file, with an admin token, no alert or suspicion timer (tests run them), and a fixed "now". */
 export interface TestCollector {
@@ -135,4 +136,14 @@ export function random(seed: number): () => number {
     x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
     return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
   };
+}
+
+/** Whether two keys (as the read API returns them, or as a case declares them) are the same key. */
+export const sameKey = (a: BreakerKey, b: BreakerKey): boolean => keyId(a) === keyId(b);
+
+/** The verdict of `key` in an `/api/verdicts` answer; throws naming the key when it has none. */
+export function verdictFor(verdicts: any[], key: BreakerKey): any {
+  const e = verdicts.find((x) => sameKey(x.key, key));
+  if (!e) throw new Error(`no verdict for ${key.provider}/${key.model}`);
+  return e;
 }
