@@ -6,7 +6,7 @@ import type { AlertChange, NotificationsPart, Storage, StoredAlert } from '../st
 import type { KeyAnalysis } from '../verdicts/analyse.ts';
 import type { VerdictEngine } from '../verdicts/verdict-engine.ts';
 import type { Dispatcher } from '../notifiers/dispatcher.ts';
-import type { NotificationGroup, NotificationJob } from '../notifiers/types.ts';
+import type { NotificationGroup } from '../notifiers/types.ts';
 import type { ResolvedNotifier } from '../notifiers/dispatcher.ts';
 import type { ServerClock } from '../clock.ts';
 import type { VerdictThresholds } from '../verdicts/figures.ts';
@@ -39,8 +39,6 @@ export interface AlertEngine {
   evaluate(now?: number): Promise<EvaluationResult>;
   /** Alerts for the API, with their silences (see `AlertsPart.list` for order and limits). */
   list(options: { state?: AlertState; limit: number; fingerprint?: string }, now?: number): Promise<AlertView[]>;
-  /** Records a finished delivery (the dispatcher calls it). */
-  recordResult(job: NotificationJob, notifier: string, ok: boolean): Promise<void>;
 }
 
 /** Everything the engine works with. */
@@ -124,18 +122,11 @@ export function createAlertEngine(o: AlertEngineOptions): AlertEngine {
     return queued;
   };
 
-  /** Records what a notifier now knows, per alert or per group. */
-  const recordResult = async (job: NotificationJob, notifier: string, ok: boolean) => {
-    if (job.group.perAlert) await notes.recordAlert(job.alert.id, notifier, job.event === 'update' ? 'repeat' : job.event, ok, job.at);
-    else await notes.recordGroup(job.group.key, notifier, job.event, ok, job.at, job.group.digest);
-  };
-
   const stale = (now: number, started: number, conditions: number): EvaluationResult => ({
     at: now, took_ms: Number((performance.now() - started).toFixed(1)), conditions, pending: 0, firing: 0, resolved: 0, notifications: 0,
   });
 
   return {
-    recordResult,
     async evaluate(now = o.clock.now()) {
       const started = performance.now();
       const memo = new Map<number, Promise<Map<number, KeyAnalysis>>>();

@@ -2,7 +2,7 @@ import { Agent } from 'undici';
 import type { FastifyBaseLogger } from 'fastify';
 import { BreakerboxError } from '../errors.ts';
 import { SEVERITY_RANK } from '../alerts/types.ts';
-import type { NotificationsPart } from '../storage/storage.ts';
+import type { NotificationsPart, NotifierTold } from '../storage/storage.ts';
 import { sendWithRetry } from './http-send.ts';
 import { PAGERDUTY_URL, PAYLOADS } from './payloads.ts';
 import { redactUrl, scrub, secretsOf } from './redact.ts';
@@ -12,6 +12,16 @@ import type { NotifierStatus } from '../schemas/alerts.ts';
 
 /** The busy key of a job: its group, or its alert for one-alert deliveries. */
 export const busyKeyOf = (job: NotificationJob): string => (job.group.perAlert ? `alert:${job.alert.id}` : job.group.key);
+
+/**
+ * What a finished delivery told its notifier, recorded with the delivery in one write: per
+ * alert (an `update` is a `repeat` to a notifier that groups itself) or per group.
+ */
+export function toldOf(job: NotificationJob, notifier: string, ok: boolean): NotifierTold {
+  return job.group.perAlert
+    ? { scope: 'alert', alertId: job.alert.id, notifier, event: job.event === 'update' ? 'repeat' : job.event, ok, at: job.at }
+    : { scope: 'group', groupKey: job.group.key, notifier, event: job.event, ok, at: job.at, digest: job.group.digest };
+}
 
 /** Deliveries of one notifier at once: enough to overlap, few enough to be polite. */
 const CONCURRENCY = 2;
@@ -53,8 +63,6 @@ export interface DispatcherOptions {
   externalUrl: string;
   defaultRepeatMs: number;
   log: FastifyBaseLogger;
-  /** Called when a delivery ends, to record what the notifier now knows. */
-  onResult(job: NotificationJob, notifier: string, ok: boolean): Promise<void>;
   /** The clock deliveries are stamped with. */
   clock: ServerClock;
   /**
@@ -127,8 +135,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       finished.set(counter, entry);
     }
     try {
-      await options.deliveries.finishDelivery(item.deliveryId, { status: ok ? 'ok' : 'failed', attempts, http_status: httpStatus, error: clean, finished_at: options.clock.now() });
-      if (record) await options.onResult(job, lane.notifier.name, ok);
+      const result = { status: ok ? ('ok' as const) : ('failed' as const), attempts, http_status: httpStatus, error: clean, finished_at: options.clock.now() };
+      await options.deliveries.finishDelivery(item.deliveryId, result, record ? toldOf(job, lane.notifier.name, ok) : undefined);
     } catch (err) {
       options.log.error({ err, notifier: lane.notifier.name }, 'recording a delivery failed');
     }

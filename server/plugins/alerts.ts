@@ -37,18 +37,16 @@ export const alertsPlugin = fp(
     const { storage } = app;
     const silences = createSilenceStore(storage.silences);
     const externalUrl = cfg.external_url ?? `http://${app.config.host}:${app.config.port}`;
-    let engine: AlertEngine | null = null;
     const dispatcher = createDispatcher({
       notifiers: app.config.notifiers,
       deliveries: storage.notifications,
       externalUrl,
       defaultRepeatMs: cfg.repeat_interval_s * 1000,
       log: app.log,
-      onResult: async (job, notifier, ok) => engine?.recordResult(job, notifier, ok),
       clock: app.clock,
       mayDeliver: () => storage.lease.isHeld(),
     });
-    engine = createAlertEngine({
+    const engine = createAlertEngine({
       storage, calendar: app.retirements, verdicts: app.verdicts, config: cfg, silences, dispatcher, log: app.log, clock: app.clock, verdictThresholds: app.config.verdicts,
       onVerdicts: async (now, analyses) => {
         // The /metrics state gauges show this pass's states while they are fresh (docs/metrics.md).
@@ -64,7 +62,7 @@ export const alertsPlugin = fp(
     });
 
     const evaluate = async (now = app.clock.now()) => {
-      const result = await engine!.evaluate(now);
+      const result = await engine.evaluate(now);
       app.collectorMetrics.alertEvaluation(result.took_ms);
       return result;
     };
@@ -106,7 +104,7 @@ export const alertsPlugin = fp(
 
     app.get('/api/alerts', { onRequest: read, schema: AlertsRoute }, async (request) => {
       const q = request.query;
-      return { alerts: await engine!.list({ state: q.state, limit: q.limit ?? 500, fingerprint: q.fingerprint }) };
+      return { alerts: await engine.list({ state: q.state, limit: q.limit ?? 500, fingerprint: q.fingerprint }) };
     });
 
     app.post('/api/silences', { onRequest: admin, schema: CreateSilenceRoute }, async (request, reply) => {

@@ -170,6 +170,23 @@ export function storageContract(engine: string, open: OpenStorage): void {
       expect((await s.notifications.deliveries({ limit: 10, status: 'ok', fingerprint: 'incident-1' })).map((x) => x.id)).toEqual([first]);
     });
 
+    it('records a finished delivery and what its notifier was told in one write: both or neither', async () => {
+      const d = { notifier: 'hook', type: 'webhook', alert_id: 1, fingerprint: '0000000000000001', rule: 'open_share', group_key: 'incident-9', event: 'firing' as const };
+      const done = { status: 'ok' as const, attempts: 1, http_status: 200, error: null, finished_at: now + 2 };
+      const ok = await s.notifications.startDelivery({ ...d, created_at: now });
+      await s.notifications.finishDelivery(ok, done, { scope: 'group', groupKey: 'incident-9', notifier: 'hook', event: 'firing', ok: true, at: now + 1, digest: 'd-9' });
+      expect(await s.notifications.groupState('incident-9', 'hook')).toEqual({ last_event: 'firing', last_sent_at: now + 1, last_attempt_at: now + 1, last_status: 'ok', digest: 'd-9' });
+      const perAlert = await s.notifications.startDelivery({ ...d, notifier: 'am', type: 'alertmanager', created_at: now });
+      await s.notifications.finishDelivery(perAlert, done, { scope: 'alert', alertId: 1, notifier: 'am', event: 'repeat', ok: true, at: now + 1 });
+      expect(await s.notifications.alertState(1, 'am')).toEqual({ last_event: 'repeat', last_sent_at: now + 1, last_attempt_at: now + 1, last_status: 'ok' });
+
+      // The notify state's write fails (no notifier): the delivery is not recorded as finished either.
+      const broken = await s.notifications.startDelivery({ ...d, created_at: now + 3 });
+      const told = { scope: 'group', groupKey: 'incident-10', notifier: null as unknown as string, event: 'firing', ok: true, at: now + 3, digest: 'd' } as const;
+      await expect(s.notifications.finishDelivery(broken, done, told)).rejects.toThrow();
+      expect((await s.notifications.deliveries({ limit: 10 })).find((x) => x.id === broken)).toMatchObject({ status: 'pending', finished_at: null });
+    });
+
     it('keeps silences, answers the active ones, and ends one early', async () => {
       const matchers = [{ name: 'provider' as const, value: 'open.*', regex: true }];
       await s.silences.insert({ id: 'later', matchers, starts_at: now + MIN, ends_at: now + 3 * MIN, comment: 'c', created_by: 'me', created_at: now });

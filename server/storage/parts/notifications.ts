@@ -19,6 +19,14 @@ export type NotificationEvent = Static<typeof NotificationEventSchema>;
 /** What a notifier was last told about a notification group. */
 export type GroupNotifyState = Omit<NotifyState, 'last_event'> & { last_event: NotificationEvent | null; digest: string | null };
 
+/**
+ * What a notifier was told by a finished delivery: the group's (or, for per-alert notifiers,
+ * the alert's) notify state to record with it. `ok` false records only the failed attempt.
+ */
+export type NotifierTold =
+  | { scope: 'group'; groupKey: string; notifier: string; event: NotificationEvent; ok: boolean; at: number; digest: string }
+  | { scope: 'alert'; alertId: number; notifier: string; event: NotifyState['last_event']; ok: boolean; at: number };
+
 /** One recorded delivery: the row `GET /api/notifications` lists, as its schema declares it. */
 export type { Delivery } from '../../schemas/alerts.ts';
 
@@ -38,8 +46,12 @@ export interface NotificationsPart {
   recordAlert(alertId: number, notifier: string, event: NotifyState['last_event'], ok: boolean, at: number): Promise<void>;
   /** Records a delivery as pending when it is queued; resolves to its id. */
   startDelivery(d: Pick<Delivery, 'notifier' | 'type' | 'alert_id' | 'fingerprint' | 'rule' | 'group_key' | 'event' | 'created_at'>): Promise<number>;
-  /** Records how a delivery ended. */
-  finishDelivery(id: number, d: Pick<Delivery, 'status' | 'attempts' | 'http_status' | 'error' | 'finished_at'>): Promise<void>;
+  /**
+   * Records how a delivery ended and, in the same transaction, what its notifier was told:
+   * a collector killed between two separate writes would leave a sent page recorded as
+   * delivered but not as told, and the next leader would page it again.
+   */
+  finishDelivery(id: number, d: Pick<Delivery, 'status' | 'attempts' | 'http_status' | 'error' | 'finished_at'>, told?: NotifierTold): Promise<void>;
   /** Deliveries newest first (by id), at most `limit`, filtered by notifier, status, and alert fingerprint or group key. */
   deliveries(options: { limit: number; notifier?: string; status?: string; fingerprint?: string }): Promise<Delivery[]>;
   /** Marks deliveries a previous process left pending as failed ("abandoned"); called once at start. */

@@ -1,5 +1,5 @@
-import type { Delivery, GroupNotifyState, NotificationsPart, NotifyState } from '../parts/notifications.ts';
-import type { PgPool } from './pool.ts';
+import type { Delivery, GroupNotifyState, NotificationsPart, NotifierTold, NotifyState } from '../parts/notifications.ts';
+import { inTransaction, type PgClient, type PgPool } from './pool.ts';
 
 const SQL = {
   groupGet: 'SELECT last_event, last_sent_at, last_attempt_at, last_status, digest FROM incident_notifications WHERE group_key = $1 AND notifier = $2',
@@ -26,28 +26,37 @@ const SQL = {
  * lease knows what its predecessor already paged and does not page it again.
  */
 export function createPostgresNotifications(pool: PgPool): NotificationsPart {
-  const q = (name: string, text: string, values: unknown[]) => pool.query({ name, text, values });
+  type Run = (name: string, text: string, values: unknown[]) => Promise<{ rows: unknown[] }>;
+  const on = (db: PgPool | PgClient): Run => (name, text, values) => db.query({ name, text, values });
+  const q = on(pool);
+  const record = async (run: Run, t: NotifierTold) => {
+    if (t.scope === 'group') {
+      if (t.ok) await run('notify_group_ok', SQL.groupOk, [t.groupKey, t.notifier, t.event, t.at, t.digest]);
+      else await run('notify_group_failed', SQL.groupFailed, [t.groupKey, t.notifier, t.at]);
+    } else if (t.ok) await run('notify_alert_ok', SQL.notifyOk, [t.alertId, t.notifier, t.event, t.at]);
+    else await run('notify_alert_failed', SQL.notifyFailed, [t.alertId, t.notifier, t.at]);
+  };
   return {
     async groupState(groupKey, notifier) {
       return (await q('notify_group_get', SQL.groupGet, [groupKey, notifier])).rows[0] as GroupNotifyState | undefined;
     },
-    async recordGroup(groupKey, notifier, event, ok, at, digest) {
-      if (ok) await q('notify_group_ok', SQL.groupOk, [groupKey, notifier, event, at, digest]);
-      else await q('notify_group_failed', SQL.groupFailed, [groupKey, notifier, at]);
-    },
+    recordGroup: (groupKey, notifier, event, ok, at, digest) => record(q, { scope: 'group', groupKey, notifier, event, ok, at, digest }),
     async alertState(alertId, notifier) {
       return (await q('notify_alert_get', SQL.notifyGet, [alertId, notifier])).rows[0] as NotifyState | undefined;
     },
-    async recordAlert(alertId, notifier, event, ok, at) {
-      if (ok) await q('notify_alert_ok', SQL.notifyOk, [alertId, notifier, event, at]);
-      else await q('notify_alert_failed', SQL.notifyFailed, [alertId, notifier, at]);
-    },
+    recordAlert: (alertId, notifier, event, ok, at) => record(q, { scope: 'alert', alertId, notifier, event, ok, at }),
     async startDelivery(d) {
       const { rows } = await q('delivery_start', SQL.insert, [d.notifier, d.type, d.alert_id, d.fingerprint, d.rule, d.group_key, d.event, d.created_at]);
       return (rows[0] as { id: number }).id;
     },
-    async finishDelivery(id, d) {
-      await q('delivery_finish', SQL.finish, [id, d.status, d.attempts, d.http_status, d.error, d.finished_at]);
+    async finishDelivery(id, d, told) {
+      const values = [id, d.status, d.attempts, d.http_status, d.error, d.finished_at];
+      if (!told) return void (await q('delivery_finish', SQL.finish, values));
+      await inTransaction(pool, async (client) => {
+        const run = on(client);
+        await run('delivery_finish', SQL.finish, values);
+        await record(run, told);
+      });
     },
     async deliveries({ limit, notifier, status, fingerprint }) {
       const where: string[] = [];

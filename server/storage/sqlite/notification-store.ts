@@ -1,5 +1,5 @@
 import type { Db } from './database.ts';
-import type { Delivery, GroupNotifyState, NotificationsPart, NotifyState } from '../parts/notifications.ts';
+import type { Delivery, GroupNotifyState, NotificationsPart, NotifierTold, NotifyState } from '../parts/notifications.ts';
 import type { SyncPart } from './sync-part.ts';
 
 /** Creates the notifications part: group and per-alert notify state, and delivery records. */
@@ -26,19 +26,24 @@ export function createNotificationStore(db: Db): SyncPart<NotificationsPart> {
   };
   // One statement per filter combination (eight at most), prepared on first use.
   const lists = new Map<string, ReturnType<typeof db.prepare<unknown[]>>>();
+  const record = (t: NotifierTold) => {
+    if (t.scope === 'group') {
+      if (t.ok) s.groupOk.run(t.groupKey, t.notifier, t.event, t.at, t.at, t.digest);
+      else s.groupFailed.run(t.groupKey, t.notifier, t.at);
+    } else if (t.ok) s.notifyOk.run(t.alertId, t.notifier, t.event, t.at, t.at);
+    else s.notifyFailed.run(t.alertId, t.notifier, t.at);
+  };
+  const finish = db.transaction((id: number, d: Parameters<NotificationsPart['finishDelivery']>[1], told: NotifierTold | undefined) => {
+    s.finish.run({ id, ...d });
+    if (told) record(told);
+  });
   return {
     groupState: (groupKey, notifier) => s.groupGet.get(groupKey, notifier) as GroupNotifyState | undefined,
-    recordGroup(groupKey, notifier, event, ok, at, digest) {
-      if (ok) s.groupOk.run(groupKey, notifier, event, at, at, digest);
-      else s.groupFailed.run(groupKey, notifier, at);
-    },
+    recordGroup: (groupKey, notifier, event, ok, at, digest) => record({ scope: 'group', groupKey, notifier, event, ok, at, digest }),
     alertState: (alertId, notifier) => s.notifyGet.get(alertId, notifier) as NotifyState | undefined,
-    recordAlert(alertId, notifier, event, ok, at) {
-      if (ok) s.notifyOk.run(alertId, notifier, event, at, at);
-      else s.notifyFailed.run(alertId, notifier, at);
-    },
+    recordAlert: (alertId, notifier, event, ok, at) => record({ scope: 'alert', alertId, notifier, event, ok, at }),
     startDelivery: (d) => Number(s.insert.run(d).lastInsertRowid),
-    finishDelivery: (id, d) => void s.finish.run({ id, ...d }),
+    finishDelivery: (id, d, told) => finish(id, d, told),
     deliveries({ limit, notifier, status, fingerprint }) {
       const where: string[] = [];
       const args: (string | number)[] = [];
