@@ -6,6 +6,7 @@ import type { BreakerKey } from '@breakerbox/protocol';
 import { adapterFor, ADAPTERS } from './adapters/index.ts';
 import { FieldReader, isRecord, show, type ReportProblem } from './config-fields.ts';
 import type { Price, ProbeTimeouts, TargetConfig } from './config-types.ts';
+import { readCanary } from './canary-config.ts';
 import { cronProblem, defaultJitterMs, describeCron, intervalToCron, jitterOffset, type ScheduleSpec } from './schedule-spec.ts';
 
 /** Target-level defaults from the file's `defaults` block, already validated. */
@@ -20,7 +21,7 @@ export interface TargetDefaults {
 
 export const TARGET_FIELDS = [
   'name', 'key', 'kind', 'base_url', 'api_key_env', 'request', 'interval', 'cron', 'jitter',
-  'latency_ceiling_ms', 'timeouts', 'location', 'price', 'warmup',
+  'latency_ceiling_ms', 'timeouts', 'location', 'price', 'warmup', 'canary',
 ] as const;
 const CREDENTIAL_FIELDS = /^(api_?key|apikey|secret|token|password|authorization|bearer)$/i;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -174,6 +175,13 @@ export function readTarget(
   const warmup = r.object('warmup');
   warmup?.rejectUnknown(['after_idle']);
   const warmupAfterIdleMs = warmup ? warmup.duration('after_idle', { required: true, min: 1_000 }) : ctx.defaults.warmupAfterIdleMs;
+  const canary = readCanary(r);
+  if (canary && adapter && !adapter.readAnswer) {
+    const able = Object.values(ADAPTERS).filter((a) => a.readAnswer).map((a) => a.kind);
+    r.problem('canary', `kind ${kind} does not check answers (canaries work on ${able.join(', ')})`);
+  } else if (canary && adapter && request !== undefined && adapter.streamed(request)) {
+    r.problem('canary', 'needs a non-streamed request (request.stream: false): the answer is judged whole');
+  }
   let jitterMs = r.duration('jitter') ?? ctx.defaults.jitterMs;
   if (schedule && jitterMs !== undefined && jitterMs >= schedule.minGapMs) {
     r.problem('jitter', `must be shorter than the time between runs (${schedule.minGapMs} ms)`);
@@ -206,5 +214,6 @@ export function readTarget(
     location,
     price,
     warmupAfterIdleMs,
+    canary,
   };
 }

@@ -4,6 +4,7 @@
  */
 import type { BreakerKey } from '@breakerbox/protocol';
 import type { ScheduleSpec } from './schedule-spec.ts';
+import type { Canary } from './canary-config.ts';
 
 /** A target's timeouts, in ms. */
 export interface ProbeTimeouts {
@@ -45,6 +46,8 @@ export interface TargetConfig {
   price: Price | undefined;
   /** Send an unreported-in-verdicts warm-up request when idle this long (ms). */
   warmupAfterIdleMs: number | undefined;
+  /** What a correct answer is (issue 39); a miss is a `wrong_answer` probe. */
+  canary: Canary | undefined;
 }
 
 /** Where and how results are pushed. */

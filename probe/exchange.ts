@@ -10,7 +10,9 @@ import { buildConnector, Client } from 'undici';
 import type { ErrorClass } from '@breakerbox/protocol';
 import { classifyHttpError, classifyThrown, providerErrorInfo, upstreamRequestIdOf } from '@breakerbox/protocol';
 import { malformed, tryJson } from './adapters/chat-request.ts';
-import type { ProbeAdapter, ShapeVerdict, Usage } from './adapters/types.ts';
+import type { Answer, ProbeAdapter, ShapeVerdict, Usage } from './adapters/types.ts';
+import type { Canary } from './canary-config.ts';
+import { judgeCanary, type CanaryMiss } from './canary-check.ts';
 import type { ProbeTimeouts } from './config-types.ts';
 import type { AwsCredentials } from './aws-credentials.ts';
 import { SseReader } from '@breakerbox/protocol';
@@ -27,6 +29,10 @@ export interface ExchangeResult {
   upstreamRequestId?: string;
   /** A refused request's error body, as the provider wrote it: NOT redacted yet. */
   providerError?: { type?: string; code?: string; message?: string };
+  /** The served model version the answer names (non-streamed answers of kinds that read answers). */
+  served?: { model?: string; fingerprint?: string };
+  /** A well-formed answer that missed its canary (`ok` stays true: the transport worked). NOT redacted yet. */
+  wrongAnswer?: CanaryMiss;
 }
 
 /** Everything one exchange needs; `apiKey` is only ever placed in a request header. */
@@ -38,6 +44,8 @@ export interface ExchangeInput {
   /** AWS credentials for kinds that sign with SigV4 (used only when no `apiKey` is given). */
   aws?: AwsCredentials | undefined;
   timeouts: ProbeTimeouts;
+  /** The target's canary: the request asks for it and the answer is judged against it. */
+  canary?: Canary | undefined;
 }
 
 const MAX_BODY_BYTES = 1 << 20;
@@ -68,10 +76,19 @@ function headerReader(headers: Record<string, string | string[] | undefined>): {
   };
 }
 
+/** The served model and, with a canary, the miss of a well-formed answer. */
+function answerFacts(a: Answer, canary: Canary | undefined): Pick<ExchangeResult, 'served' | 'wrongAnswer'> {
+  const out: Pick<ExchangeResult, 'served' | 'wrongAnswer'> = {};
+  if (a.servedModel || a.fingerprint) out.served = { ...(a.servedModel ? { model: a.servedModel } : {}), ...(a.fingerprint ? { fingerprint: a.fingerprint } : {}) };
+  const miss = canary ? judgeCanary(canary, a) : undefined;
+  if (miss) out.wrongAnswer = miss;
+  return out;
+}
+
 /** Runs one probe exchange; never throws. */
 export async function runExchange(input: ExchangeInput): Promise<ExchangeResult> {
   const { adapter, request, timeouts } = input;
-  let out = adapter.buildRequest(input.baseUrl, request, input.apiKey);
+  let out = adapter.buildRequest(input.baseUrl, request, input.apiKey, input.canary);
   if (adapter.sign && input.apiKey === undefined) {
     if (!input.aws) return { ok: false, errorClass: 'auth', latency: { total: 0 }, reason: 'no AWS credentials to sign with (environment or profile)' };
     try {
@@ -152,7 +169,14 @@ export async function runExchange(input: ExchangeInput): Promise<ExchangeResult>
         reason: `HTTP ${res.statusCode}${detail ? `: ${detail.slice(0, 200)}` : ''}`,
       });
     }
-    if (!streamed) return finish(adapter.checkBody(request, await readText(res.body), contentType));
+    if (!streamed) {
+      const text = await readText(res.body);
+      const verdict = adapter.checkBody(request, text, contentType);
+      const result = finish(verdict);
+      const answer = verdict.ok ? adapter.readAnswer?.(request, text) : undefined;
+      if (answer) Object.assign(result, answerFacts(answer, input.canary));
+      return result;
+    }
     if (!isSse) {
       const text = await readText(res.body);
       return finish(malformed(tryJson(text) ?? text, `expected an event stream, got "${contentType || 'no content-type'}"`));

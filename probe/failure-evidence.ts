@@ -1,5 +1,5 @@
 import type { ProbeEvent } from '@breakerbox/protocol';
-import { MAX_SAMPLE_MESSAGE_CHARS, createRedactor, redactText } from '@breakerbox/protocol';
+import { MAX_ANSWER_EXCERPT_CHARS, MAX_SAMPLE_MESSAGE_CHARS, createRedactor, redactText } from '@breakerbox/protocol';
 import type { ExchangeResult } from './exchange.ts';
 
 /**
@@ -17,6 +17,26 @@ export function failureEvidence(r: ExchangeResult, apiKey: string | undefined): 
   if (e?.message) {
     const message = redactText(redact(e.message), MAX_SAMPLE_MESSAGE_CHARS);
     if (message) out.message = message;
+  }
+  return out;
+}
+
+/**
+ * A probe's answer facts (issue 39): the served model version (cut to the schema's 200), and
+ * for a `wrong_answer` what the canary expected (`message`) and the answer's first characters
+ * (`answer_excerpt`) — redacted as a failure's message is, then cut.
+ */
+export function answerEvidence(r: ExchangeResult, apiKey: string | undefined): Pick<ProbeEvent, 'served_model' | 'served_fingerprint' | 'message' | 'answer_excerpt'> {
+  const out: Pick<ProbeEvent, 'served_model' | 'served_fingerprint' | 'message' | 'answer_excerpt'> = {};
+  const redact = createRedactor([apiKey]);
+  const model = r.served?.model && redactText(redact(r.served.model), 200);
+  const fingerprint = r.served?.fingerprint && redactText(redact(r.served.fingerprint), 200);
+  if (model) out.served_model = model;
+  if (fingerprint) out.served_fingerprint = fingerprint;
+  if (r.wrongAnswer) {
+    out.message = redactText(redact(r.wrongAnswer.reason), MAX_SAMPLE_MESSAGE_CHARS);
+    // An empty answer keeps an empty excerpt: "it said nothing" is evidence too.
+    out.answer_excerpt = redactText(redact(r.wrongAnswer.received), MAX_ANSWER_EXCERPT_CHARS);
   }
   return out;
 }

@@ -6,6 +6,8 @@
 import { adapterFor } from './adapters/index.ts';
 import type { ProberConfig, TargetConfig } from './config-types.ts';
 import { formatDuration } from './duration.ts';
+import { canaryInputTokens, describeCanary } from './canary-config.ts';
+import type { Usage } from './adapters/types.ts';
 
 /** One row of the plan. */
 export interface PlanRow {
@@ -21,6 +23,8 @@ export interface PlanRow {
   runsPerDay: number;
   /** Estimated USD per day; undefined when the target has no price. */
   costPerDay: number | undefined;
+  /** What the target's canary expects (issue 39); undefined without one. */
+  canary: string | undefined;
 }
 
 /** The whole plan. */
@@ -36,7 +40,7 @@ export interface Plan {
 function perProbeCost(t: TargetConfig): number | undefined {
   const adapter = adapterFor(t.kind);
   if (!t.price || !adapter) return undefined;
-  const tokens = adapter.estimateTokens(t.request);
+  const tokens = tokensOf(t);
   return (tokens.inputTokens * t.price.inputPerMtok + tokens.outputTokens * t.price.outputPerMtok) / 1e6;
 }
 
@@ -48,11 +52,17 @@ function scheduleText(t: TargetConfig): string {
   return t.schedule.source === 'interval' ? `every ${formatDuration(t.schedule.minGapMs)}` : `cron "${t.schedule.cron}"`;
 }
 
+/** Tokens of one probe: the kind's estimate plus the schema or tool a canary sends along. */
+function tokensOf(t: TargetConfig): Usage {
+  const base = adapterFor(t.kind)!.estimateTokens(t.request);
+  return t.canary ? { ...base, inputTokens: base.inputTokens + canaryInputTokens(t.canary) } : base;
+}
+
 /** Estimated USD per day of one target. */
 export function estimateDailyCost(t: TargetConfig): number | undefined {
   const adapter = adapterFor(t.kind);
   if (!t.price || !adapter) return undefined;
-  const tokens = adapter.estimateTokens(t.request);
+  const tokens = tokensOf(t);
   const perProbe = (tokens.inputTokens * t.price.inputPerMtok + tokens.outputTokens * t.price.outputPerMtok) / 1e6;
   // A warm-up shorter than the gap between runs precedes every probe.
   const warmups = t.warmupAfterIdleMs !== undefined && t.warmupAfterIdleMs <= t.schedule.minGapMs ? 2 : 1;
@@ -73,6 +83,7 @@ export function buildPlan(config: ProberConfig): Plan {
     timeouts: `${formatDuration(t.timeouts.connectMs)}/${formatDuration(t.timeouts.firstByteMs)}/${formatDuration(t.timeouts.totalMs)}`,
     runsPerDay: t.schedule.runsPerDay,
     costPerDay: estimateDailyCost(t),
+    canary: t.canary ? describeCanary(t.canary) : undefined,
   }));
   const prices = config.targets.map(perProbeCost).filter((c): c is number => c !== undefined);
   const od = config.onDemand;
@@ -110,6 +121,12 @@ export function formatPlan(config: ProberConfig, plan: Plan, warnings: readonly 
     '',
     `estimated daily cost: at most ${usd(plan.totalCostPerDay)}${plan.unpriced ? ` (${plan.unpriced} target(s) without a price not counted)` : ''}`,
   ];
+  const canaries = plan.rows.filter((r) => r.canary !== undefined);
+  out.push(
+    canaries.length
+      ? `answer canaries (a miss is a wrong_answer probe): ${canaries.map((r) => `${r.name} expects ${r.canary}`).join('; ')}`
+      : 'answer canaries: none (probes check that an answer arrived, not what it says)',
+  );
   const od = plan.onDemand;
   out.push(
     od.enabled

@@ -10,7 +10,7 @@ import type { Usage } from './adapters/types.ts';
 import type { ProberConfig, TargetConfig } from './config-types.ts';
 import { DailyCostCap } from './cost-cap.ts';
 import { PROBE_ERROR_CODES, ProbeError } from './errors.ts';
-import { failureEvidence } from './failure-evidence.ts';
+import { answerEvidence, failureEvidence } from './failure-evidence.ts';
 import type { AwsCredentials } from './aws-credentials.ts';
 import { runExchange, type ExchangeInput, type ExchangeResult } from './exchange.ts';
 import type { Logger } from './logger.ts';
@@ -58,6 +58,8 @@ export interface ProberStats {
   ok: number;
   slow: number;
   error: number;
+  /** Answers that arrived well-formed and missed their canary (issue 39). */
+  wrong_answer: number;
   misconfigured: number;
   /** Probes run because the collector asked (probe on suspicion). */
   onDemand: number;
@@ -81,7 +83,7 @@ interface TargetState {
 /** Runs the probes of one config. */
 export class Prober {
   readonly stats: ProberStats = {
-    fired: 0, probes: 0, warmups: 0, skippedOverlap: 0, skippedCostCap: 0, ok: 0, slow: 0, error: 0, misconfigured: 0,
+    fired: 0, probes: 0, warmups: 0, skippedOverlap: 0, skippedCostCap: 0, ok: 0, slow: 0, error: 0, wrong_answer: 0, misconfigured: 0,
     onDemand: 0, skippedOnDemandBudget: 0, unknownRequests: 0,
   };
   /** Start times of the on-demand probes of the last hour (the per-location bound). */
@@ -253,6 +255,7 @@ export class Prober {
       apiKey,
       aws: this.aws,
       timeouts: target.timeouts,
+      canary: target.canary,
     });
     const cost = costOf(result.usage, target);
     if (cost !== undefined) this.costCap.record(cost);
@@ -286,6 +289,8 @@ export class Prober {
       );
     } else if (event.outcome === 'error') {
       this.log.warn(`probe failed: ${result.reason}`, fields);
+    } else if (event.outcome === 'wrong_answer') {
+      this.log.warn(`probe answered wrongly: ${event.message ?? 'the canary missed'}`, { ...fields, answer_excerpt: event.answer_excerpt ?? '' });
     } else if (event.outcome === 'slow') {
       this.log.info(`probe slow: over the ${target.latencyCeilingMs} ms ceiling`, fields);
     } else {
@@ -300,12 +305,14 @@ function costOf(usage: Usage | undefined, target: TargetConfig): number | undefi
 }
 
 function toEvent(target: TargetConfig, ts: number, r: ExchangeResult, cold: boolean, cost: number | undefined, apiKey: string | undefined): ProbeEvent {
-  const outcome: ProbeEvent['outcome'] = !r.ok ? 'error' : r.latency.total > target.latencyCeilingMs ? 'slow' : 'ok';
+  // A wrong answer is wrong however fast it came: the canary outranks the latency ceiling.
+  const outcome: ProbeEvent['outcome'] = !r.ok ? 'error' : r.wrongAnswer ? 'wrong_answer' : r.latency.total > target.latencyCeilingMs ? 'slow' : 'ok';
   const event: ProbeEvent = { type: 'probe', ts, key: target.key, location: target.location, outcome, latency_ms: r.latency };
   if (r.errorClass) event.error_class = r.errorClass;
   if (r.status !== undefined) event.status = r.status;
   if (cold) event.cold = true;
   if (cost !== undefined) event.cost_usd = cost;
   if (!r.ok) Object.assign(event, failureEvidence(r, apiKey));
+  Object.assign(event, answerEvidence(r, apiKey));
   return event;
 }

@@ -1,6 +1,6 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import type * as T from './types.ts';
-import { DRILL_KINDS, TRANSITION_REASONS } from './types.ts';
+import { DRILL_KINDS, PROBE_OUTCOMES, TRANSITION_REASONS } from './types.ts';
 
 /**
  * Protocol v1 as JSON Schema (TypeBox): what the collector validates. The wire types in
@@ -47,6 +47,8 @@ export const MAX_WINDOW_SAMPLES = 10;
 export const MAX_WINDOW_SAMPLES_BYTES = 8_192;
 /** Most characters of a sample's provider message (the SDK cuts longer ones). */
 export const MAX_SAMPLE_MESSAGE_CHARS = 300;
+/** Longest `answer_excerpt` of a `wrong_answer` probe (its first characters, redacted). */
+export const MAX_ANSWER_EXCERPT_CHARS = 200;
 
 const Short = (max: number) => Type.String({ minLength: 1, maxLength: max });
 
@@ -156,7 +158,7 @@ export const ProbeSchema = Type.Object({
   ts: Millis,
   key: BreakerKeySchema,
   location: Name(100),
-  outcome: Type.Union([Type.Literal('ok'), Type.Literal('slow'), Type.Literal('error')]),
+  outcome: Type.Union(PROBE_OUTCOMES.map((o) => Type.Literal(o))),
   error_class: Type.Optional(ErrorClassName),
   status: Type.Optional(Type.Integer({ minimum: 100, maximum: 599 })),
   latency_ms: Type.Object({
@@ -173,6 +175,10 @@ export const ProbeSchema = Type.Object({
   error_type: Type.Optional(Short(100)),
   error_code: Type.Optional(Short(100)),
   message: Type.Optional(Type.String({ maxLength: MAX_SAMPLE_MESSAGE_CHARS })),
+  // Issue 39: a wrong answer's first characters (redacted by the prober) and the served model version.
+  answer_excerpt: Type.Optional(Type.String({ maxLength: MAX_ANSWER_EXCERPT_CHARS })),
+  served_model: Type.Optional(Short(200)),
+  served_fingerprint: Type.Optional(Short(200)),
 });
 
 /** One side of a shadow comparison (see `ShadowSide` in types.ts). */

@@ -203,7 +203,12 @@ export interface ProbeEvent {
   ts: number;
   key: BreakerKey;
   location: string;
-  outcome: 'ok' | 'slow' | 'error';
+  /**
+   * `wrong_answer` (issue 39): the answer arrived whole and well-formed but failed the
+   * target's canary (the expected word, pattern, schema or tool call) — not a transport
+   * failure, and not ok. Older collectors refuse it; older probers never send it.
+   */
+  outcome: ProbeOutcome;
   error_class?: ErrorClass;
   status?: number;
   latency_ms: { connect?: number; ttfb?: number; total: number };
@@ -217,9 +222,22 @@ export interface ProbeEvent {
   error_type?: string;
   /** A failed probe's provider error code (`rate_limit_exceeded`). */
   error_code?: string;
-  /** A failed probe's provider error message: first characters only, secrets redacted. */
+  /**
+   * A failed probe's provider error message: first characters only, secrets redacted. For a
+   * `wrong_answer`, what the canary expected and how the answer missed it.
+   */
   message?: string;
+  /** A `wrong_answer`'s evidence: the answer's first characters (≤ MAX_ANSWER_EXCERPT_CHARS), secrets redacted. */
+  answer_excerpt?: string;
+  /** The served model as the answer names it (OpenAI/Anthropic `model`, Gemini `modelVersion`). */
+  served_model?: string;
+  /** The served build where the API sends one (OpenAI `system_fingerprint`). */
+  served_fingerprint?: string;
 }
+
+/** Every outcome a probe event may carry, in one list (schemas and stores read it). */
+export const PROBE_OUTCOMES = ['ok', 'slow', 'error', 'wrong_answer'] as const;
+export type ProbeOutcome = (typeof PROBE_OUTCOMES)[number];
 
 /**
  * One side of a shadow comparison (issue 28): the properties of the answers one model gave

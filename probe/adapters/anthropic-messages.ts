@@ -24,7 +24,24 @@ import {
   type ChatRequest,
 } from './chat-request.ts';
 import { anthropicBaseUrlProblem } from './base-url.ts';
-import type { OutgoingRequest, ParseContext, ProbeAdapter, ShapeVerdict, StreamChecker, StreamStep, Usage } from './types.ts';
+import type { Answer, OutgoingRequest, ParseContext, ProbeAdapter, ShapeVerdict, StreamChecker, StreamStep, Usage } from './types.ts';
+import type { Canary } from '../canary-config.ts';
+
+/**
+ * The Messages fields a canary adds (`@anthropic-ai/sdk` MessageCreateParams): temperature 0
+ * (not with extended thinking, which requires 1; the API takes no seed); a JSON-schema
+ * `output_config.format` (structured outputs); or one tool forced by `tool_choice`.
+ */
+function canaryFields(canary: Canary, thinking: boolean): Record<string, unknown> {
+  const out: Record<string, unknown> = thinking ? {} : { temperature: 0 };
+  const e = canary.expect;
+  if (e.kind === 'json_schema') out.output_config = { format: { type: 'json_schema', schema: e.schema } };
+  if (e.kind === 'tool_call') {
+    out.tools = [{ name: e.name, description: 'The canary task\'s answer.', input_schema: e.parameters }];
+    out.tool_choice = { type: 'tool', name: e.name };
+  }
+  return out;
+}
 
 interface AnthropicRequest extends ChatRequest {
   version: string;
@@ -125,7 +142,7 @@ export const anthropicMessages: ProbeAdapter<AnthropicRequest> = {
   acceptsStatus: (_req, status) => status >= 200 && status < 300,
   baseUrlProblem: (url, req) => anthropicBaseUrlProblem(url, req.path),
 
-  buildRequest(baseUrl: URL, req: AnthropicRequest, apiKey: string | undefined): OutgoingRequest {
+  buildRequest(baseUrl: URL, req: AnthropicRequest, apiKey: string | undefined, canary?: Canary): OutgoingRequest {
     const body: Record<string, unknown> = {
       model: req.model,
       max_tokens: req.maxTokens,
@@ -133,6 +150,7 @@ export const anthropicMessages: ProbeAdapter<AnthropicRequest> = {
       stream: req.stream,
       ...(req.system ? { system: req.system } : {}),
       ...(req.thinkingBudget !== undefined ? { thinking: { type: 'enabled', budget_tokens: req.thinkingBudget } } : {}),
+      ...(canary ? canaryFields(canary, req.thinkingBudget !== undefined) : {}),
     };
     return {
       url: joinUrl(baseUrl, req.path),
@@ -164,6 +182,17 @@ export const anthropicMessages: ProbeAdapter<AnthropicRequest> = {
     }
     if (!usage) return malformed(body, 'no usage', usage);
     return stop;
+  },
+
+  readAnswer(_req: AnthropicRequest, text: string): Answer | undefined {
+    const body = tryJson(text);
+    if (!isObject(body) || !Array.isArray(body.content)) return undefined;
+    const blocks = body.content.filter(isObject);
+    return {
+      text: blocks.map((b) => (b.type === 'text' && typeof b.text === 'string' ? b.text : '')).join(''),
+      toolCalls: blocks.flatMap((b) => (b.type === 'tool_use' && typeof b.name === 'string' ? [{ name: b.name, arguments: b.input }] : [])),
+      ...(typeof body.model === 'string' && body.model ? { servedModel: body.model } : {}),
+    };
   },
 
   createStreamChecker: () => new AnthropicStreamChecker(),

@@ -11,6 +11,7 @@ import { estimateChatTokens, parseChatRequest, type ChatRequest } from './chat-r
 import { budgetFor, readReasoning, type ReasoningChoice } from './reasoning.ts';
 import { openAiChat } from './openai-chat.ts';
 import type { OutgoingRequest, ParseContext, ProbeAdapter } from './types.ts';
+import type { Canary } from '../canary-config.ts';
 
 /** Azure's current GA data-plane version; a target may name another. */
 export const DEFAULT_AZURE_API_VERSION = '2024-10-21';
@@ -46,13 +47,14 @@ export const azureOpenAiChat: ProbeAdapter<AzureChatRequest> = {
     return undefined;
   },
 
-  buildRequest(baseUrl: URL, req: AzureChatRequest, apiKey: string | undefined): OutgoingRequest {
-    const out = openAiChat.buildRequest(baseUrl, req as ChatOf<typeof openAiChat>, undefined);
+  buildRequest(baseUrl: URL, req: AzureChatRequest, apiKey: string | undefined, canary?: Canary): OutgoingRequest {
+    const out = openAiChat.buildRequest(baseUrl, req as ChatOf<typeof openAiChat>, undefined, canary);
     out.url.searchParams.set('api-version', req.apiVersion);
     if (apiKey) out.headers['api-key'] = apiKey;
     return out;
   },
 
+  readAnswer: (req, text) => openAiChat.readAnswer!(req as ChatOf<typeof openAiChat>, text),
   checkBody: (req, text, contentType) => openAiChat.checkBody(req as ChatOf<typeof openAiChat>, text, contentType),
   createStreamChecker: (req) => openAiChat.createStreamChecker(req as ChatOf<typeof openAiChat>),
 };

@@ -24,7 +24,28 @@
 import { classifyErrorBody, classifyFinishReason, type SseEvent } from '@breakerbox/protocol';
 import type { FieldReader } from '../config-fields.ts';
 import { count, estimateChatTokens, isObject, malformed, parseChatRequest, tryJson, type ChatRequest } from './chat-request.ts';
-import type { OutgoingRequest, ParseContext, ProbeAdapter, ShapeVerdict, StreamChecker, StreamStep, Usage } from './types.ts';
+import type { Answer, OutgoingRequest, ParseContext, ProbeAdapter, ShapeVerdict, StreamChecker, StreamStep, Usage } from './types.ts';
+import type { Canary } from '../canary-config.ts';
+
+/**
+ * What a canary adds (`@google/genai` GenerateContentConfig, as the REST body names it):
+ * `temperature: 0` and `seed` in `generationConfig`; JSON of a schema
+ * (`responseMimeType` + `responseJsonSchema`); or one function forced with
+ * `functionCallingConfig` mode `ANY` limited to its name.
+ */
+function applyCanary(body: Record<string, unknown>, generationConfig: Record<string, unknown>, canary: Canary): void {
+  generationConfig.temperature = 0;
+  generationConfig.seed = canary.seed;
+  const e = canary.expect;
+  if (e.kind === 'json_schema') {
+    generationConfig.responseMimeType = 'application/json';
+    generationConfig.responseJsonSchema = e.schema;
+  }
+  if (e.kind === 'tool_call') {
+    body.tools = [{ functionDeclarations: [{ name: e.name, description: 'The canary task\'s answer.', parametersJsonSchema: e.parameters }] }];
+    body.toolConfig = { functionCallingConfig: { mode: 'ANY', allowedFunctionNames: [e.name] } };
+  }
+}
 
 interface GeminiRequest extends ChatRequest {
   apiVersion: string;
@@ -148,7 +169,7 @@ export const gemini: ProbeAdapter<GeminiRequest> = {
     return undefined;
   },
 
-  buildRequest(baseUrl: URL, req: GeminiRequest, apiKey: string | undefined): OutgoingRequest {
+  buildRequest(baseUrl: URL, req: GeminiRequest, apiKey: string | undefined, canary?: Canary): OutgoingRequest {
     const method = req.stream ? 'streamGenerateContent' : 'generateContent';
     const v = req.vertex;
     const where = v ? `projects/${encodeURIComponent(v.project)}/locations/${encodeURIComponent(v.location)}/publishers/${encodeURIComponent(v.publisher)}/models` : 'models';
@@ -162,6 +183,7 @@ export const gemini: ProbeAdapter<GeminiRequest> = {
       generationConfig,
       ...(req.system ? { systemInstruction: { parts: [{ text: req.system }] } } : {}),
     };
+    if (canary) applyCanary(body, generationConfig, canary);
     const key: Record<string, string> = apiKey ? (req.auth === 'bearer' ? { authorization: `Bearer ${apiKey}` } : { 'x-goog-api-key': apiKey }) : {};
     return {
       url,
@@ -182,6 +204,19 @@ export const gemini: ProbeAdapter<GeminiRequest> = {
     if (!hasAnswer(body)) return malformed(body, 'the candidate holds no text or function call', usage);
     if (!usage) return malformed(body, 'no usageMetadata', usage);
     return v;
+  },
+
+  readAnswer(_req: GeminiRequest, text: string): Answer | undefined {
+    const body = tryJson(text);
+    const c = isObject(body) && Array.isArray(body.candidates) ? body.candidates[0] : undefined;
+    if (!isObject(body) || !isObject(c) || !isObject(c.content) || !Array.isArray(c.content.parts)) return undefined;
+    // Thought summaries are not the answer.
+    const parts = c.content.parts.filter((p: unknown): p is Record<string, unknown> => isObject(p) && p.thought !== true);
+    return {
+      text: parts.map((p) => (typeof p.text === 'string' ? p.text : '')).join(''),
+      toolCalls: parts.flatMap((p) => (isObject(p.functionCall) && typeof p.functionCall.name === 'string' ? [{ name: p.functionCall.name, arguments: p.functionCall.args ?? {} }] : [])),
+      ...(typeof body.modelVersion === 'string' && body.modelVersion ? { servedModel: body.modelVersion } : {}),
+    };
   },
 
   createStreamChecker: () => new GeminiStreamChecker(),

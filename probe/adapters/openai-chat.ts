@@ -19,7 +19,8 @@ import {
 } from './chat-request.ts';
 import { budgetFor, readReasoning, type ReasoningChoice } from './reasoning.ts';
 import { openAiBaseUrlProblem } from './base-url.ts';
-import type { OutgoingRequest, ParseContext, ProbeAdapter, ShapeVerdict, StreamChecker, StreamStep, Usage } from './types.ts';
+import type { Answer, OutgoingRequest, ParseContext, ProbeAdapter, ShapeVerdict, StreamChecker, StreamStep, Usage } from './types.ts';
+import type { Canary } from '../canary-config.ts';
 
 interface OpenAiChatRequest extends ChatRequest, ReasoningChoice {
   /** Ask for the usage chunk at the end of a stream (`stream_options.include_usage`). */
@@ -35,6 +36,23 @@ function usageOf(value: unknown): Usage | undefined {
   return input === undefined || output === undefined ? undefined : { inputTokens: input, outputTokens: output };
 }
 
+
+/**
+ * The chat fields a canary adds (`openai` ChatCompletionCreateParams): temperature 0 and a
+ * seed, except on reasoning models, which refuse a temperature; a JSON-schema
+ * `response_format` (not strict: constrained decoding would hide the broken JSON the canary
+ * is there to see); or one function, forced by `tool_choice`.
+ */
+function canaryFields(canary: Canary, reasoning: boolean): Record<string, unknown> {
+  const out: Record<string, unknown> = reasoning ? { seed: canary.seed } : { temperature: 0, seed: canary.seed };
+  const e = canary.expect;
+  if (e.kind === 'json_schema') out.response_format = { type: 'json_schema', json_schema: { name: 'canary', schema: e.schema, strict: false } };
+  if (e.kind === 'tool_call') {
+    out.tools = [{ type: 'function', function: { name: e.name, description: 'The canary task\'s answer.', parameters: e.parameters } }];
+    out.tool_choice = { type: 'function', function: { name: e.name } };
+  }
+  return out;
+}
 
 class OpenAiStreamChecker implements StreamChecker {
   private done = false;
@@ -103,7 +121,7 @@ export const openAiChat: ProbeAdapter<OpenAiChatRequest> = {
   acceptsStatus: (_req, status) => status >= 200 && status < 300,
   baseUrlProblem: (url, req) => openAiBaseUrlProblem(url, req.path),
 
-  buildRequest(baseUrl: URL, req: OpenAiChatRequest, apiKey: string | undefined): OutgoingRequest {
+  buildRequest(baseUrl: URL, req: OpenAiChatRequest, apiKey: string | undefined, canary?: Canary): OutgoingRequest {
     const messages = [
       ...(req.system ? [{ role: 'system', content: req.system }] : []),
       { role: 'user', content: req.prompt },
@@ -114,7 +132,26 @@ export const openAiChat: ProbeAdapter<OpenAiChatRequest> = {
       : { max_tokens: req.maxTokens };
     const body: Record<string, unknown> = { model: req.model, messages, ...limit, stream: req.stream };
     if (req.stream && req.includeUsage) body.stream_options = { include_usage: true };
+    if (canary) Object.assign(body, canaryFields(canary, req.reasoning));
     return openAiJsonPost(baseUrl, req.path, body, req.stream, apiKey);
+  },
+
+  readAnswer(_req: OpenAiChatRequest, text: string): Answer | undefined {
+    const body = tryJson(text);
+    const choice: unknown = isObject(body) && Array.isArray(body.choices) ? body.choices[0] : undefined;
+    if (!isObject(body) || !isObject(choice) || !isObject(choice.message)) return undefined;
+    const calls = Array.isArray(choice.message.tool_calls) ? choice.message.tool_calls : [];
+    const toolCalls = calls.flatMap((c: unknown) => {
+      if (!isObject(c) || !isObject(c.function) || typeof c.function.name !== 'string') return [];
+      const raw = c.function.arguments;
+      return [{ name: c.function.name, arguments: typeof raw === 'string' ? (tryJson(raw) ?? raw) : raw }];
+    });
+    return {
+      text: typeof choice.message.content === 'string' ? choice.message.content : '',
+      toolCalls,
+      ...(typeof body.model === 'string' && body.model ? { servedModel: body.model } : {}),
+      ...(typeof body.system_fingerprint === 'string' && body.system_fingerprint ? { fingerprint: body.system_fingerprint } : {}),
+    };
   },
 
   checkBody(_req: OpenAiChatRequest, text: string): ShapeVerdict {

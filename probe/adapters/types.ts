@@ -8,6 +8,27 @@ import type { BreakerKey, ErrorClass } from '@breakerbox/protocol';
 import type { FieldReader } from '../config-fields.ts';
 import type { SseEvent } from '@breakerbox/protocol';
 import type { AwsCredentials } from '../aws-credentials.ts';
+import type { Canary } from '../canary-config.ts';
+
+/** One tool call of an answer; `arguments` is the parsed JSON, or the raw text when it does not parse. */
+export interface AnswerToolCall {
+  name: string;
+  arguments: unknown;
+}
+
+/**
+ * What a well-formed answer said, for its canary and the served model version (issue 39):
+ * the text of its answer parts (no thinking), its tool calls, and the model and build the
+ * API names in the answer.
+ */
+export interface Answer {
+  text: string;
+  toolCalls: AnswerToolCall[];
+  /** OpenAI/Anthropic `model`, Gemini `modelVersion`. */
+  servedModel?: string;
+  /** OpenAI `system_fingerprint`. */
+  fingerprint?: string;
+}
 
 /** Token usage as the provider reported it. */
 export interface Usage {
@@ -58,8 +79,18 @@ export interface ProbeAdapter<R> {
   streamed(request: R): boolean;
   /** Tokens one probe is expected to use, for the plan's cost estimate. */
   estimateTokens(request: R): Usage;
-  /** Builds the request; `apiKey` is undefined only when `requiresApiKey` is false. */
-  buildRequest(baseUrl: URL, request: R, apiKey: string | undefined): OutgoingRequest;
+  /**
+   * Builds the request; `apiKey` is undefined only when `requiresApiKey` is false. With a
+   * `canary` (only on kinds with `readAnswer`), the request is made near-deterministic
+   * (temperature 0, the seed where the API takes one) and asks for the canary's structured
+   * answer or forced tool call.
+   */
+  buildRequest(baseUrl: URL, request: R, apiKey: string | undefined, canary?: Canary): OutgoingRequest;
+  /**
+   * Reads a non-streamed body that `checkBody` accepted: its answer and served model.
+   * Kinds with it take a `canary` (config validation refuses one elsewhere).
+   */
+  readAnswer?(request: R, text: string): Answer | undefined;
   /** True when a status counts as an answer to check (others go to the error classifier). */
   acceptsStatus(request: R, status: number): boolean;
   /** A problem of `base_url` this kind can see before sending anything (reported on the field). */
