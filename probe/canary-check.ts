@@ -49,9 +49,9 @@ export function judgeCanary(canary: Canary, answer: Answer): CanaryMiss | undefi
       }
       const result = e.validator.validate(value);
       if (result.valid) return undefined;
-      // The deepest error says most: the validator lists the outer ones after it.
-      const first = result.errors[0];
-      return miss(`expected JSON matching the canary schema, got JSON failing it${first ? ` at ${first.instanceLocation || '#'}: ${first.error}` : ''}`);
+      // The deepest error says most ("#/sum: …" rather than "#: property sum does not match").
+      const deepest = result.errors.reduce<(typeof result.errors)[number] | undefined>((d, x) => (!d || x.instanceLocation.length > d.instanceLocation.length ? x : d), undefined);
+      return miss(`expected JSON matching the canary schema, got JSON failing it${deepest ? ` at ${deepest.instanceLocation || '#'}: ${deepest.error}` : ''}`);
     }
     default: {
       const call = answer.toolCalls[0];

@@ -164,7 +164,9 @@ export const openAiChat: ProbeAdapter<OpenAiChatRequest> = {
     if (typeof choice.finish_reason !== 'string') return malformed(body, 'choices[0] has no finish_reason', usage);
     const finish = endVerdict('finish_reason', choice.finish_reason, usage);
     if (!finish.ok) return finish;
-    if (typeof choice.message.content !== 'string') {
+    // A tool call's message holds no text (`content: null`, `tool_calls` set): that is an answer.
+    const calls = choice.message.tool_calls;
+    if (typeof choice.message.content !== 'string' && !(Array.isArray(calls) && calls.length > 0)) {
       if (typeof choice.message.refusal === 'string') return { ok: false, errorClass: 'policy', reason: 'the model refused', ...(usage ? { usage } : {}) };
       return malformed(body, 'choices[0].message.content is not text', usage);
     }

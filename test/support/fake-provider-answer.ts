@@ -78,14 +78,17 @@ export function shapeOf(api: Api, b: Record<string, unknown>, fault: Fault, o: A
   if (fault.kind === 'content_filter') finish = api === 'messages' ? 'refusal' : 'content_filter';
   return {
     id: newResponseId(api),
-    model: String(b.model ?? ''),
+    model: fault.servedModel ?? String(b.model ?? ''),
     tokens: tokens - from,
     from,
     shift: fault.textShift ?? 0,
     inputTokens: estimateInputTokens(b),
     finish,
     output,
-    toolName: toolName(b),
+    toolName: fault.toolName ?? toolName(b),
+    ...(fault.text !== undefined ? { text: fault.text } : {}),
+    ...(fault.toolArgs !== undefined ? { args: fault.toolArgs } : {}),
+    ...(fault.fingerprint !== undefined ? { fingerprint: fault.fingerprint } : {}),
     reasoningTokens: spent,
     thinking: api === 'messages' && spent > 0 ? (fault.redactedThinking ? 'redacted' : 'visible') : undefined,
   };

@@ -162,10 +162,16 @@ export interface AnswerShape {
   reasoningTokens: number;
   /** Anthropic: a `thinking` block (with signature) or a `redacted_thinking` block before the answer. */
   thinking?: 'visible' | 'redacted';
+  /** The fault's verbatim text / tool arguments (non-streamed answers). */
+  text?: string;
+  args?: string;
+  /** Chat `system_fingerprint`. */
+  fingerprint?: string;
 }
 
 /** The answer's text from `from` for `tokens` words. */
 export function answerText(a: AnswerShape): string {
+  if (a.text !== undefined) return a.text;
   let text = '';
   for (let i = a.from ?? 0; i < (a.from ?? 0) + a.tokens; i++) text += tokenText(i + (a.shift ?? 0));
   return text;
@@ -173,6 +179,7 @@ export function answerText(a: AnswerShape): string {
 
 /** A tool call's arguments (a JSON object) for an answer of `n` units. */
 export function toolArguments(a: AnswerShape): string {
+  if (a.args !== undefined) return a.args;
   let words = '';
   for (let i = 0; i < Math.max(1, a.tokens); i++) words += tokenText(i + (a.shift ?? 0));
   return JSON.stringify({ query: words, limit: a.tokens });
@@ -205,4 +212,13 @@ export interface StreamFrames {
   end: string;
   /** A mid-stream provider error in the API's own form (`as: 'failed'` is the Responses `response.failed`). */
   error(as: 'failed' | 'error', code: string | undefined): string;
+}
+
+/** A tool call's arguments as the object APIs that parse them send (Anthropic `input`, Gemini `args`); broken JSON becomes `{}`. */
+export function toolInput(args: string): unknown {
+  try {
+    return JSON.parse(args) as unknown;
+  } catch {
+    return {};
+  }
 }

@@ -32,7 +32,7 @@ export function chatJson(a: AnswerShape, callId = newItemId('call')): string {
     model: a.model,
     choices: [{ index: 0, message, logprobs: null, finish_reason: a.finish }],
     usage: usage(a),
-    system_fingerprint: 'fp_fake0001',
+    system_fingerprint: a.fingerprint ?? 'fp_fake0001',
   });
 }
 

@@ -9,7 +9,7 @@
  * `{"error":{"code","message","status","details"}}`.
  */
 import { randomBytes } from 'node:crypto';
-import { tokenText } from './fake-provider-bodies.ts';
+import { tokenText, toolInput } from './fake-provider-bodies.ts';
 import type { BadEmbeddings } from './fake-provider-embeddings.ts';
 
 /** What one GenerateContent answer holds. */
@@ -27,6 +27,9 @@ export interface GoogleShape {
   blockReason?: string;
   output: 'text' | 'tool_call';
   toolName: string;
+  /** A fault's verbatim text and tool arguments (JSON text). */
+  text?: string;
+  args?: string;
 }
 
 /** A `responseId` as Google's (base64url-ish, 22–28 characters). */
@@ -59,8 +62,9 @@ function words(a: GoogleShape, from: number, to: number): string {
 
 function parts(a: GoogleShape, from: number, to: number): Array<Record<string, unknown>> {
   if (to <= from) return [];
-  if (a.output === 'tool_call') return from === 0 ? [{ functionCall: { name: a.toolName, args: { query: words(a, 0, a.tokens), limit: a.tokens } } }] : [];
-  return [{ text: words(a, from, to) }];
+  const args = a.args !== undefined ? toolInput(a.args) : { query: words(a, 0, a.tokens), limit: a.tokens };
+  if (a.output === 'tool_call') return from === 0 ? [{ functionCall: { name: a.toolName, args } }] : [];
+  return [{ text: a.text !== undefined && from === 0 ? a.text : words(a, from, to) }];
 }
 
 function candidate(a: GoogleShape, p: Array<Record<string, unknown>>, final: boolean): Record<string, unknown> {

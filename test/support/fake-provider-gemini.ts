@@ -144,8 +144,9 @@ function shapeOf(model: string, b: Record<string, unknown>, fault: Fault, c: Goo
   const tokens = Math.max(0, Math.min(wanted, cap - spent));
   const fc = ((b.toolConfig as { functionCallingConfig?: { mode?: unknown } } | undefined)?.functionCallingConfig?.mode);
   const tools = Array.isArray(b.tools) ? (b.tools as Array<{ functionDeclarations?: Array<{ name?: unknown }> }>) : [];
-  const toolName = String(tools[0]?.functionDeclarations?.[0]?.name ?? 'lookup');
-  const output = fault.output === 'tool_call' || (fc === 'ANY' && tools.length > 0) ? 'tool_call' : 'text';
+  const toolName = fault.toolName ?? String(tools[0]?.functionDeclarations?.[0]?.name ?? 'lookup');
+  // As on the other APIs, an explicit `output` wins over what the request forces.
+  const output = (fault.output ?? (fc === 'ANY' && tools.length > 0 ? 'tool_call' : 'text')) === 'tool_call' ? 'tool_call' : 'text';
   let finish: string | undefined = tokens < wanted || fault.kind === 'finish_length' ? 'MAX_TOKENS' : 'STOP';
   let blockReason: string | undefined;
   if (fault.kind === 'content_filter') {
@@ -155,7 +156,9 @@ function shapeOf(model: string, b: Record<string, unknown>, fault: Fault, c: Goo
     } else finish = 'SAFETY';
   }
   return {
-    model,
+    model: fault.servedModel ?? model,
+    ...(fault.text !== undefined ? { text: fault.text } : {}),
+    ...(fault.toolArgs !== undefined ? { args: fault.toolArgs } : {}),
     responseId: newGoogleResponseId(),
     tokens: blockReason ? 0 : tokens,
     shift: fault.textShift ?? 0,

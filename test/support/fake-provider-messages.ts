@@ -4,7 +4,7 @@
  * `tool_use`), preceded with extended thinking on by a `thinking` block (`thinking_delta`s
  * then one `signature_delta`) or a `redacted_thinking` block.
  */
-import { answerText, newAnthropicId, piece, sse, toolArguments, tokenText, type AnswerShape, type StreamFrames } from './fake-provider-bodies.ts';
+import { answerText, newAnthropicId, toolInput, piece, sse, toolArguments, tokenText, type AnswerShape, type StreamFrames } from './fake-provider-bodies.ts';
 
 const SIGNATURE = 'EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds';
 const REDACTED = 'EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpPkNRj2YfWXGmKDxH4mPnZ5sQ7vB5URj2pabbbbnYDLk8R8u6r6TEw';
@@ -22,7 +22,7 @@ function blocks(a: AnswerShape, toolId: string): unknown[] {
   } else if (a.thinking === 'redacted') {
     out.push({ type: 'redacted_thinking', data: REDACTED });
   }
-  if (a.output === 'tool_call') out.push({ type: 'tool_use', id: toolId, name: a.toolName, input: JSON.parse(toolArguments(a)) as unknown });
+  if (a.output === 'tool_call') out.push({ type: 'tool_use', id: toolId, name: a.toolName, input: toolInput(toolArguments(a)) });
   else out.push({ type: 'text', text: answerText(a), citations: null });
   return out;
 }

@@ -35,6 +35,19 @@ export interface FaultTiming {
   thinkingMs?: number;
   /** Embeddings: the size of the vectors answered (default: the request's `dimensions`, else the model's). */
   embeddingDimensions?: number;
+  /**
+   * Non-streamed chat, Messages, Responses and GenerateContent: the answer's text verbatim
+   * instead of generated words (a canary's right or wrong answer, broken JSON, …).
+   */
+  text?: string;
+  /** Non-streamed: a tool call's arguments verbatim (JSON text, or broken JSON; Anthropic and Gemini send an object, so broken JSON there is `{}`). */
+  toolArgs?: string;
+  /** The called tool's name (default: the request's first tool). */
+  toolName?: string;
+  /** The model the answer names (default: the requested one): a model swapped behind its name. */
+  servedModel?: string;
+  /** Chat `system_fingerprint` (default `fp_fake0001`). */
+  fingerprint?: string;
 }
 
 /** One scripted behaviour for one request. See the module comment for each kind. */
