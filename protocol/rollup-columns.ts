@@ -30,7 +30,11 @@ export const TASK_KEY_COLUMNS: readonly string[] = ['completed', 'failed', 'fall
 /** `key_minute_sources`: per-instance counters behind "open on N of M" and the local hint. */
 export const SOURCE_COLUMNS: readonly string[] = ['calls', 'failed', 'slow', 'rejected', 'retries', 'last_end'];
 
-/** `probe_minutes` / `probe_hours`. */
+/**
+ * `probe_minutes` / `probe_hours`. `wrong_answer` (migration 080, issue 39) is last: the
+ * probes that answered well-formed and missed their canary, inside `probes`, outside `ok`
+ * and `error`.
+ */
 export const PROBE_COLUMNS: readonly string[] = [
-  'probes', 'ok', 'slow', 'error', 'misconfigured', 'cold', 'total_ms_sum', 'cost_usd', ...buckets('h'),
+  'probes', 'ok', 'slow', 'error', 'misconfigured', 'cold', 'total_ms_sum', 'cost_usd', ...buckets('h'), 'wrong_answer',
 ];

@@ -169,16 +169,17 @@ export const KEY_FAMILIES: readonly KeyFamily[] = [
   {
     name: 'breakerbox_probes_total',
     type: 'counter',
-    help: 'Warm probes per key, location and outcome (ok, slow, error).',
+    help: 'Warm probes per key, location and outcome (ok, slow, error, wrong_answer: answered but missed its canary).',
     write(k, out) {
       for (const p of k.probes) {
         if (p.values[P.probes]! === 0) continue;
         out.sample('breakerbox_probes_total', withLabel(p.labels, 'outcome', 'ok'), p.values[P.ok]!);
         out.sample('breakerbox_probes_total', withLabel(p.labels, 'outcome', 'slow'), p.values[P.slow]!);
         out.sample('breakerbox_probes_total', withLabel(p.labels, 'outcome', 'error'), p.values[P.error]!);
+        out.sample('breakerbox_probes_total', withLabel(p.labels, 'outcome', 'wrong_answer'), p.values[P.wrongAnswer]!);
       }
     },
-    count: (k) => 3 * k.probes.filter((p) => p.values[P.probes]! > 0).length,
+    count: (k) => 4 * k.probes.filter((p) => p.values[P.probes]! > 0).length,
   },
   {
     name: 'breakerbox_misconfigured_probes_total',

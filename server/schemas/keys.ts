@@ -112,7 +112,10 @@ export const ProbePoint = Type.Object({
   t: Type.Integer(),
   probes: Type.Number(),
   ok: Type.Number(),
+  /** Slow or failed (transport); wrong answers are counted apart. */
   failed: Type.Number(),
+  /** Answered well-formed but missed the canary (issue 39). */
+  wrong_answer: Type.Number(),
   success_share: Nullable('number'),
   latency_ms: Type.Object({ p50: Nullable('number'), p95: Nullable('number') }),
 });

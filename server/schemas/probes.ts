@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { BreakerKeySchema } from '@breakerbox/protocol/schemas';
+import { PROBE_OUTCOMES } from '@breakerbox/protocol';
 import { ErrorReplies, Nullable, OrNull, PageFields, PagedWindowQuery, StringEnum, TimeRange } from './common.ts';
 import { ProbeFigures } from './verdicts.ts';
 
@@ -34,7 +35,7 @@ export const OnDemandCounts = Type.Object({
 export type OnDemandCounts = Static<typeof OnDemandCounts>;
 
 /** How a probe ended (protocol v1's `probe.outcome`). */
-export const ProbeOutcome = StringEnum(['ok', 'slow', 'error'] as const);
+export const ProbeOutcome = StringEnum(PROBE_OUTCOMES);
 
 /** A failed probe's evidence (issue 27), each field present only when the prober sent it. */
 const FailureEvidence = {
@@ -42,8 +43,13 @@ const FailureEvidence = {
   upstream_request_id: Type.Optional(Type.String()),
   error_type: Type.Optional(Type.String()),
   error_code: Type.Optional(Type.String()),
-  /** The provider's error message, cut and redacted by the prober. */
+  /** The provider's error message, cut and redacted by the prober; for a `wrong_answer`, what the canary expected. */
   message: Type.Optional(Type.String()),
+  /** A `wrong_answer`'s first characters, redacted by the prober (issue 39). */
+  answer_excerpt: Type.Optional(Type.String()),
+  /** The served model version the answer named (`model` / `modelVersion`; OpenAI's `system_fingerprint`). */
+  served_model: Type.Optional(Type.String()),
+  served_fingerprint: Type.Optional(Type.String()),
 };
 
 /** One raw probe result. */

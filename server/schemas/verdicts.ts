@@ -73,6 +73,12 @@ export const ProbeFigures = Type.Object({
   ok: Type.Number(),
   slow: Type.Number(),
   error: Type.Number(),
+  /**
+   * Probes that answered well-formed but missed their canary (issue 39): in `probes`, not in
+   * `ok` (so they lower `success_share`), and not failed in `recent` or `status` — no
+   * transport failure, so no outage verdict rests on them.
+   */
+  wrong_answer: Type.Number(),
   misconfigured: Type.Number(),
   cold: Type.Number(),
   success_share: Share,

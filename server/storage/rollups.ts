@@ -23,6 +23,8 @@ const ERROR_AT: ReadonlyMap<string, number> = new Map(ERROR_CLASSES.map((c, i) =
 const AFTER_ERRORS = 3 + ERROR_CLASSES.length;
 const TRANSITIONS_AT = KEY_COUNTERS.indexOf('transitions');
 const HISTOGRAM_AT = KEY_COUNTERS.indexOf('h0');
+/** Where a probe row counts its wrong answers (issue 39): not ok, and no transport error. */
+const WRONG_ANSWER = PROBE_COUNTERS.indexOf('wrong_answer');
 
 /**
  * Rows of one rollup table keyed by (minute, key id, third id), filed under the key id so
@@ -149,6 +151,7 @@ export class RollupAccumulator {
       v[0]! += 1;
       if (e.outcome === 'ok') v[1]! += 1;
       else if (e.outcome === 'slow') v[2]! += 1;
+      else if (e.outcome === 'wrong_answer') v[WRONG_ANSWER]! += 1;
       else v[3]! += 1;
       if (e.error_class === 'bad_request' || e.error_class === 'auth' || e.error_class === 'context_length') v[4]! += 1;
       v[6]! += e.latency_ms.total;

@@ -19,7 +19,7 @@ export const K = {
 /** Positions in a ProbeSums array. */
 export const P = {
   probes: p('probes'), ok: p('ok'), slow: p('slow'), error: p('error'), misconfigured: p('misconfigured'),
-  cold: p('cold'), totalMs: p('total_ms_sum'), cost: p('cost_usd'), latency: p('h0'),
+  cold: p('cold'), totalMs: p('total_ms_sum'), cost: p('cost_usd'), latency: p('h0'), wrongAnswer: p('wrong_answer'),
 } as const;
 
 /** Summed key counters; index with `K`. */

@@ -154,6 +154,7 @@ export function probeFigures(sums: ProbeSums, recent: ProbeMinute[], t: VerdictT
     ok: sums[P.ok]!,
     slow: sums[P.slow]!,
     error: sums[P.error]!,
+    wrong_answer: sums[P.wrongAnswer]!,
     misconfigured: sums[P.misconfigured]!,
     cold: sums[P.cold]!,
     success_share: round(share(sums[P.ok]!, total)),

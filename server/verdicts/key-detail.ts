@@ -142,6 +142,7 @@ export async function keyDetail(deps: AnalyseDeps, keyId: number, range: TimeRan
         probes: sums[P.probes]!,
         ok: sums[P.ok]!,
         failed: sums[P.slow]! + sums[P.error]!,
+        wrong_answer: sums[P.wrongAnswer]!,
         success_share: r4(share(sums[P.ok]!, sums[P.probes]!)),
         latency_ms: { p50: r1(quantile(counts, 0.5)), p95: r1(quantile(counts, 0.95)) },
       });

@@ -94,11 +94,16 @@ export async function probesView(deps: AnalyseDeps, range: TimeRange): Promise<P
 }
 
 /** A failed probe's request id and provider error, only the fields it has. */
-function failureEvidenceOf(r: ProbeEventRow): Pick<ProbeResult, 'upstream_request_id' | 'error_type' | 'error_code' | 'message'> {
-  const out: Pick<ProbeResult, 'upstream_request_id' | 'error_type' | 'error_code' | 'message'> = {};
+type Evidence = 'upstream_request_id' | 'error_type' | 'error_code' | 'message' | 'answer_excerpt' | 'served_model' | 'served_fingerprint';
+
+function failureEvidenceOf(r: ProbeEventRow): Pick<ProbeResult, Evidence> {
+  const out: Pick<ProbeResult, Evidence> = {};
   if (r.upstreamRequestId !== null) out.upstream_request_id = r.upstreamRequestId;
   if (r.errorType !== null) out.error_type = r.errorType;
   if (r.errorCode !== null) out.error_code = r.errorCode;
   if (r.message !== null) out.message = r.message;
+  if (r.answerExcerpt !== null) out.answer_excerpt = r.answerExcerpt;
+  if (r.servedModel !== null) out.served_model = r.servedModel;
+  if (r.servedFingerprint !== null) out.served_fingerprint = r.servedFingerprint;
   return out;
 }

@@ -10,7 +10,7 @@ const RULES = { ttlMs: 60_000, maxProbeAgeMs: 120_000 };
 
 function probe(status: ProbeFigures['status'], o: Partial<ProbeFigures> = {}): ProbeFigures {
   return {
-    probes: 6, ok: status === 'ok' ? 6 : 0, slow: 0, error: status === 'failing' ? 6 : 0, misconfigured: 0, cold: 0, success_share: null, slow_share: null,
+    probes: 6, ok: status === 'ok' ? 6 : 0, slow: 0, error: status === 'failing' ? 6 : 0, wrong_answer: 0, misconfigured: 0, cold: 0, success_share: null, slow_share: null,
     latency_ms: { p50: null, p95: null, mean: null }, recent: { probes: 3, failed: status === 'failing' ? 3 : 0 }, status, last_ts: NOW - 30_000, set_aside: false, ...o,
   };
 }

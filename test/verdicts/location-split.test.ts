@@ -10,7 +10,7 @@ import type { ProbeFigures } from '../../server/verdicts/types.ts';
 /** A location's figures with `failed` of `probes` recent probes failed (the rest of the window alike). */
 function location(probes: number, failed: number, status: ProbeFigures['status']): ProbeFigures {
   return {
-    probes, ok: probes - failed, slow: 0, error: failed, misconfigured: 0, cold: 0,
+    probes, ok: probes - failed, slow: 0, error: failed, wrong_answer: 0, misconfigured: 0, cold: 0,
     success_share: probes ? (probes - failed) / probes : null, slow_share: probes ? 0 : null,
     latency_ms: { p50: 300, p95: 900, mean: 400 },
     recent: { probes, failed }, status, last_ts: 0, set_aside: false,

@@ -5,7 +5,7 @@ import type { KeyInfo } from '../../server/storage/storage.ts';
 import type { ProbeFigures, ProbeStatus } from '../../server/verdicts/types.ts';
 
 const figures = (status: ProbeStatus, probes = 10, failed = status === 'failing' ? probes : 0): ProbeFigures => ({
-  probes, ok: probes - failed, slow: 0, error: failed, misconfigured: 0, cold: 0, success_share: null, slow_share: null,
+  probes, ok: probes - failed, slow: 0, error: failed, wrong_answer: 0, misconfigured: 0, cold: 0, success_share: null, slow_share: null,
   latency_ms: { p50: null, p95: null, mean: null }, recent: { probes, failed }, status, last_ts: null, set_aside: false,
 });
 

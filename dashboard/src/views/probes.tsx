@@ -8,11 +8,13 @@ import { keyContext, keyParams, ms, pct } from '../format.ts';
 import { describeRange, formatDateTime, formatTime, rangeToApi } from '../time-range.ts';
 import { useUrlParams, viewHref } from '../url-state.ts';
 
-const OUTCOME_ICON: Record<ProbeResult['outcome'], string> = { ok: '✔', slow: '◔', error: '✖' };
+const OUTCOME_ICON: Record<ProbeResult['outcome'], string> = { ok: '✔', slow: '◔', error: '✖', wrong_answer: '≠' };
 
-function Outcome({ result }: { result: Pick<ProbeResult, 'outcome' | 'error_class' | 'status'> }) {
-  const what = result.outcome === 'error' ? `${result.error_class ?? 'error'}${result.status ? ` ${result.status}` : ''}` : result.outcome;
-  return <span className={`outcome outcome-${result.outcome}`}><span aria-hidden="true">{OUTCOME_ICON[result.outcome]}</span> {what}</span>;
+function Outcome({ result }: { result: Pick<ProbeResult, 'outcome' | 'error_class' | 'status' | 'answer_excerpt' | 'message'> }) {
+  const what = result.outcome === 'error' ? `${result.error_class ?? 'error'}${result.status ? ` ${result.status}` : ''}` : result.outcome === 'wrong_answer' ? 'wrong answer' : result.outcome;
+  // A wrong answer shows what came back (redacted by the prober) and what the canary expected.
+  const title = result.outcome === 'wrong_answer' ? `${result.message ?? ''}${result.answer_excerpt !== undefined ? ` — answered: ${result.answer_excerpt}` : ''}` : undefined;
+  return <span className={`outcome outcome-${result.outcome}`} title={title}><span aria-hidden="true">{OUTCOME_ICON[result.outcome]}</span> {what}</span>;
 }
 
 /** Every probe target per location: status, success share, latency, last results; misconfigured probes called out first. */
@@ -65,7 +67,7 @@ export default function Probes() {
                       <td>{t.last ? <><Outcome result={t.last} /> <span className="muted">{formatTime(t.last.ts)}, {ms(t.last.latency_ms.total)}</span>{t.last.upstream_request_id ? <> <code className="request-id" title="the provider's request id of this failed probe">{t.last.upstream_request_id}</code></> : null}</> : '–'}</td>
                       <td className="recent">
                         {t.recent.map((r) => (
-                          <span key={r.ts} className={`dot outcome-${r.outcome}`} title={`${formatTime(r.ts)}: ${r.outcome}${r.error_class ? ` (${r.error_class})` : ''}, ${ms(r.total_ms)}${r.error_type ?? r.error_code ? `, ${r.error_type ?? r.error_code}` : ''}${r.upstream_request_id ? `, request id ${r.upstream_request_id}` : ''}`}>{OUTCOME_ICON[r.outcome]}</span>
+                          <span key={r.ts} className={`dot outcome-${r.outcome}`} title={`${formatTime(r.ts)}: ${r.outcome}${r.error_class ? ` (${r.error_class})` : ''}, ${ms(r.total_ms)}${r.error_type ?? r.error_code ? `, ${r.error_type ?? r.error_code}` : ''}${r.upstream_request_id ? `, request id ${r.upstream_request_id}` : ''}${r.answer_excerpt !== undefined ? `, answered: ${r.answer_excerpt}` : ''}`}>{OUTCOME_ICON[r.outcome]}</span>
                         ))}
                       </td>
                     </tr>

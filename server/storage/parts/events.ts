@@ -1,4 +1,4 @@
-import type { BreakerKey, BreakerStateName } from '@breakerbox/protocol';
+import type { BreakerKey, BreakerStateName, ProbeOutcome } from '@breakerbox/protocol';
 
 /** A transition of one key × source, as stored. */
 export interface TransitionRow {
@@ -33,7 +33,7 @@ export interface ProbeEventRow {
   keyId: number;
   location: string;
   ts: number;
-  outcome: 'ok' | 'slow' | 'error';
+  outcome: ProbeOutcome;
   errorClass: string | null;
   status: number | null;
   connectMs: number | null;
@@ -45,6 +45,10 @@ export interface ProbeEventRow {
   errorType: string | null;
   errorCode: string | null;
   message: string | null;
+  /** A `wrong_answer`'s evidence and the served model version (issue 39); null for other probes and older probers. */
+  answerExcerpt: string | null;
+  servedModel: string | null;
+  servedFingerprint: string | null;
 }
 
 /** Reads of the raw events (kept `retention.raw_days`): transitions, probes, config. */

@@ -23,7 +23,7 @@ const SQL = {
     RETURNING r.id, r.suspicion_id, r.created_at, r.not_before, k.provider, k.endpoint, k.model, k.region`,
   nextDue: 'SELECT min(not_before) AS m FROM probe_requests WHERE location = $1 AND delivered_at IS NULL AND expires_at > $2',
   probesSince: `SELECT location, count(*) AS n,
-    sum(CASE WHEN outcome != 'ok' AND coalesce(error_class, '') NOT IN ('auth', 'bad_request', 'context_length') THEN 1 ELSE 0 END) AS failed
+    sum(CASE WHEN outcome IN ('slow', 'error') AND coalesce(error_class, '') NOT IN ('auth', 'bad_request', 'context_length') THEN 1 ELSE 0 END) AS failed
     FROM probe_events WHERE key_id = $1 AND ts BETWEEN $2 AND $3 AND cold = 0 GROUP BY location`,
   requestCounts: `SELECT location, count(*) AS requested, count(delivered_at) AS delivered,
     sum(CASE WHEN delivered_at IS NULL AND expires_at > $1 THEN 1 ELSE 0 END) AS pending,

@@ -37,7 +37,7 @@ export function createSuspicionStore(db: Db): SuspicionStore {
     deliver: db.prepare('UPDATE probe_requests SET delivered_at = ? WHERE id = ?'),
     nextDue: db.prepare('SELECT min(not_before) FROM probe_requests WHERE location = ? AND delivered_at IS NULL AND expires_at > ?').pluck(),
     probesSince: db.prepare(`SELECT location, count(*) AS n,
-      sum(CASE WHEN outcome != 'ok' AND coalesce(error_class, '') NOT IN ('auth', 'bad_request', 'context_length') THEN 1 ELSE 0 END) AS failed
+      sum(CASE WHEN outcome IN ('slow', 'error') AND coalesce(error_class, '') NOT IN ('auth', 'bad_request', 'context_length') THEN 1 ELSE 0 END) AS failed
       FROM probe_events WHERE key_id = ? AND ts BETWEEN ? AND ? AND cold = 0 GROUP BY location`),
     requestCounts: db.prepare(`SELECT location, count(*) AS requested, count(delivered_at) AS delivered,
       sum(CASE WHEN delivered_at IS NULL AND expires_at > ? THEN 1 ELSE 0 END) AS pending,
