@@ -5,7 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { BreakerKey, TelemetryBatch } from '@breakerbox/protocol';
-import { KEY_COLUMNS } from '@breakerbox/protocol';
+import { KEY_COLUMNS, PROBE_COLUMNS } from '@breakerbox/protocol';
 import type { Storage } from '../../server/storage/storage.ts';
 import { MAX_SAMPLES_PER_KEY_MINUTE } from '../../server/storage/sample-rows.ts';
 
@@ -76,6 +76,35 @@ export function storageContract(engine: string, open: OpenStorage): void {
         (await s.rollups.probeOutcomes(now, now + MIN, except)).map((r) => [r.keyId === id ? 'key' : 'other', r.location, r.minute - now, r.probes, r.ok]).sort();
       expect(await read()).toEqual([['key', 'eu-west', 0, 2, 1], ['key', 'us-east', 0, 1, 0], ['other', 'eu-west', MIN, 1, 1]]);
       expect(await read([{ keyId: id!, location: 'eu-west' }, { keyId: other!, location: 'us-east' }])).toEqual([['key', 'us-east', 0, 1, 0], ['other', 'eu-west', MIN, 1, 1]]);
+    });
+
+    it('stores wrong_answer probes apart from ok and error, with their evidence and served model; older probe events still fit (issue 39)', async () => {
+      const base = { type: 'probe' as const, key: KEY, location: 'eu-west', latency_ms: { total: 200 } };
+      const probes: TelemetryBatch = {
+        batch_id: 'p-canary', source: { service: 'prober', instance: 'p', sdk: 'breakerbox-probe/0.1.0' },
+        events: [
+          { ...base, ts: now + 1_000, outcome: 'ok', served_model: 'gpt-4o-2024-08-06', served_fingerprint: 'fp_a' },
+          { ...base, ts: now + 2_000, outcome: 'wrong_answer', status: 200, message: 'expected the word "OK", got another answer', answer_excerpt: 'Banana', served_model: 'gpt-4o-2024-11-20', served_fingerprint: 'fp_b' },
+          { ...base, ts: now + 3_000, outcome: 'wrong_answer', status: 200, answer_excerpt: '' },
+          // An older prober's event: none of the new fields.
+          { ...base, ts: now + 4_000, outcome: 'error', error_class: 'server', status: 503 },
+        ],
+      };
+      expect(await s.telemetry.insertBatch(probes, now + MIN)).toEqual({ accepted: 4, duplicate: false });
+      const [id] = (await s.telemetry.findKeyIds([KEY])) as number[];
+      const sums = (await s.rollups.probeSums(now, now + MIN)).get(id!)!.get('eu-west')!;
+      const col = (c: string) => sums[PROBE_COLUMNS.indexOf(c)];
+      expect([col('probes'), col('ok'), col('error'), col('slow'), col('wrong_answer')]).toEqual([4, 1, 1, 0, 2]);
+      const totals = (await s.metrics.probeTotals(0, id!)).find((r) => r.keyId === id)!;
+      expect(totals.values[PROBE_COLUMNS.indexOf('wrong_answer')]).toBe(2);
+      const rows = (await s.events.probeEvents(now, now + MIN)).sort((a, b) => a.ts - b.ts);
+      expect(rows.map((r) => [r.outcome, r.answerExcerpt, r.servedModel, r.servedFingerprint])).toEqual([
+        ['ok', null, 'gpt-4o-2024-08-06', 'fp_a'],
+        ['wrong_answer', 'Banana', 'gpt-4o-2024-11-20', 'fp_b'],
+        ['wrong_answer', '', null, null],
+        ['error', null, null, null],
+      ]);
+      expect(rows[1]!.message).toContain('expected the word');
     });
 
     it("reads the trigger's windows only of instances with an error, all of their windows, oldest end first, then only what is new", async () => {
