@@ -4,7 +4,8 @@
  * token, `BREAKERBOX_URL`). Everything below receives values explicitly.
  *
  * Exit codes: 0 done (SIGTERM handled, `--check` passed, `--once` every probe ok and
- * delivered); 1 `--once` saw a target not probed, a failed probe or an undelivered event,
+ * delivered); 1 `--once` saw a target not probed, a failed probe (an error, or a wrong
+ * answer to its canary) or an undelivered event,
  * or a runtime failure; 2 bad flags or config.
  */
 import { parseArgs } from 'node:util';
@@ -37,8 +38,9 @@ const USAGE = `usage: breakerbox probe --config <file> [--location <name>] [opti
   -l, --location <name>      where this prober runs (overrides "location" in the file)
       --check                validate the file, print the plan and estimated daily cost, send nothing
       --collector <url>      collector base URL (default: $BREAKERBOX_URL, then collector.url)
-      --once                 probe every target once, push, and exit: 0 when every probe was ok and
-                             delivered, 1 otherwise (the last line says which)
+      --once                 probe every target once, push, and exit: 0 when every probe was ok (or
+                             slow) and delivered, 1 otherwise — an error or a wrong answer to a canary
+                             (the last line says which)
       --print                write probe events to stdout as JSON lines instead of pushing
       --log-format <f>       json (default) or text
       --log-level <l>        debug, info (default), warn or error
@@ -222,14 +224,19 @@ async function runOnce(
 
 /**
  * The verdict of `--once`: 0 when every target was probed ok and every event reached the
- * collector (or stdout with --print); 1 when a target was not probed, a probe failed, or an
+ * collector (or stdout with --print); 1 when a target was not probed, a probe failed (an
+ * error, or a `wrong_answer` to its canary: a smoke check must not pass on a wrong answer), or an
  * event was not delivered. `accepted` is undefined with --print (every event was written).
  */
 export function onceOutcome(config: ProberConfig, results: FireResult[], accepted: number | undefined) {
   const names = config.targets.map((t) => t.name);
   const skipped = results.flatMap((r, i) => (r.kind === 'skipped' ? [`${names[i]}: ${r.reason}`] : []));
   const probed = results.flatMap((r) => (r.kind === 'probed' ? [r] : []));
-  const failed = results.flatMap((r, i) => (r.kind === 'probed' && r.event.outcome === 'error' ? [`${names[i]}: ${r.event.error_class ?? 'error'}`] : []));
+  const failed = results.flatMap((r, i) => {
+    if (r.kind !== 'probed') return [];
+    if (r.event.outcome === 'error') return [`${names[i]}: ${r.event.error_class ?? 'error'}`];
+    return r.event.outcome === 'wrong_answer' ? [`${names[i]}: wrong_answer`] : [];
+  });
   const events = probed.reduce((n, r) => n + 1 + (r.warmup ? 1 : 0), 0);
   const delivered = accepted ?? events;
   const problems = [
