@@ -5,7 +5,7 @@
  * clock interface, and the one telemetry sender.
  */
 export type * from './types.ts';
-export { DEFAULT_LATENCY_BOUNDS_MS, TRANSITION_REASONS, DRILL_KINDS, PROBE_OUTCOMES } from './types.ts';
+export { DEFAULT_LATENCY_BOUNDS_MS, TRANSITION_REASONS, DRILL_KINDS } from './types.ts';
 export * from './fleet.ts';
 export * from './schemas.ts';
 export { ERROR_CLASSES, PROVIDER_CLASSES, CLIENT_CLASSES, isRetryable, retryNeedsCare, countsAgainstProvider, isErrorClass } from './taxonomy.ts';

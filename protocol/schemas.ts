@@ -2,6 +2,9 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import type * as T from './types.ts';
 import { DRILL_KINDS, PROBE_OUTCOMES, TRANSITION_REASONS } from './types.ts';
 
+/** Every probe outcome (defined with `ProbeEvent` in types.ts), for the collector's schemas. */
+export { PROBE_OUTCOMES };
+
 /**
  * Protocol v1 as JSON Schema (TypeBox): what the collector validates. The wire types in
  * `types.ts` are checked against these schemas at compile time (bottom of this file), so

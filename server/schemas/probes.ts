@@ -1,6 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { BreakerKeySchema } from '@breakerbox/protocol/schemas';
-import { PROBE_OUTCOMES } from '@breakerbox/protocol';
+import { BreakerKeySchema, PROBE_OUTCOMES } from '@breakerbox/protocol/schemas';
 import { ErrorReplies, Nullable, OrNull, PageFields, PagedWindowQuery, StringEnum, TimeRange } from './common.ts';
 import { ProbeFigures } from './verdicts.ts';
 
