@@ -150,7 +150,7 @@ export function describeCanary(c: Canary): string {
     case 'regex':
       return `text matching /${e.source}/`;
     case 'json_schema':
-      return `JSON matching a schema of ${Object.keys(isRecord(e.schema.properties) ? e.schema.properties : {}).length} properties`;
+      return `JSON matching its schema (properties: ${Object.keys(isRecord(e.schema.properties) ? e.schema.properties : {}).join(', ') || 'none'})`;
     default:
       return `a call of ${e.name}(${JSON.stringify(e.arguments)})`;
   }

@@ -187,9 +187,9 @@ describe('canary config', () => {
       ],
     });
     const plan = buildPlan(config);
-    expect(plan.rows.map((r) => r.canary)).toEqual(['JSON matching a schema of 1 properties', 'the word "OK" (any case)']);
+    expect(plan.rows.map((r) => r.canary)).toEqual(['JSON matching its schema (properties: sum)', 'the word "OK" (any case)']);
     expect(plan.rows[0]!.costPerDay!).toBeGreaterThan(buildPlan(plain).rows[0]!.costPerDay!);
-    expect(formatPlan(config, plan)).toContain('answer canaries (a miss is a wrong_answer probe): a expects JSON matching a schema of 1 properties; b expects the word "OK" (any case)');
+    expect(formatPlan(config, plan)).toContain('answer canaries (a miss is a wrong_answer probe): a expects JSON matching its schema (properties: sum); b expects the word "OK" (any case)');
     expect(formatPlan(plain, buildPlan(plain))).toContain('answer canaries: none');
   });
 });

@@ -38,7 +38,10 @@ describe('the example file', () => {
       ['gemini-flash-stream', 'gemini'],
       ['vertex-flash-eu', 'gemini'],
       ['rerank', 'http'],
+      ['nano-sum-canary', 'openai-chat'],
+      ['haiku-extract-canary', 'anthropic-messages'],
     ]);
+    expect(plan.rows.filter((r) => r.canary).map((r) => r.name)).toEqual(['nano-sum-canary', 'haiku-extract-canary']);
     // A reasoning probe is costed at its whole 1024-token budget: the most it can spend.
     expect(plan.rows[4]?.costPerDay).toBeCloseTo((288 * (16 * 0.25 + 1024 * 2)) / 1e6, 8);
     // 1440 runs/day x (16 input tokens x $0.15 + 8 output tokens x $0.60) per million:
