@@ -22,17 +22,17 @@ export function failureEvidence(r: ExchangeResult, apiKey: string | undefined): 
 }
 
 /**
- * A probe's answer facts (issue 39): the served model version (cut to the schema's 200), and
+ * A probe's answer facts (issue 39): the served model version (`model_served` cut to 300 characters as a call sample's, `system_fingerprint` to 200), and
  * for a `wrong_answer` what the canary expected (`message`) and the answer's first characters
  * (`answer_excerpt`) — redacted as a failure's message is, then cut.
  */
-export function answerEvidence(r: ExchangeResult, apiKey: string | undefined): Pick<ProbeEvent, 'served_model' | 'served_fingerprint' | 'message' | 'answer_excerpt'> {
-  const out: Pick<ProbeEvent, 'served_model' | 'served_fingerprint' | 'message' | 'answer_excerpt'> = {};
+export function answerEvidence(r: ExchangeResult, apiKey: string | undefined): Pick<ProbeEvent, 'model_served' | 'system_fingerprint' | 'message' | 'answer_excerpt'> {
+  const out: Pick<ProbeEvent, 'model_served' | 'system_fingerprint' | 'message' | 'answer_excerpt'> = {};
   const redact = createRedactor([apiKey]);
-  const model = r.served?.model && redactText(redact(r.served.model), 200);
+  const model = r.served?.model && redactText(redact(r.served.model), 300);
   const fingerprint = r.served?.fingerprint && redactText(redact(r.served.fingerprint), 200);
-  if (model) out.served_model = model;
-  if (fingerprint) out.served_fingerprint = fingerprint;
+  if (model) out.model_served = model;
+  if (fingerprint) out.system_fingerprint = fingerprint;
   if (r.wrongAnswer) {
     out.message = redactText(redact(r.wrongAnswer.reason), MAX_SAMPLE_MESSAGE_CHARS);
     // An empty answer keeps an empty excerpt: "it said nothing" is evidence too.

@@ -180,8 +180,8 @@ export const ProbeSchema = Type.Object({
   message: Type.Optional(Type.String({ maxLength: MAX_SAMPLE_MESSAGE_CHARS })),
   // Issue 39: a wrong answer's first characters (redacted by the prober) and the served model version.
   answer_excerpt: Type.Optional(Type.String({ maxLength: MAX_ANSWER_EXCERPT_CHARS })),
-  served_model: Type.Optional(Short(200)),
-  served_fingerprint: Type.Optional(Short(200)),
+  model_served: Type.Optional(Short(300)),
+  system_fingerprint: Type.Optional(Short(200)),
 });
 
 /** One side of a shadow comparison (see `ShadowSide` in types.ts). */

@@ -229,10 +229,10 @@ export interface ProbeEvent {
   message?: string;
   /** A `wrong_answer`'s evidence: the answer's first characters (≤ MAX_ANSWER_EXCERPT_CHARS), secrets redacted. */
   answer_excerpt?: string;
-  /** The served model as the answer names it (OpenAI/Anthropic `model`, Gemini `modelVersion`). */
-  served_model?: string;
+  /** The served model as the answer names it (OpenAI/Anthropic `model`, Gemini `modelVersion`): the name a call sample uses. */
+  model_served?: string;
   /** The served build where the API sends one (OpenAI `system_fingerprint`). */
-  served_fingerprint?: string;
+  system_fingerprint?: string;
 }
 
 /** Every outcome a probe event may carry, in one list (schemas and stores read it). */

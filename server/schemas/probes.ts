@@ -47,8 +47,8 @@ const FailureEvidence = {
   /** A `wrong_answer`'s first characters, redacted by the prober (issue 39). */
   answer_excerpt: Type.Optional(Type.String()),
   /** The served model version the answer named (`model` / `modelVersion`; OpenAI's `system_fingerprint`). */
-  served_model: Type.Optional(Type.String()),
-  served_fingerprint: Type.Optional(Type.String()),
+  model_served: Type.Optional(Type.String()),
+  system_fingerprint: Type.Optional(Type.String()),
 };
 
 /** One raw probe result. */

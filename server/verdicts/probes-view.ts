@@ -94,7 +94,7 @@ export async function probesView(deps: AnalyseDeps, range: TimeRange): Promise<P
 }
 
 /** A failed probe's request id and provider error, only the fields it has. */
-type Evidence = 'upstream_request_id' | 'error_type' | 'error_code' | 'message' | 'answer_excerpt' | 'served_model' | 'served_fingerprint';
+type Evidence = 'upstream_request_id' | 'error_type' | 'error_code' | 'message' | 'answer_excerpt' | 'model_served' | 'system_fingerprint';
 
 function failureEvidenceOf(r: ProbeEventRow): Pick<ProbeResult, Evidence> {
   const out: Pick<ProbeResult, Evidence> = {};
@@ -103,7 +103,7 @@ function failureEvidenceOf(r: ProbeEventRow): Pick<ProbeResult, Evidence> {
   if (r.errorCode !== null) out.error_code = r.errorCode;
   if (r.message !== null) out.message = r.message;
   if (r.answerExcerpt !== null) out.answer_excerpt = r.answerExcerpt;
-  if (r.servedModel !== null) out.served_model = r.servedModel;
-  if (r.servedFingerprint !== null) out.served_fingerprint = r.servedFingerprint;
+  if (r.modelServed !== null) out.model_served = r.modelServed;
+  if (r.systemFingerprint !== null) out.system_fingerprint = r.systemFingerprint;
   return out;
 }

@@ -28,7 +28,7 @@ afterAll(async () => {
 });
 
 interface Figures { probes: number; ok: number; error: number; wrong_answer: number; success_share: number | null; status: string; recent: { failed: number } }
-interface Result { outcome: string; answer_excerpt?: string; message?: string; served_model?: string; served_fingerprint?: string }
+interface Result { outcome: string; answer_excerpt?: string; message?: string; model_served?: string; system_fingerprint?: string }
 
 describe('wrong answers at the collector', () => {
   it('are stored, counted apart from transport failures, shown with their evidence, and make no outage', async () => {
@@ -49,10 +49,10 @@ describe('wrong answers at the collector', () => {
       for (let i = 0; i < 4; i++) expect(await once()).toBe(1);
       fake.clear(model);
 
-      const rows = collector.rows<{ outcome: string; answer_excerpt: string | null; served_model: string }>('SELECT outcome, answer_excerpt, served_model FROM probe_events WHERE cold = 0 ORDER BY ts');
+      const rows = collector.rows<{ outcome: string; answer_excerpt: string | null; model_served: string }>('SELECT outcome, answer_excerpt, model_served FROM probe_events WHERE cold = 0 ORDER BY ts');
       expect(rows.map((r) => r.outcome)).toEqual(['ok', 'wrong_answer', 'wrong_answer', 'wrong_answer', 'wrong_answer']);
-      expect(rows[0]).toMatchObject({ answer_excerpt: null, served_model: model });
-      expect(rows[1]).toMatchObject({ answer_excerpt: 'Banana [redacted]', served_model: 'gpt-4o-2026-12-01' });
+      expect(rows[0]).toMatchObject({ answer_excerpt: null, model_served: model });
+      expect(rows[1]).toMatchObject({ answer_excerpt: 'Banana [redacted]', model_served: 'gpt-4o-2026-12-01' });
       expect(collector.diskText()).not.toContain(API_KEY);
 
       const read = (await collector.app.storage.tokens.create('reader', ['read'])).secret;
@@ -67,7 +67,7 @@ describe('wrong answers at the collector', () => {
       // No transport failure: the location's probe status is not failing.
       expect(target.figures.status).not.toBe('failing');
       expect(target.last).toMatchObject({
-        outcome: 'wrong_answer', answer_excerpt: 'Banana [redacted]', served_model: 'gpt-4o-2026-12-01', served_fingerprint: 'fp_swapped',
+        outcome: 'wrong_answer', answer_excerpt: 'Banana [redacted]', model_served: 'gpt-4o-2026-12-01', system_fingerprint: 'fp_swapped',
         message: 'expected the word "OK", got another answer',
       });
       expect(target.recent.map((r) => r.outcome)).toEqual(['wrong_answer', 'wrong_answer', 'wrong_answer', 'wrong_answer', 'ok']);

@@ -119,9 +119,9 @@ describe.each(WIRES)('answer canaries on %s', (w) => {
 
   it('reports the served model version the answer names', async () => {
     const { event } = await probe(w, { word: 'OK' }, { kind: 'ok', text: 'OK', servedModel: 'swapped-2026-12-01', fingerprint: 'fp_new0002' });
-    expect(event.served_model).toBe('swapped-2026-12-01');
-    if (w === 'openai-chat' || w === 'azure-openai-chat') expect(event.served_fingerprint).toBe('fp_new0002');
-    else expect(event).not.toHaveProperty('served_fingerprint');
+    expect(event.model_served).toBe('swapped-2026-12-01');
+    if (w === 'openai-chat' || w === 'azure-openai-chat') expect(event.system_fingerprint).toBe('fp_new0002');
+    else expect(event).not.toHaveProperty('system_fingerprint');
   });
 });
 
@@ -146,7 +146,7 @@ describe('answer evidence', () => {
     const model = `plain-${++seq}`;
     fake.script(model, { kind: 'ok', servedModel: 'gpt-4o-2024-08-06' });
     const { event } = await probeOnce(fake.openaiBaseUrl, 'openai-chat', model);
-    expect(event).toMatchObject({ outcome: 'ok', served_model: 'gpt-4o-2024-08-06', served_fingerprint: 'fp_fake0001' });
+    expect(event).toMatchObject({ outcome: 'ok', model_served: 'gpt-4o-2024-08-06', system_fingerprint: 'fp_fake0001' });
   });
 });
 

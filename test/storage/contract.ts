@@ -83,8 +83,8 @@ export function storageContract(engine: string, open: OpenStorage): void {
       const probes: TelemetryBatch = {
         batch_id: 'p-canary', source: { service: 'prober', instance: 'p', sdk: 'breakerbox-probe/0.1.0' },
         events: [
-          { ...base, ts: now + 1_000, outcome: 'ok', served_model: 'gpt-4o-2024-08-06', served_fingerprint: 'fp_a' },
-          { ...base, ts: now + 2_000, outcome: 'wrong_answer', status: 200, message: 'expected the word "OK", got another answer', answer_excerpt: 'Banana', served_model: 'gpt-4o-2024-11-20', served_fingerprint: 'fp_b' },
+          { ...base, ts: now + 1_000, outcome: 'ok', model_served: 'gpt-4o-2024-08-06', system_fingerprint: 'fp_a' },
+          { ...base, ts: now + 2_000, outcome: 'wrong_answer', status: 200, message: 'expected the word "OK", got another answer', answer_excerpt: 'Banana', model_served: 'gpt-4o-2024-11-20', system_fingerprint: 'fp_b' },
           { ...base, ts: now + 3_000, outcome: 'wrong_answer', status: 200, answer_excerpt: '' },
           // An older prober's event: none of the new fields.
           { ...base, ts: now + 4_000, outcome: 'error', error_class: 'server', status: 503 },
@@ -98,7 +98,7 @@ export function storageContract(engine: string, open: OpenStorage): void {
       const totals = (await s.metrics.probeTotals(0, id!)).find((r) => r.keyId === id)!;
       expect(totals.values[PROBE_COLUMNS.indexOf('wrong_answer')]).toBe(2);
       const rows = (await s.events.probeEvents(now, now + MIN)).sort((a, b) => a.ts - b.ts);
-      expect(rows.map((r) => [r.outcome, r.answerExcerpt, r.servedModel, r.servedFingerprint])).toEqual([
+      expect(rows.map((r) => [r.outcome, r.answerExcerpt, r.modelServed, r.systemFingerprint])).toEqual([
         ['ok', null, 'gpt-4o-2024-08-06', 'fp_a'],
         ['wrong_answer', 'Banana', 'gpt-4o-2024-11-20', 'fp_b'],
         ['wrong_answer', '', null, null],

@@ -47,8 +47,8 @@ export interface ProbeEventRow {
   message: string | null;
   /** A `wrong_answer`'s evidence and the served model version (issue 39); null for other probes and older probers. */
   answerExcerpt: string | null;
-  servedModel: string | null;
-  servedFingerprint: string | null;
+  modelServed: string | null;
+  systemFingerprint: string | null;
 }
 
 /** Reads of the raw events (kept `retention.raw_days`): transitions, probes, config. */

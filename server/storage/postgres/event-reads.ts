@@ -25,7 +25,7 @@ const SQL = {
     JOIN sources s ON s.id = c.source_id JOIN services v ON v.id = s.service_id WHERE c.key_id = $1 ORDER BY c.ts DESC, c.id DESC LIMIT 1`,
   hasFallbacks: 'SELECT DISTINCT ON (key_id) key_id, fallbacks FROM config_events ORDER BY key_id, ts DESC, id DESC',
   probes: `SELECT key_id, location, ts, outcome, error_class, status, connect_ms, ttfb_ms, total_ms, cold,
-    upstream_request_id, error_type, error_code, message, answer_excerpt, served_model, served_fingerprint FROM probe_events
+    upstream_request_id, error_type, error_code, message, answer_excerpt, model_served, system_fingerprint FROM probe_events
     WHERE ts >= $1 AND ts < $2 ORDER BY key_id, location COLLATE "C", ts DESC, id DESC`,
   lastWarm: `SELECT p.outcome, p.error_class, p.status, k.provider, k.endpoint, k.model, k.region FROM probe_events p
     JOIN keys k ON k.id = p.key_id WHERE p.key_id = $1 AND p.location = $2 AND p.ts <= $3 AND p.cold = 0 ORDER BY p.ts DESC, p.id DESC LIMIT 1`,
@@ -73,11 +73,11 @@ export function createPostgresEventReads(pool: PgPool): EventsPart {
       return (await q<{ key_id: number; location: string; ts: number; outcome: ProbeEventRow['outcome']; error_class: string | null; status: number | null;
         connect_ms: number | null; ttfb_ms: number | null; total_ms: number; cold: number;
         upstream_request_id: string | null; error_type: string | null; error_code: string | null; message: string | null;
-        answer_excerpt: string | null; served_model: string | null; served_fingerprint: string | null }>('ev_probes', SQL.probes, [from, to])).map((r) => ({
+        answer_excerpt: string | null; model_served: string | null; system_fingerprint: string | null }>('ev_probes', SQL.probes, [from, to])).map((r) => ({
         keyId: r.key_id, location: r.location, ts: r.ts, outcome: r.outcome, errorClass: r.error_class, status: r.status,
         connectMs: r.connect_ms, ttfbMs: r.ttfb_ms, totalMs: r.total_ms, cold: r.cold === 1,
         upstreamRequestId: r.upstream_request_id, errorType: r.error_type, errorCode: r.error_code, message: r.message,
-        answerExcerpt: r.answer_excerpt, servedModel: r.served_model, servedFingerprint: r.served_fingerprint,
+        answerExcerpt: r.answer_excerpt, modelServed: r.model_served, systemFingerprint: r.system_fingerprint,
       }));
     },
     async lastWarmProbe(keyId, location, at) {

@@ -35,7 +35,7 @@ const TABLES: Record<Kind, { table: string; columns: [string, string][] }> = {
     columns: [['key_id', 'bigint'], ['source_id', 'bigint'], ['location', 'text'], ['ts', 'bigint'], ['outcome', 'text'], ['error_class', 'text'],
       ['status', 'bigint'], ['connect_ms', 'float8'], ['ttfb_ms', 'float8'], ['total_ms', 'float8'], ['cold', 'bigint'], ['cost_usd', 'float8'],
       ['trigger', 'text'], ['upstream_request_id', 'text'], ['error_type', 'text'], ['error_code', 'text'], ['message', 'text'],
-      ['answer_excerpt', 'text'], ['served_model', 'text'], ['served_fingerprint', 'text']],
+      ['answer_excerpt', 'text'], ['model_served', 'text'], ['system_fingerprint', 'text']],
   },
   // In SHADOW_COLUMNS order (server/storage/shadow-rows.ts).
   shadow: {
@@ -111,7 +111,7 @@ export class EventColumns {
     this.push('probe', [keyId, sourceId, e.location, e.ts, e.outcome, e.error_class ?? null, e.status ?? null,
       e.latency_ms.connect ?? null, e.latency_ms.ttfb ?? null, e.latency_ms.total, e.cold ? 1 : 0, e.cost_usd ?? null, e.trigger ?? null,
       e.upstream_request_id ?? null, e.error_type ?? null, e.error_code ?? null, e.message ?? null,
-      e.answer_excerpt ?? null, e.served_model ?? null, e.served_fingerprint ?? null]);
+      e.answer_excerpt ?? null, e.model_served ?? null, e.system_fingerprint ?? null]);
   }
 
   shadow(keyId: number, sourceId: number, e: ShadowEvent): void {

@@ -25,7 +25,7 @@ export function createEventReads(db: Db): SyncPart<EventsPart> {
     // SQLite returns the bare columns of the row holding MAX(ts): the latest config per key.
     hasFallbacks: db.prepare('SELECT key_id, fallbacks, MAX(ts) FROM config_events GROUP BY key_id').raw(),
     probes: db.prepare(`SELECT key_id, location, ts, outcome, error_class, status, connect_ms, ttfb_ms, total_ms, cold,
-      upstream_request_id, error_type, error_code, message, answer_excerpt, served_model, served_fingerprint FROM probe_events
+      upstream_request_id, error_type, error_code, message, answer_excerpt, model_served, system_fingerprint FROM probe_events
       WHERE ts >= ? AND ts < ? ORDER BY key_id, location, ts DESC, id DESC`).raw(),
     lastWarm: db.prepare(`SELECT p.outcome, p.error_class AS errorClass, p.status, k.provider, k.endpoint, k.model, k.region FROM probe_events p
       JOIN keys k ON k.id = p.key_id WHERE p.key_id = ? AND p.location = ? AND p.ts <= ? AND p.cold = 0 ORDER BY p.ts DESC, p.id DESC LIMIT 1`),
@@ -54,12 +54,12 @@ export function createEventReads(db: Db): SyncPart<EventsPart> {
     },
     hasFallbacks: () => new Map((s.hasFallbacks.all() as [number, string][]).map(([key, fallbacks]) => [key, fallbacks !== '[]'])),
     probeEvents(from, to) {
-      return (s.probes.all(from, to) as (string | number | null)[][]).map(([keyId, location, ts, outcome, errorClass, status, connect, ttfb, total, cold, requestId, errorType, errorCode, message, excerpt, servedModel, fingerprint]): ProbeEventRow => ({
+      return (s.probes.all(from, to) as (string | number | null)[][]).map(([keyId, location, ts, outcome, errorClass, status, connect, ttfb, total, cold, requestId, errorType, errorCode, message, excerpt, modelServed, fingerprint]): ProbeEventRow => ({
         keyId: keyId as number, location: location as string, ts: ts as number, outcome: outcome as ProbeEventRow['outcome'],
         errorClass: errorClass as string | null, status: status as number | null, connectMs: connect as number | null,
         ttfbMs: ttfb as number | null, totalMs: total as number, cold: cold === 1,
         upstreamRequestId: requestId as string | null, errorType: errorType as string | null, errorCode: errorCode as string | null, message: message as string | null,
-        answerExcerpt: excerpt as string | null, servedModel: servedModel as string | null, servedFingerprint: fingerprint as string | null,
+        answerExcerpt: excerpt as string | null, modelServed: modelServed as string | null, systemFingerprint: fingerprint as string | null,
       }));
     },
     lastWarmProbe(keyId, location, at) {

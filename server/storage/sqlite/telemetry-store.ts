@@ -53,7 +53,7 @@ export function createTelemetryStore(db: Db): TelemetryStore {
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
     config: db.prepare('INSERT INTO config_events (key_id, source_id, ts, settings, fallbacks, warnings) VALUES (?, ?, ?, ?, ?, ?)'),
     probe: db.prepare(`INSERT INTO probe_events (key_id, source_id, location, ts, outcome, error_class, status, connect_ms, ttfb_ms, total_ms, cold, cost_usd, trigger,
-      upstream_request_id, error_type, error_code, message, answer_excerpt, served_model, served_fingerprint)
+      upstream_request_id, error_type, error_code, message, answer_excerpt, model_served, system_fingerprint)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
     shadow: db.prepare(`INSERT INTO shadow_windows (${SHADOW_COLUMNS.join(', ')}) VALUES (${SHADOW_COLUMNS.map(() => '?').join(', ')})`),
     signal: db.prepare(SIGNAL_UPSERT),
@@ -151,7 +151,7 @@ export function createTelemetryStore(db: Db): TelemetryStore {
           s.probe.run(k, sourceId, e.location, e.ts, e.outcome, e.error_class ?? null, e.status ?? null,
             e.latency_ms.connect ?? null, e.latency_ms.ttfb ?? null, e.latency_ms.total, e.cold ? 1 : 0, e.cost_usd ?? null, e.trigger ?? null,
             e.upstream_request_id ?? null, e.error_type ?? null, e.error_code ?? null, e.message ?? null,
-            e.answer_excerpt ?? null, e.served_model ?? null, e.served_fingerprint ?? null);
+            e.answer_excerpt ?? null, e.model_served ?? null, e.system_fingerprint ?? null);
           acc.addProbe(k, e);
           break;
         }
