@@ -4,7 +4,11 @@
  * before any log line is written).
  */
 export const PROBE_ERROR_CODES = {
-  /** The configuration file is missing, unreadable, not YAML/JSON, or fails validation. */
+  /**
+   * The configuration file is missing, unreadable, not YAML/JSON, or fails validation;
+   * `problems` holds one line per mistake naming the target and the field (a canary's too:
+   * `target "x" (targets[0]): canary.regex: is not a valid regular expression: …`).
+   */
   CONFIG: 'BB_ERR_PROBE_CONFIG',
   /** Command-line flags are wrong (unknown flag, missing value). */
   USAGE: 'BB_ERR_PROBE_USAGE',
