@@ -200,7 +200,11 @@ export async function runExchange(input: ExchangeInput): Promise<ExchangeResult>
     }
     // A stream that produced no content token still had a first byte: its first event.
     if (ttfbMs === undefined && firstEventAt !== undefined) ttfbMs = ms(t0, firstEventAt);
-    return finish(checker.end());
+    const verdict = checker.end();
+    const result = finish(verdict);
+    const served = verdict.ok ? checker.served?.() : undefined;
+    if (served) result.served = served;
+    return result;
   } catch (err) {
     if (timedOut) {
       const limit = timedOut === 'total' ? timeouts.totalMs : timeouts.firstByteMs;

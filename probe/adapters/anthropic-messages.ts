@@ -24,7 +24,7 @@ import {
   type ChatRequest,
 } from './chat-request.ts';
 import { anthropicBaseUrlProblem } from './base-url.ts';
-import type { Answer, OutgoingRequest, ParseContext, ProbeAdapter, ShapeVerdict, StreamChecker, StreamStep, Usage } from './types.ts';
+import type { Answer, Served, OutgoingRequest, ParseContext, ProbeAdapter, ShapeVerdict, StreamChecker, StreamStep, Usage } from './types.ts';
 import type { Canary } from '../canary-config.ts';
 
 /**
@@ -70,6 +70,11 @@ class AnthropicStreamChecker implements StreamChecker {
   private stop: string | undefined;
   private inputTokens: number | undefined;
   private outputTokens: number | undefined;
+  private model: string | undefined;
+
+  served(): Served | undefined {
+    return this.model ? { model: this.model } : undefined;
+  }
 
   private usage(): Usage | undefined {
     if (this.inputTokens === undefined && this.outputTokens === undefined) return undefined;
@@ -88,6 +93,7 @@ class AnthropicStreamChecker implements StreamChecker {
         this.started = true;
         const msg = data.message;
         if (isObject(msg) && isObject(msg.usage)) this.inputTokens = count(msg.usage.input_tokens);
+        if (isObject(msg) && typeof msg.model === 'string' && msg.model) this.model = msg.model;
         return {};
       }
       case 'content_block_delta': {

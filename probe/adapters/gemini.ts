@@ -24,7 +24,7 @@
 import { classifyErrorBody, classifyFinishReason, type SseEvent } from '@breakerbox/protocol';
 import type { FieldReader } from '../config-fields.ts';
 import { count, estimateChatTokens, isObject, malformed, parseChatRequest, tryJson, type ChatRequest } from './chat-request.ts';
-import type { Answer, OutgoingRequest, ParseContext, ProbeAdapter, ShapeVerdict, StreamChecker, StreamStep, Usage } from './types.ts';
+import type { Answer, Served, OutgoingRequest, ParseContext, ProbeAdapter, ShapeVerdict, StreamChecker, StreamStep, Usage } from './types.ts';
 import type { Canary } from '../canary-config.ts';
 
 /**
@@ -109,6 +109,11 @@ class GeminiStreamChecker implements StreamChecker {
   private sawToken = false;
   private finish: { field: string; value: string } | undefined;
   private usage: Usage | undefined;
+  private model: string | undefined;
+
+  served(): Served | undefined {
+    return this.model ? { model: this.model } : undefined;
+  }
 
   onEvent(ev: SseEvent): StreamStep {
     const data = tryJson(ev.data);
@@ -116,6 +121,7 @@ class GeminiStreamChecker implements StreamChecker {
     if (isObject(data.error)) return { failure: { errorClass: classifyErrorBody(data) ?? 'server', reason: 'error chunk in stream' } };
     this.usage = usageOf(data) ?? this.usage;
     this.finish = finishOf(data) ?? this.finish;
+    if (typeof data.modelVersion === 'string' && data.modelVersion) this.model = data.modelVersion;
     if (!this.sawToken && hasAnswer(data)) {
       this.sawToken = true;
       return { firstToken: true };

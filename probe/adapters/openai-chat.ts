@@ -19,7 +19,7 @@ import {
 } from './chat-request.ts';
 import { budgetFor, readReasoning, type ReasoningChoice } from './reasoning.ts';
 import { openAiBaseUrlProblem } from './base-url.ts';
-import type { Answer, OutgoingRequest, ParseContext, ProbeAdapter, ShapeVerdict, StreamChecker, StreamStep, Usage } from './types.ts';
+import type { Answer, Served, OutgoingRequest, ParseContext, ProbeAdapter, ShapeVerdict, StreamChecker, StreamStep, Usage } from './types.ts';
 import type { Canary } from '../canary-config.ts';
 
 interface OpenAiChatRequest extends ChatRequest, ReasoningChoice {
@@ -54,6 +54,13 @@ function canaryFields(canary: Canary, reasoning: boolean): Record<string, unknow
   return out;
 }
 
+/** `model` and `system_fingerprint` of a completion or a chunk, when non-empty strings. */
+function servedOf(model: unknown, fingerprint: unknown): Served | undefined {
+  const m = typeof model === 'string' && model ? { model } : {};
+  const f = typeof fingerprint === 'string' && fingerprint ? { fingerprint } : {};
+  return m.model || f.fingerprint ? { ...m, ...f } : undefined;
+}
+
 class OpenAiStreamChecker implements StreamChecker {
   private done = false;
   private sawChunk = false;
@@ -62,6 +69,12 @@ class OpenAiStreamChecker implements StreamChecker {
   private refused = false;
   private finish: string | undefined;
   private usage: Usage | undefined;
+  private model: string | undefined;
+  private fingerprint: string | undefined;
+
+  served(): Served | undefined {
+    return servedOf(this.model, this.fingerprint);
+  }
 
   onEvent(ev: SseEvent): StreamStep {
     if (this.done) return {};
@@ -77,6 +90,8 @@ class OpenAiStreamChecker implements StreamChecker {
     if (!Array.isArray(chunk.choices)) return { failure: { errorClass: 'stream_broken', reason: 'malformed chunk (no choices)' } };
     this.sawChunk = true;
     this.usage = usageOf(chunk.usage) ?? this.usage;
+    if (typeof chunk.model === 'string' && chunk.model) this.model = chunk.model;
+    if (typeof chunk.system_fingerprint === 'string' && chunk.system_fingerprint) this.fingerprint = chunk.system_fingerprint;
     const choice: unknown = chunk.choices[0];
     if (choice === undefined) return {}; // the usage chunk has no choices
     if (!isObject(choice) || !isObject(choice.delta)) {
@@ -146,11 +161,12 @@ export const openAiChat: ProbeAdapter<OpenAiChatRequest> = {
       const raw = c.function.arguments;
       return [{ name: c.function.name, arguments: typeof raw === 'string' ? (tryJson(raw) ?? raw) : raw }];
     });
+    const served = servedOf(body.model, body.system_fingerprint);
     return {
       text: typeof choice.message.content === 'string' ? choice.message.content : '',
       toolCalls,
-      ...(typeof body.model === 'string' && body.model ? { servedModel: body.model } : {}),
-      ...(typeof body.system_fingerprint === 'string' && body.system_fingerprint ? { fingerprint: body.system_fingerprint } : {}),
+      ...(served?.model ? { servedModel: served.model } : {}),
+      ...(served?.fingerprint ? { fingerprint: served.fingerprint } : {}),
     };
   },
 

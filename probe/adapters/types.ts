@@ -49,10 +49,18 @@ export interface StreamStep {
   failure?: { errorClass: ErrorClass; reason: string };
 }
 
+/** The served model version an answer names (issue 39). */
+export interface Served {
+  model?: string;
+  fingerprint?: string;
+}
+
 /** Follows one stream event by event; `end` gives the verdict once the body ended. */
 export interface StreamChecker {
   onEvent(event: SseEvent): StreamStep;
   end(): ShapeVerdict;
+  /** The served model version the stream's events named, once read (kinds that know where it is). */
+  served?(): Served | undefined;
 }
 
 /** The HTTP request a kind wants sent. Header values may hold the API key: never log them. */

@@ -142,6 +142,16 @@ describe('answer evidence', () => {
     expect((await probe('openai-chat', { word: 'OK' }, { kind: 'ok', text: 'No', latencyMs: 60 }, over)).event.outcome).toBe('wrong_answer');
   });
 
+  it.each(WIRES)('a streamed %s probe reports the served model its events name', async (w) => {
+    const model = `stream-${w}-${++seq}`;
+    fake.script(model, { kind: 'ok', servedModel: `${model}-build-7`, fingerprint: 'fp_stream7' });
+    const key = { provider: 'x', endpoint: 'chat', model };
+    const { event } = await probeOnce(baseOf(w), w, model, { stream: true }, { over: { key } });
+    expect(event).toMatchObject({ outcome: 'ok', model_served: `${model}-build-7` });
+    if (w === 'openai-chat' || w === 'azure-openai-chat') expect(event.system_fingerprint).toBe('fp_stream7');
+    else expect(event).not.toHaveProperty('system_fingerprint');
+  });
+
   it('a target without a canary still reports the served model', async () => {
     const model = `plain-${++seq}`;
     fake.script(model, { kind: 'ok', servedModel: 'gpt-4o-2024-08-06' });

@@ -45,7 +45,7 @@ export function chatFrames(a: AnswerShape, includeUsage: boolean): StreamFrames 
       object: 'chat.completion.chunk',
       created,
       model: a.model,
-      system_fingerprint: 'fp_fake0001',
+      system_fingerprint: a.fingerprint ?? 'fp_fake0001',
       choices,
       ...(includeUsage ? { usage: u ?? null } : {}),
     });
