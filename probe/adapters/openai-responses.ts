@@ -13,7 +13,8 @@ import type { FieldReader } from '../config-fields.ts';
 import { count, estimateChatTokens, isObject, malformed, openAiJsonPost, parseChatRequest, tryJson, type ChatRequest } from './chat-request.ts';
 import { budgetFor, readReasoning, type ReasoningChoice } from './reasoning.ts';
 import { openAiBaseUrlProblem } from './base-url.ts';
-import type { OutgoingRequest, ParseContext, ProbeAdapter, ShapeVerdict, StreamChecker, StreamStep, Usage } from './types.ts';
+import type { Answer, AnswerToolCall, OutgoingRequest, ParseContext, ProbeAdapter, Served, ShapeVerdict, StreamChecker, StreamStep, Usage } from './types.ts';
+import type { Canary } from '../canary-config.ts';
 
 type ResponsesRequest = ChatRequest & ReasoningChoice;
 
@@ -27,12 +28,17 @@ function usageOf(value: unknown): Usage | undefined {
   return input === undefined || output === undefined ? undefined : { inputTokens: input, outputTokens: output };
 }
 
-/** The text and refusals of a response's `output` message items. */
-function outputOf(response: Record<string, unknown>): { text: string; refused: boolean } {
+/** The text, refusals and function calls of a response's `output` items. */
+function outputOf(response: Record<string, unknown>): { text: string; refused: boolean; calls: AnswerToolCall[] } {
   let text = '';
   let refused = false;
+  const calls: AnswerToolCall[] = [];
   const items = Array.isArray(response.output) ? response.output : [];
   for (const item of items) {
+    if (isObject(item) && item.type === 'function_call' && typeof item.name === 'string') {
+      const raw = item.arguments;
+      calls.push({ name: item.name, arguments: typeof raw === 'string' ? (tryJson(raw) ?? raw) : raw });
+    }
     if (!isObject(item) || item.type !== 'message' || !Array.isArray(item.content)) continue;
     for (const part of item.content) {
       if (!isObject(part)) continue;
@@ -40,7 +46,23 @@ function outputOf(response: Record<string, unknown>): { text: string; refused: b
       if (part.type === 'refusal') refused = true;
     }
   }
-  return { text, refused };
+  return { text, refused, calls };
+}
+
+/**
+ * The Responses fields a canary adds (`openai` ResponseCreateParams; the API takes no seed):
+ * temperature 0 except on reasoning models; a JSON-schema `text.format` (not strict, as on
+ * chat); or one function forced by `tool_choice`.
+ */
+function canaryFields(canary: Canary, reasoning: boolean): Record<string, unknown> {
+  const out: Record<string, unknown> = reasoning ? {} : { temperature: 0 };
+  const e = canary.expect;
+  if (e.kind === 'json_schema') out.text = { format: { type: 'json_schema', name: 'canary', schema: e.schema, strict: false } };
+  if (e.kind === 'tool_call') {
+    out.tools = [{ type: 'function', name: e.name, description: 'The canary task\'s answer.', parameters: e.parameters, strict: false }];
+    out.tool_choice = { type: 'function', name: e.name };
+  }
+  return out;
 }
 
 /**
@@ -62,8 +84,9 @@ function verdictOf(response: Record<string, unknown>, streamedText = ''): ShapeV
   const u = usage ? { usage } : {};
   switch (response.status) {
     case 'completed': {
-      const { text, refused } = outputOf(response);
-      if (text.length > 0 || streamedText.length > 0) return { ok: true, ...u };
+      const { text, refused, calls } = outputOf(response);
+      // A function call is an answer too (a forced tool: no text at all).
+      if (text.length > 0 || streamedText.length > 0 || calls.length > 0) return { ok: true, ...u };
       if (refused) return { ok: false, errorClass: 'policy', reason: 'the model refused', ...u };
       return malformed(response, 'completed without output text', usage);
     }
@@ -87,6 +110,11 @@ class ResponsesStreamChecker implements StreamChecker {
   private sawToken = false;
   private text = '';
   private terminal: ShapeVerdict | undefined;
+  private model: string | undefined;
+
+  served(): Served | undefined {
+    return this.model ? { model: this.model } : undefined;
+  }
 
   onEvent(ev: SseEvent): StreamStep {
     if (this.terminal) return {};
@@ -103,6 +131,7 @@ class ResponsesStreamChecker implements StreamChecker {
       case 'response.queued':
       case 'response.in_progress':
         this.started = true;
+        if (isObject(data.response) && typeof data.response.model === 'string' && data.response.model) this.model = data.response.model;
         return {};
       case 'response.output_text.delta': {
         if (typeof data.delta !== 'string') return { failure: { errorClass: 'stream_broken', reason: 'malformed output_text delta' } };
@@ -148,7 +177,7 @@ export const openAiResponses: ProbeAdapter<ResponsesRequest> = {
   acceptsStatus: (_req, status) => status >= 200 && status < 300,
   baseUrlProblem: (url, req) => openAiBaseUrlProblem(url, req.path),
 
-  buildRequest(baseUrl: URL, req: ResponsesRequest, apiKey: string | undefined): OutgoingRequest {
+  buildRequest(baseUrl: URL, req: ResponsesRequest, apiKey: string | undefined, canary?: Canary): OutgoingRequest {
     const body: Record<string, unknown> = {
       model: req.model,
       input: req.prompt,
@@ -158,6 +187,7 @@ export const openAiResponses: ProbeAdapter<ResponsesRequest> = {
       store: false,
       ...(req.system ? { instructions: req.system } : {}),
       ...(req.reasoning ? { reasoning: { effort: req.effort } } : {}),
+      ...(canary ? canaryFields(canary, req.reasoning) : {}),
     };
     return openAiJsonPost(baseUrl, req.path, body, req.stream, apiKey);
   },
@@ -169,6 +199,13 @@ export const openAiResponses: ProbeAdapter<ResponsesRequest> = {
     const verdict = verdictOf(body);
     if (verdict.ok && !verdict.usage) return malformed(body, 'no usage');
     return verdict;
+  },
+
+  readAnswer(_req: ResponsesRequest, text: string): Answer | undefined {
+    const body = tryJson(text);
+    if (!isObject(body)) return undefined;
+    const { text: answer, calls } = outputOf(body);
+    return { text: answer, toolCalls: calls, ...(typeof body.model === 'string' && body.model ? { servedModel: body.model } : {}) };
   },
 
   createStreamChecker: () => new ResponsesStreamChecker(),

@@ -23,8 +23,8 @@ afterAll(async () => {
   await fake.close();
 });
 
-type Wire = 'openai-chat' | 'azure-openai-chat' | 'anthropic-messages' | 'gemini';
-const WIRES: Wire[] = ['openai-chat', 'azure-openai-chat', 'anthropic-messages', 'gemini'];
+type Wire = 'openai-chat' | 'azure-openai-chat' | 'openai-responses' | 'anthropic-messages' | 'gemini';
+const WIRES: Wire[] = ['openai-chat', 'azure-openai-chat', 'openai-responses', 'anthropic-messages', 'gemini'];
 let seq = 0;
 
 function baseOf(w: Wire): string {
@@ -56,7 +56,7 @@ describe.each(WIRES)('answer canaries on %s', (w) => {
     if (w === 'gemini') expect(body.generationConfig).toMatchObject({ temperature: 0, seed: 0 });
     else expect(body).toMatchObject({ temperature: 0 });
     if (w === 'openai-chat' || w === 'azure-openai-chat') expect(body.seed).toBe(0);
-    if (w === 'anthropic-messages') expect(body).not.toHaveProperty('seed');
+    if (w === 'anthropic-messages' || w === 'openai-responses') expect(body).not.toHaveProperty('seed');
   });
 
   it('a wrong word is wrong_answer — not an error — with the answer as evidence', async () => {
@@ -86,6 +86,7 @@ describe.each(WIRES)('answer canaries on %s', (w) => {
     expect(right.event.outcome).toBe('ok');
     if (w === 'gemini') expect(right.body.generationConfig).toMatchObject({ responseMimeType: 'application/json', responseJsonSchema: SUM_SCHEMA });
     else if (w === 'anthropic-messages') expect(right.body.output_config).toEqual({ format: { type: 'json_schema', schema: SUM_SCHEMA } });
+    else if (w === 'openai-responses') expect(right.body.text).toEqual({ format: { type: 'json_schema', name: 'canary', schema: SUM_SCHEMA, strict: false } });
     else expect(right.body.response_format).toEqual({ type: 'json_schema', json_schema: { name: 'canary', schema: SUM_SCHEMA, strict: false } });
 
     const broken = await probe(w, canary, { kind: 'ok', text: '{"sum": 4' });
@@ -106,6 +107,8 @@ describe.each(WIRES)('answer canaries on %s', (w) => {
     } else if (w === 'anthropic-messages') {
       expect(right.body.tool_choice).toEqual({ type: 'tool', name: 'record_city' });
       expect(right.body.tools).toMatchObject([{ name: 'record_city', input_schema: { type: 'object', required: ['city'] } }]);
+    } else if (w === 'openai-responses') {
+      expect(right.body.tool_choice).toEqual({ type: 'function', name: 'record_city' });
     } else expect(right.body.tool_choice).toEqual({ type: 'function', function: { name: 'record_city' } });
 
     const wrongArgs = await probe(w, canary, { kind: 'ok', output: 'tool_call', toolArgs: '{"city":"Lyon"}' });
