@@ -23,15 +23,16 @@ export function bareWord(text: string): string {
   return text.replace(WRAPPING, '');
 }
 
-function received(a: Answer): string {
-  if (a.text.trim() !== '' || a.toolCalls.length === 0) return a.text;
+/** The evidence: the tool calls when the canary asked for one (or no text came), else the text. */
+function received(a: Answer, wantsCall: boolean): string {
+  if (a.toolCalls.length === 0 || (!wantsCall && a.text.trim() !== '')) return a.text;
   return JSON.stringify(a.toolCalls.map((c) => ({ name: c.name, arguments: c.arguments })));
 }
 
 /** Undefined when the answer is right, else how it missed. */
 export function judgeCanary(canary: Canary, answer: Answer): CanaryMiss | undefined {
   const e = canary.expect;
-  const miss = (reason: string): CanaryMiss => ({ reason, received: received(answer) });
+  const miss = (reason: string): CanaryMiss => ({ reason, received: received(answer, e.kind === 'tool_call') });
   switch (e.kind) {
     case 'word': {
       const got = bareWord(answer.text);

@@ -113,9 +113,15 @@ describe.each(WIRES)('answer canaries on %s', (w) => {
 
     const wrongArgs = await probe(w, canary, { kind: 'ok', output: 'tool_call', toolArgs: '{"city":"Lyon"}' });
     expect(wrongArgs.event.outcome).toBe('wrong_answer');
-    expect(wrongArgs.event.answer_excerpt).toContain('Lyon');
+    expect(wrongArgs.event.answer_excerpt).toBe('[{"name":"record_city","arguments":{"city":"Lyon"}}]');
     const wrongTool = await probe(w, canary, { kind: 'ok', output: 'tool_call', toolName: 'delete_city', toolArgs: '{"city":"Paris"}' });
     expect(wrongTool.event).toMatchObject({ outcome: 'wrong_answer', message: expect.stringContaining('got a call of delete_city') });
+    if (w === 'openai-chat' || w === 'azure-openai-chat' || w === 'openai-responses') {
+      // These APIs send arguments as JSON text: a broken one is a wrong answer, not a crash.
+      const broken = await probe(w, canary, { kind: 'ok', output: 'tool_call', toolArgs: '{"city":"Par' });
+      expect(broken.event).toMatchObject({ outcome: 'wrong_answer', message: expect.stringContaining('arguments that are not JSON') });
+      expect(broken.event.answer_excerpt).toContain('{\\"city\\":\\"Par');
+    }
     const noCall = await probe(w, canary, { kind: 'ok', output: 'text', text: 'Paris' });
     expect(noCall.event).toMatchObject({ outcome: 'wrong_answer', answer_excerpt: 'Paris', message: expect.stringContaining('no tool call') });
   });
