@@ -11,19 +11,23 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { TasksEvent } from '@breakerbox/protocol';
 import { ManualClock } from '../support/manual-clock.ts';
 import { MIN, collector, type TestCollector } from '../verdicts/support.ts';
+import { receiver } from './receiver.ts';
 
 /** 09:00:05 UTC: the collector's clock, five seconds past the minute the replayed data ends at. */
 const END = Date.parse('2026-12-03T09:00:05Z');
 const HOUR = 60 * MIN;
 
 let open: TestCollector[] = [];
+let closers: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const c of open) await c.close();
+  for (const close of closers) await close();
   open = [];
+  closers = [];
 });
 
-async function fresh(clock = new ManualClock(END - 6 * HOUR)) {
-  const c = await collector({ clock });
+async function fresh(clock = new ManualClock(END - 6 * HOUR), config?: Record<string, unknown>) {
+  const c = await collector({ clock, ...(config ? { config } : {}) });
   open.push(c);
   return { c, clock };
 }
@@ -57,7 +61,10 @@ const cheapFallback = (m: number): Levels => (m < Date.parse('2026-12-03T03:45:0
 
 describe('serving_degraded: an operation on its cheap fallback for most of 6 h', () => {
   it('pages as a warning on the first pass past 20 %, naming the operation, the levels and since when (the data onset)', async () => {
-    const { c, clock } = await fresh();
+    const slack = await receiver(() => ({ status: 200, body: 'ok' }));
+    closers.push(() => slack.close());
+    // No repeat within the six passes: the one page is the first pass's.
+    const { c, clock } = await fresh(undefined, { alerts: { repeat_interval_s: 86_400 }, notifiers: [{ name: 'slack', type: 'slack', url: `${slack.url}/hook`, retries: 0 }] });
     // An hour of data per pass, the collector's clock moving with it.
     const passes: { at: string; state: string | undefined }[] = [];
     for (let h = 1; h <= 6; h++) {
@@ -66,6 +73,8 @@ describe('serving_degraded: an operation on its cheap fallback for most of 6 h',
       await send(c, minutes('answer-ticket', to - HOUR, to, cheapFallback));
       await c.app.alerts.evaluate();
       passes.push({ at: new Date(clock.now()).toISOString().slice(11, 16), state: (await alertOf(c, 'answer-ticket'))?.state });
+      // The page is delivered before the clock moves on (its timeout runs on this clock).
+      if (h === 1) await slack.waitFor(1);
     }
     // 04:00: 135 of 600 completed tasks (22.5 %) at level 3 — it fires on that pass.
     expect(passes).toEqual(['04:00', '05:00', '06:00', '07:00', '08:00', '09:00'].map((at) => ({ at, state: 'firing' })));
@@ -78,6 +87,10 @@ describe('serving_degraded: an operation on its cheap fallback for most of 6 h',
     expect(a.summary).toBe(
       'answer-ticket: served from levels 3–4 since 03:46:00 UTC — 2835 of 3600 completed tasks (79%) answered at levels 3–4 over the last 6 h (level 3: 2835, level 4: 0)',
     );
+    // The page, as the 04:00 pass sent it: 135 of the first hour's 600 tasks.
+    expect(slack.received.map((r) => r.body.text)).toEqual([
+      '[FIRING] warning serving_degraded — operation answer-ticket: answer-ticket: served from levels 3–4 since 03:46:00 UTC — 135 of 600 completed tasks (23%) answered at levels 3–4 over the last 6 h (level 3: 135, level 4: 0)',
+    ]);
   });
 
   it('resolves once the operation has been back on levels 0–2 for resolve_s (15 min), while the 6 h share is still far above 20 %', async () => {
