@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -18,5 +19,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // vitest's default is one worker fewer than the cores: on two cores, one file at a time,
+    // while most files spend their time waiting on processes, PostgreSQL or a browser they
+    // started (the suite's CPU time is under half its serial wall time, docs/testing.md).
+    maxWorkers: Math.max(2, availableParallelism()),
   },
 });

@@ -38,6 +38,9 @@ export const DEMO_COLLECTOR_SETTINGS = {
       // critical from the start; 0 shows the warning turning critical in place on the date.
       // Once the service has migrated, the page resolves a minute after the last call.
       model_retiring: { critical_days: 0, retired_calls_s: 60 },
+      // draft-reply answers with its template (level 4) whenever both its models fail: a
+      // serving_degraded page for it resolves a minute after the phase, not 15, like the rest.
+      serving_degraded: { resolve_s: 60 },
     },
   },
 } as const;

@@ -28,12 +28,20 @@ export function onsetSpan(now: number, windowS: number): { first: number; end: n
  * So `now - onset ≥ for_s` means every minute of the last `for_s` seconds (the current one
  * as far as it reached) met the threshold on its own: a condition the data shows holding for
  * 5 minutes fires at once, one that began 20 s ago — or a blip inside one minute — does not.
+ *
+ * `skipGaps`: minutes without data inside the run are passed over instead of ending it, for
+ * conditions on sparse data where a quiet minute says nothing either way (`serving_degraded`:
+ * an operation with a task every few minutes is served degraded across the minutes between).
  */
-export function runOnset(holds: (minute: number) => MinuteHolds, now: number, windowS: number): number | undefined {
+export function runOnset(holds: (minute: number) => MinuteHolds, now: number, windowS: number, skipGaps = false): number | undefined {
   const { first } = onsetSpan(now, windowS);
   let m = now - (now % MINUTE);
   while (m >= first && holds(m) === null) m -= MINUTE;
   if (m < first || holds(m) !== true) return undefined;
-  while (m - MINUTE >= first && holds(m - MINUTE) === true) m -= MINUTE;
+  for (let back = m - MINUTE; back >= first; back -= MINUTE) {
+    const h = holds(back);
+    if (h === true) m = back;
+    else if (h === false || !skipGaps) break;
+  }
   return Math.min(now, Math.max(m + MINUTE, now - windowS * 1000));
 }

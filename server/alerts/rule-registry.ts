@@ -10,6 +10,7 @@ import { probeFailingRule } from './rules/probe-failing.ts';
 import { proberSilentRule } from './rules/prober-silent.ts';
 import { proberUnhealthyRule } from './rules/prober-unhealthy.ts';
 import { modelRetiringRule } from './rules/model-retiring.ts';
+import { servingDegradedRule } from './rules/serving-degraded.ts';
 
 /** Every rule by name, one file each under rules/: adding a rule is a file, an entry here and its config. */
 export const RULE_REGISTRY: { [R in RuleName]: Rule<RulesConfig[R]> } = {
@@ -22,6 +23,7 @@ export const RULE_REGISTRY: { [R in RuleName]: Rule<RulesConfig[R]> } = {
   clients_degraded: clientsDegradedRule,
   prober_silent: proberSilentRule,
   model_retiring: modelRetiringRule,
+  serving_degraded: servingDegradedRule,
 };
 
 /** Stage 1: the conditions of every enabled rule, in `RULES` order. */

@@ -160,6 +160,16 @@ const AlertsSection = Type.Object(
           },
           'warning',
         ),
+        serving_degraded: rule(
+          {
+            window_s: Type.Integer({ minimum: 600, default: 21_600, description: 'an operation\'s completed tasks are judged over this window' }),
+            from_level: Type.Integer({ minimum: 1, maximum: 4, default: 3, description: 'tasks answered at this failover level or a later one count as served degraded (3: the cheaper model; 4: a cached or templated answer)' }),
+            fire_share: Share(0.2, 'those tasks over the window\'s completed tasks at or above this fires, while the newest minute with tasks still is'),
+            min_tasks: Type.Integer({ minimum: 1, default: 100, description: 'completed tasks the operation needs in the window to be judged' }),
+            resolve_s: Type.Integer({ minimum: 0, default: 900, description: 'a firing alert resolves once the operation has been back on the earlier levels this long' }),
+          },
+          'warning',
+        ),
       },
       { default: {}, additionalProperties: false },
     ),

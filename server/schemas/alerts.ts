@@ -6,7 +6,7 @@ import { MaybeHint, Verdict } from './verdicts.ts';
 /** `GET /api/alerts`, the silences (`/api/silences`) and `GET /api/notifications` — docs/api.md. */
 
 /** The alert rules. */
-export const RULES = ['flapping', 'open_share', 'fallback_failing', 'probe_failing', 'cost_per_success', 'prober_unhealthy', 'clients_degraded', 'prober_silent', 'model_retiring'] as const;
+export const RULES = ['flapping', 'open_share', 'fallback_failing', 'probe_failing', 'cost_per_success', 'prober_unhealthy', 'clients_degraded', 'prober_silent', 'model_retiring', 'serving_degraded'] as const;
 export const RuleName = StringEnum(RULES);
 export type RuleName = Static<typeof RuleName>;
 

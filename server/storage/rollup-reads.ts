@@ -171,6 +171,11 @@ export function createRollupReads(q: RollupQueries): RollupReads {
         operation: r[0] as string, minute: r[1] as number, values: r.slice(2).map((v) => (v as number) ?? 0),
       }));
     },
+    async taskLevelSums(first, end) {
+      const sql = `SELECT operation, SUM(completed), SUM(level0), SUM(level1), SUM(level2), SUM(level3), SUM(level4)
+        FROM task_minutes WHERE minute >= ? AND minute < ? GROUP BY operation`;
+      return (await q.all(sql, [first, end])).map((r) => ({ operation: r[0] as string, completed: (r[1] as number) ?? 0, levels: r.slice(2).map((v) => (v as number) ?? 0) }));
+    },
     async taskServices(first, end, operation) {
       const sql = `SELECT operation, name FROM (SELECT DISTINCT t.operation, v.name FROM task_minutes t JOIN services v ON v.id = t.service_id
         WHERE t.minute >= ? AND t.minute < ? ${operation === undefined ? '' : 'AND t.operation = ?'}) d ORDER BY ${q.binary('name')}, ${q.binary('operation')}`;

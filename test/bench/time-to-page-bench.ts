@@ -174,9 +174,13 @@ async function coordinate() {
   const after = results.filter((r) => r.suspicion && r.fleet === 'sdk');
   const ok = after.every((r) => r.firstRightPageS !== null && r.firstRightPageS <= 60 && r.wrongBefore === 0);
   console.log(`\ntarget (AFTER: a correct first page within 60 s, zero wrong pages first): ${ok ? 'met' : 'NOT met'}`);
-  const spans = results.filter((r) => r.fleet === 'spans');
-  const spansOk = spans.every((r) => r.firstRightPageS !== null && r.firstRightPageS <= 30 && r.wrongBefore === 0);
-  console.log(`target (span-only fleet: a correct first page within 30 s, zero wrong pages first): ${spansOk ? 'met' : 'NOT met'}`);
+  // Per incident: a span-only fleet has no breakers, so a self-inflicted incident pages only
+  // from clients_degraded's for_s on the data's whole minutes, where an SDK fleet's breakers
+  // open within seconds (docs/benchmarks.md).
+  for (const r of results.filter((x) => x.fleet === 'spans')) {
+    const met = r.firstRightPageS !== null && r.firstRightPageS <= 30 && r.wrongBefore === 0;
+    console.log(`target (span-only fleet, ${title[r.incident]}: a correct first page within 30 s, zero wrong pages first): ${met ? 'met' : 'NOT met'} (${r.firstRightPageS ?? '-'} s)`);
+  }
 }
 
 const spec = process.env.TTP_RUN;

@@ -107,6 +107,22 @@ export function storageContract(engine: string, open: OpenStorage): void {
       expect(rows[1]!.message).toContain('expected the word');
     });
 
+    it('sums completed tasks and each failover level per operation over a span of minutes, across services (taskLevelSums)', async () => {
+      const tasks = (operation: string, start: number, levels: Record<string, number>) => {
+        const completed = Object.values(levels).reduce((a, b) => a + b, 0);
+        return { type: 'tasks' as const, start, end: start + 10_000, operation, completed, failed: 1, degraded: levels['4'] ?? 0, attempts: completed + 1, cost_usd: 0.01, levels, fallback: { invoked: 0, failed: 0 } };
+      };
+      const from = (service: string, id: string, events: ReturnType<typeof tasks>[]): TelemetryBatch => ({ batch_id: id, source: { service, instance: 'pod-1', sdk: 'breakerbox-js/0.1.0' }, events });
+      await s.telemetry.insertBatch(from('ticket-drafts', 't-1', [tasks('draft-reply', now, { '0': 5, '3': 2 }), tasks('draft-reply', now + MIN, { '4': 3 }), tasks('tag', now, { '1': 4 })]), now + 2 * MIN);
+      await s.telemetry.insertBatch(from('summaries', 't-2', [tasks('draft-reply', now + 5_000, { '0': 1, '2': 1 })]), now + 2 * MIN);
+      const read = async (first: number, end: number) => (await s.rollups.taskLevelSums(first, end)).sort((a, b) => a.operation.localeCompare(b.operation));
+      expect(await read(now, now + 2 * MIN)).toEqual([
+        { operation: 'draft-reply', completed: 12, levels: [6, 0, 1, 2, 3] },
+        { operation: 'tag', completed: 4, levels: [0, 4, 0, 0, 0] },
+      ]);
+      expect(await read(now + MIN, now + 2 * MIN)).toEqual([{ operation: 'draft-reply', completed: 3, levels: [0, 0, 0, 0, 3] }]);
+    });
+
     it("reads the trigger's windows only of instances with an error, all of their windows, oldest end first, then only what is new", async () => {
       const win = (start: number, errors: Record<string, number>) => ({
         type: 'window' as const, start, end: start + 10_000, key: KEY, calls: 10, ok: 10 - Object.values(errors).reduce((a, b) => a + b, 0), slow: 0,

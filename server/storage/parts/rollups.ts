@@ -96,6 +96,12 @@ export interface RollupsPart {
   fallbackFailures(first: number, last: number): Promise<number>;
   /** Task counters per operation and minute over `[first, end)`, one operation when given; unordered. */
   taskMinutes(first: number, end: number, operation?: string): Promise<TaskMinuteRow[]>;
+  /**
+   * Completed tasks and the tasks answered at each failover level (0..4) per operation, summed
+   * over the minutes `[first, end)`; unordered. The serving_degraded rule's window: one row per
+   * operation and six sums, where `taskMinutes` would build a row of twelve per minute.
+   */
+  taskLevelSums(first: number, end: number): Promise<{ operation: string; completed: number; levels: number[] }[]>;
   /** Distinct (operation, service name) pairs with tasks in `[first, end)`, by service name. */
   taskServices(first: number, end: number, operation?: string): Promise<{ operation: string; service: string }[]>;
   /**
