@@ -31,7 +31,7 @@ export const TASK_KEY_COLUMNS: readonly string[] = ['completed', 'failed', 'fall
 export const SOURCE_COLUMNS: readonly string[] = ['calls', 'failed', 'slow', 'rejected', 'retries', 'last_end'];
 
 /**
- * `probe_minutes` / `probe_hours`. `wrong_answer` (migration 080, issue 39) is last: the
+ * `probe_minutes` / `probe_hours`. `wrong_answer` (migration 072, issue 39) is last: the
  * probes that answered well-formed and missed their canary, inside `probes`, outside `ok`
  * and `error`.
  */

@@ -1,4 +1,4 @@
--- PostgreSQL translation of migrations/080-probe-canary.sql: the same columns and meaning.
+-- PostgreSQL translation of migrations/072-probe-canary.sql: the same columns and meaning.
 ALTER TABLE probe_minutes ADD COLUMN wrong_answer BIGINT NOT NULL DEFAULT 0;
 ALTER TABLE probe_hours ADD COLUMN wrong_answer BIGINT NOT NULL DEFAULT 0;
 ALTER TABLE probe_totals ADD COLUMN wrong_answer BIGINT NOT NULL DEFAULT 0;
