@@ -135,6 +135,7 @@ export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
       port,
       host: options.host,
       alertIntervalS: options.fast ? 2 : 5,
+      flappingWindowS: options.fast ? 60 : 300,
       env: options.env,
       retirements: [{ provider: MODELS[RETIRING]!.provider, model: RETIRING, shutdown, successor: SUCCESSOR }],
     });
