@@ -141,23 +141,24 @@ const PINNED_OP = SERVICES.flatMap((s) => s.operations).find((op) => op.pinned?.
  * The retirement, then the migration: the snapshot is on the calendar from the start (the
  * model_retiring warning, the Lifecycle view, the shadow comparison), fails with 404 from its
  * instant on, and the migration to the successor ships a while later. Placed so the
- * migration's page (a minute after the snapshot's last call) resolves before the last
- * phase's alerts do (a `--once` run's last wait), and, with `--fast`, after the test's checks
- * of the slow phase, which come before its checks of the retirement.
+ * migration's page (one to two minutes after the snapshot's last call: calls are counted in
+ * whole minutes) has resolved by the time the last phase's alerts do (a `--once` run's last
+ * wait). With `--fast` the retirement falls in the flapping phase and the migration at the
+ * outage's end; the test checks both right after the quota phase, while the page is critical.
  */
 export const EVENTS: TimelineEvent[] = [
   {
     id: 'retirement',
     title: `openai ${RETIRING} reaches its shutdown instant on the retirement calendar: every polish-reply call now fails with 404 model_not_found (no fallback: its users wait for the migration)`,
     lookAt: `${RETIRING}: self_inflicted with hint model_retired (not client_errors), "move to ${SUCCESSOR}"; the model_retiring alert turns critical in place ("retired and is still called"), clients_degraded pages; Lifecycle: status retired`,
-    atS: { normal: 540, fast: 105 },
+    atS: { normal: 540, fast: 55 },
     start: () => undefined,
   },
   {
     id: 'migration',
     title: `ticket-drafts ships the migration: polish-reply calls ${SUCCESSOR}, with max_tokens raised to ${PINNED_OP?.pinned?.migration.maxTokens} as the shadow comparison warned`,
     lookAt: `Lifecycle: the ${RETIRING} → ${SUCCESSOR} comparison (truncation share, latency, cost per call, projected monthly bill); clients_degraded resolves within a minute; model_retiring stays critical until nobody has called ${RETIRING} since its date for 7 days (alerts.rules.model_retiring.traffic_days)`,
-    atS: { normal: 690, fast: 145 },
+    atS: { normal: 690, fast: 95 },
     start: (fleet) => fleet.migrate(),
   },
 ];
