@@ -111,7 +111,17 @@ export interface OperationSpec {
    * of its calls mirrored to `shadow.model` (shadow traffic, docs/lifecycle.md); from the fleet's
    * migration on (`Fleet.migrate`) it calls `migration.model` with `migration.maxTokens` instead.
    */
-  pinned?: { shadow: { model: string; share: number }; migration: { model: string; maxTokens: number } };
+  pinned?: { shadow: { model: string; share: number; fastShare: number }; migration: { model: string; maxTokens: number } };
+}
+
+/**
+ * The share of a pinned operation's calls mirrored to its shadow model. `--fast` mirrors more:
+ * its retirement comes sooner, and the comparison still needs a few dozen pairs before the
+ * migration to show the successor's cut answers (one in four, drawn from a cycle the probes
+ * share) beyond chance.
+ */
+export function shadowShare(op: OperationSpec, fast: boolean): number {
+  return fast ? op.pinned!.shadow.fastShare : op.pinned!.shadow.share;
 }
 
 /** A service of the simulated fleet. */
@@ -143,7 +153,7 @@ export const SERVICES: ServiceSpec[] = [
         chain: [RETIRING],
         ratePerS: 0.6,
         prompt: 'Polish this reply: keep the facts, use our house tone.',
-        pinned: { shadow: { model: SUCCESSOR, share: 0.1 }, migration: { model: SUCCESSOR, maxTokens: 1_000 } },
+        pinned: { shadow: { model: SUCCESSOR, share: 0.1, fastShare: 0.25 }, migration: { model: SUCCESSOR, maxTokens: 1_000 } },
       },
     ],
   },

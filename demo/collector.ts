@@ -8,6 +8,22 @@ import { join } from 'node:path';
 import { loadConfig } from '../server/config/load.ts';
 import { startServer, type RunningServer } from '../server/main.ts';
 
+/** Closed → open cycles of one instance within the flapping window that fire the alert. */
+const FLAP_FIRE_OPENS = 4;
+/** At or below this many in the window it resolves. */
+const FLAP_RESOLVE_OPENS = 1;
+
+/**
+ * The flapping rule over `windowS`: whatever the window, 4 trips of one instance inside it
+ * fire and 1 or none resolve (the rule's thresholds are per hour). The alert resolves about
+ * one window after the flapping stops: 5 minutes in the normal timeline, 1 minute (the
+ * shortest window the collector accepts) with `--fast`, whose flapping phase's five bursts
+ * fit in it.
+ */
+export function flappingSettings(windowS: number) {
+  return { window_s: windowS, fire_opens_per_hour: (FLAP_FIRE_OPENS * 3600) / windowS, resolve_opens_per_hour: (FLAP_RESOLVE_OPENS * 3600) / windowS };
+}
+
 /** What the demo tunes; everything else keeps the collector's documented defaults. */
 export const DEMO_COLLECTOR_SETTINGS = {
   log_level: 'warn',
@@ -26,9 +42,8 @@ export const DEMO_COLLECTOR_SETTINGS = {
   alerts: {
     verdict_window_s: 120,
     rules: {
-      // 300 s is the shortest window the collector accepts for this rule: a flapping alert
-      // resolves about five minutes after the flapping stops.
-      flapping: { window_s: 300, fire_opens_per_hour: 48, resolve_opens_per_hour: 12 },
+      // The normal timeline's window; `--fast` looks back one minute (`flappingSettings`).
+      flapping: flappingSettings(300),
       open_share: { window_s: 60, fire_share: 0.1, resolve_share: 0.05 },
       fallback_failing: { window_s: 60, min_failures: 1 },
       probe_failing: { consecutive: 3, resolve_consecutive: 2, lookback_s: 120 },
@@ -62,6 +77,8 @@ export interface CollectorOptions {
   host: string;
   /** Alert evaluation period, s (BREAKERBOX_ALERT_INTERVAL_S wins when set). */
   alertIntervalS: number;
+  /** Look-back of the flapping alert, s (≥ 60, the collector's minimum). */
+  flappingWindowS: number;
   /** The operator's environment, for the collector's own variables (BREAKERBOX_ALERT_INTERVAL_S, OTEL_…). */
   env: Record<string, string | undefined>;
   /** The calendar's operator entries (the shipped calendar is read as well). */
@@ -84,7 +101,11 @@ export async function startCollector(options: CollectorOptions): Promise<DemoCol
   const file = join(options.dir, 'collector.json');
   const settings = {
     ...DEMO_COLLECTOR_SETTINGS,
-    alerts: { ...DEMO_COLLECTOR_SETTINGS.alerts, interval_s: options.alertIntervalS },
+    alerts: {
+      ...DEMO_COLLECTOR_SETTINGS.alerts,
+      interval_s: options.alertIntervalS,
+      rules: { ...DEMO_COLLECTOR_SETTINGS.alerts.rules, flapping: flappingSettings(options.flappingWindowS) },
+    },
     lifecycle: { retirements: options.retirements },
   };
   writeFileSync(file, JSON.stringify(settings, null, 2));

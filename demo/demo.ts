@@ -8,7 +8,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MODELS, RETIRING, SERVICES, SUCCESSOR } from './catalog.ts';
+import { MODELS, RETIRING, SERVICES, SUCCESSOR, shadowShare } from './catalog.ts';
 import { startCollector } from './collector.ts';
 import { DEMO_ERROR_CODES, DemoError } from './errors.ts';
 import { startFleet, type Fleet, type FleetTotals } from './fleet.ts';
@@ -135,6 +135,7 @@ export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
       port,
       host: options.host,
       alertIntervalS: options.fast ? 2 : 5,
+      flappingWindowS: options.fast ? 60 : 300,
       env: options.env,
       retirements: [{ provider: MODELS[RETIRING]!.provider, model: RETIRING, shutdown, successor: SUCCESSOR }],
     });
@@ -146,6 +147,7 @@ export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
       collectorUrl: collector.url,
       ingestToken: collector.ingestToken,
       reportIntervalMs: REPORT_INTERVAL_MS,
+      fast: options.fast,
       onWarning: (message) => (warnings ? warnings.push(message) : stamp(`SDK configuration warning: ${message}`)),
       onTelemetryError: (instance, message) => stamp(`telemetry of ${instance} failed: ${message}`),
     });
@@ -171,7 +173,7 @@ export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
     print('               (paste it into the sign-in form; it can read, not write)');
     print(`  fleet:       ${services} — each instance its own SDK, pushing telemetry every ${REPORT_INTERVAL_MS / 1000} s`);
     print(`  probers:     ${LOCATIONS.map((l) => `${l} (pid ${probers.pids[l]})`).join(', ')}, every model every 2 s but the retiring snapshot`);
-    const mirrors = SERVICES.flatMap((s) => s.operations.filter((op) => op.pinned).map((op) => `${s.name}/${op.name} mirrors ${Math.round(op.pinned!.shadow.share * 100)} % of its calls to ${op.pinned!.shadow.model}`));
+    const mirrors = SERVICES.flatMap((s) => s.operations.filter((op) => op.pinned).map((op) => `${s.name}/${op.name} mirrors ${Math.round(shadowShare(op, options.fast) * 100)} % of its calls to ${op.pinned!.shadow.model}`));
     print(`  retirement:  openai ${RETIRING} shuts down at ${shutdown} ([${clock(retireAt - started)}]), successor ${SUCCESSOR}, on the collector's calendar; ${mirrors.join('; ')}`);
     print(`  data:        ${dir} (removed on exit)`);
     print('  Ctrl-C stops everything.');

@@ -15,6 +15,8 @@ export interface FleetOptions {
   ingestToken: string;
   /** Telemetry interval of every instance, ms. */
   reportIntervalMs: number;
+  /** The `--fast` timeline: breaker cooldowns do not double (`FAST_BREAKER`), more shadow traffic (`shadowShare`). */
+  fast?: boolean;
   /** Configuration warnings of the SDK (each distinct one once). */
   onWarning?: (message: string) => void;
   /** Telemetry push failures (each distinct message once per instance). */
@@ -60,6 +62,14 @@ const DEFAULTS: KeySettings = {
   retry: { maxAttempts: 3, baseDelayMs: 100, maxDelayMs: 1_000 },
   bulkhead: { maxConcurrent: 32 },
 };
+
+/**
+ * `--fast`: the cooldown stays at 10 s instead of doubling to 40 s. A breaker still open when a
+ * phase's fault ends closes within 10 s of it, so the phase's open_share alert (60 s window)
+ * resolves about a minute after the phase rather than a minute and a half: the tail of a
+ * `--once` run, which ends when the last alert has resolved.
+ */
+const FAST_BREAKER: KeySettings['breaker'] = { ...DEFAULTS.breaker, cooldownMultiplier: 1, maxCooldownMs: 10_000 };
 
 function keySettings(key: BreakerKey): KeySettings | undefined {
   const spec = MODELS[key.model];
@@ -115,7 +125,7 @@ export function startFleet(options: FleetOptions): Fleet {
     for (let i = 1; i <= service.instances; i++) {
       const instance = `${service.name}-${i}`;
       const bb = createBreakerbox({
-        defaults: DEFAULTS,
+        defaults: options.fast ? { ...DEFAULTS, breaker: FAST_BREAKER } : DEFAULTS,
         keySettings,
         prices: Object.fromEntries(Object.values(MODELS).map((m) => [m.model, m.price])),
         telemetry: {
@@ -151,7 +161,7 @@ export function startFleet(options: FleetOptions): Fleet {
       });
       sdks.push(bb);
       names.push(`${service.name}/${instance}`);
-      const tasks = buildTasks(bb, service, options.providers, () => migrated);
+      const tasks = buildTasks(bb, service, options.providers, () => migrated, options.fast);
       service.operations.forEach((op, j) => drive(tasks[j]!, op.ratePerS));
     }
   }

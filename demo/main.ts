@@ -10,7 +10,7 @@ import { startDemo, type RunningDemo } from './demo.ts';
 
 const USAGE = `usage: npm run demo [-- options]
 
-  --fast        short phases: one loop of the six incidents takes about 4 minutes
+  --fast        short phases: one loop of the six incidents takes under 3 minutes
   --once        run the timeline once, then stay healthy (the alerts resolve) until stopped
   --port N      collector and dashboard port (default 7070; a free one if taken; 0 = any)
   --host H      interface to listen on (default 127.0.0.1)

@@ -8,7 +8,7 @@
 import OpenAI from 'openai';
 import Anthropic from '@anthropic-ai/sdk';
 import type { Breakerbox, CallFacts, ChainLevel } from '@breakerbox/sdk';
-import { ACCOUNTS, MODELS, keyOf, type OperationSpec, type ServiceSpec } from './catalog.ts';
+import { ACCOUNTS, MODELS, keyOf, shadowShare, type OperationSpec, type ServiceSpec } from './catalog.ts';
 import type { Providers } from './providers.ts';
 import { DEMO_ERROR_CODES, DemoError } from './errors.ts';
 
@@ -29,7 +29,7 @@ const MAX_TOKENS = 400;
 const TASK_DEADLINE_MS = 20_000;
 
 /** Builds every operation of `service` for one instance running on `bb`; `migrated` says whether the fleet's migration has shipped. */
-export function buildTasks(bb: Breakerbox, service: ServiceSpec, providers: Providers, migrated: () => boolean): DemoTask[] {
+export function buildTasks(bb: Breakerbox, service: ServiceSpec, providers: Providers, migrated: () => boolean, fast = false): DemoTask[] {
   const apiKey = ACCOUNTS[service.name];
   const openai = new OpenAI({ apiKey, baseURL: providers.baseUrl('openai'), maxRetries: 0 });
   const anthropic = new Anthropic({ apiKey, baseURL: providers.baseUrl('anthropic'), maxRetries: 0 });
@@ -49,7 +49,7 @@ export function buildTasks(bb: Breakerbox, service: ServiceSpec, providers: Prov
   };
 
   return service.operations.map((op) =>
-    op.pinned ? pinnedTask(bb, op, providers, apiKey, migrated) : op.streamed ? streamedTask(bb, op, providers, apiKey) : chainTask(bb, op, call),
+    op.pinned ? pinnedTask(bb, op, providers, apiKey, migrated, fast) : op.streamed ? streamedTask(bb, op, providers, apiKey) : chainTask(bb, op, call),
   );
 }
 
@@ -79,14 +79,14 @@ function chainTask(bb: Breakerbox, op: OperationSpec, call: (model: string, prom
  * successor (the caller's answer is always the snapshot's); after the migration, the successor
  * with the `max_tokens` the shadow comparison asked for.
  */
-function pinnedTask(bb: Breakerbox, op: OperationSpec, providers: Providers, apiKey: string, migrated: () => boolean): DemoTask {
+function pinnedTask(bb: Breakerbox, op: OperationSpec, providers: Providers, apiKey: string, migrated: () => boolean, fast: boolean): DemoTask {
   const [pinned] = op.chain;
   const { shadow, migration } = op.pinned!;
   const baseURL = providers.baseUrl('openai');
   if (!pinned || op.chain.length !== 1 || [pinned, shadow.model, migration.model].some((m) => MODELS[m]?.provider !== 'openai')) {
     throw new DemoError(DEMO_ERROR_CODES.CATALOG, `demo catalog: pinned operation ${op.name} must call one model at the OpenAI-compatible provider`);
   }
-  const fetch = bb.fetch({ baseURL, provider: 'openai', operation: op.name, shadow: { [pinned]: shadow } });
+  const fetch = bb.fetch({ baseURL, provider: 'openai', operation: op.name, shadow: { [pinned]: { model: shadow.model, share: shadowShare(op, fast) } } });
   const client = new OpenAI({ apiKey, baseURL, maxRetries: 0, fetch });
   return {
     name: op.name,

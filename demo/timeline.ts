@@ -2,7 +2,7 @@
  * The scripted incident timeline: six phases, each switching faults on at the providers
  * and off again when it ends, looping (or once, then healthy), and the events of a model
  * retirement during the first loop. Each phase and event says what it does and where to
- * look; `--fast` shortens the phases so one loop takes about 4 minutes.
+ * look; `--fast` shortens the phases so one loop takes under 3 minutes.
  */
 import { FT_TRIAGE, RETIRING, SERVICES, SUCCESSOR } from './catalog.ts';
 import type { Providers } from './providers.ts';
@@ -43,8 +43,13 @@ function flap(providers: Providers, model: string, failMs: number, okMs: number)
 }
 
 /**
- * The phases, in order. Flapping comes early: its alert looks back five minutes, so it
- * can resolve before the loop starts over.
+ * The phases, in order. Flapping comes early: its alert looks back five minutes (one with
+ * `--fast`), so it can resolve before the loop starts over.
+ *
+ * The fast lengths leave each phase about twice what its checks take in
+ * `test/demo/demo.test.ts` (it logs "after N s of a M s phase"): the client side reacts
+ * within a telemetry interval (5 s) and the probe side within seconds through probe on
+ * suspicion. Flapping is the exception: it needs its five bursts.
  */
 export const PHASES: Phase[] = [
   {
@@ -57,16 +62,17 @@ export const PHASES: Phase[] = [
   {
     id: 'flapping',
     title: `anthropic ${HAIKU} fails in 4-second bursts, and its breakers are tuned with a 2 s cooldown`,
-    lookAt: `${HAIKU}: breakers open and close over and over (key detail: transitions); the flapping alert fires, then resolves about 5 minutes after the flapping stops`,
-    // Fast: five 4-second bursts, so the flapping alert (4 trips in 5 minutes) does not hang on every single burst tripping.
-    durationS: { normal: 150, fast: 50 },
+    lookAt: `${HAIKU}: breakers open and close over and over (key detail: transitions); the flapping alert fires, then resolves one look-back (5 minutes, 1 with --fast) after the flapping stops`,
+    // Fast: five 4-second bursts (the fifth ends at 44 s), so the flapping alert (4 trips of one
+    // instance inside its look-back) does not hang on every single burst tripping.
+    durationS: { normal: 150, fast: 45 },
     start: (p) => flap(p, HAIKU, 4_000, 6_000),
   },
   {
     id: 'outage',
     title: 'openai gpt-4o answers 503 to everyone, the probers included',
     lookAt: 'gpt-4o turns provider_outage (clients and probes agree); breakers open on the ticket-drafts instances and draft-reply is served by claude-sonnet-4 (failover level 2); the open_share alert fires, and probe_failing after three failed probes in a row',
-    durationS: { normal: 180, fast: 50 },
+    durationS: { normal: 180, fast: 30 },
     start: (p) => {
       p.outage('gpt-4o');
       return () => p.heal('gpt-4o');
@@ -76,7 +82,7 @@ export const PHASES: Phase[] = [
     id: 'quota',
     title: "support-triage's OpenAI account runs out of quota; ticket-drafts and the probers are still served",
     lookAt: 'gpt-4o-mini (and the triage model) turn self_inflicted with hint quota: 429 insufficient_quota from one service while probes are fine; no breaker opens, it is our account, not the provider; the clients_degraded alert pages anyway, naming support-triage only',
-    durationS: { normal: 150, fast: 35 },
+    durationS: { normal: 150, fast: 20 },
     start: (p) => {
       p.exhaustQuota('openai', 'support-triage');
       return () => p.restoreQuota('openai', 'support-triage');
@@ -86,7 +92,7 @@ export const PHASES: Phase[] = [
     id: 'slow',
     title: `anthropic ${SONNET} answers 200, but after ~1.7 s: past its 1.5 s latency ceiling`,
     lookAt: `${SONNET}: slow share climbs with no errors, breakers open with reason slow_calls and answer-customer fails over to gpt-4o; the probes see it slow too`,
-    durationS: { normal: 150, fast: 50 },
+    durationS: { normal: 150, fast: 30 },
     start: (p) => {
       // Slow, yet under the probers' 2 s interval, so no probe run is skipped.
       p.slow(SONNET, 1_700);
@@ -97,7 +103,7 @@ export const PHASES: Phase[] = [
     id: 'fallback_failing',
     title: `the fine-tuned triage model and its fallback gpt-4.1-mini, at the same provider, fail together`,
     lookAt: `${FT_TRIAGE}: provider_outage and the critical fallback_failing alert; its key page had warned that the fallback shares the primary's provider`,
-    durationS: { normal: 180, fast: 50 },
+    durationS: { normal: 180, fast: 25 },
     start: (p) => {
       p.outage(FT_TRIAGE);
       p.outage('gpt-4.1-mini');
@@ -135,21 +141,24 @@ const PINNED_OP = SERVICES.flatMap((s) => s.operations).find((op) => op.pinned?.
  * The retirement, then the migration: the snapshot is on the calendar from the start (the
  * model_retiring warning, the Lifecycle view, the shadow comparison), fails with 404 from its
  * instant on, and the migration to the successor ships a while later. Placed so the
- * migration's page resolves before a `--once` run's flapping alert does (the test's last wait).
+ * migration's page (one to two minutes after the snapshot's last call: calls are counted in
+ * whole minutes) has resolved by the time the last phase's alerts do (a `--once` run's last
+ * wait). With `--fast` the retirement falls in the flapping phase and the migration at the
+ * outage's end; the test checks both right after the quota phase, while the page is critical.
  */
 export const EVENTS: TimelineEvent[] = [
   {
     id: 'retirement',
     title: `openai ${RETIRING} reaches its shutdown instant on the retirement calendar: every polish-reply call now fails with 404 model_not_found (no fallback: its users wait for the migration)`,
     lookAt: `${RETIRING}: self_inflicted with hint model_retired (not client_errors), "move to ${SUCCESSOR}"; the model_retiring alert turns critical in place ("retired and is still called"), clients_degraded pages; Lifecycle: status retired`,
-    atS: { normal: 540, fast: 150 },
+    atS: { normal: 540, fast: 55 },
     start: () => undefined,
   },
   {
     id: 'migration',
     title: `ticket-drafts ships the migration: polish-reply calls ${SUCCESSOR}, with max_tokens raised to ${PINNED_OP?.pinned?.migration.maxTokens} as the shadow comparison warned`,
     lookAt: `Lifecycle: the ${RETIRING} → ${SUCCESSOR} comparison (truncation share, latency, cost per call, projected monthly bill); clients_degraded resolves within a minute; model_retiring stays critical until nobody has called ${RETIRING} since its date for 7 days (alerts.rules.model_retiring.traffic_days)`,
-    atS: { normal: 690, fast: 190 },
+    atS: { normal: 690, fast: 95 },
     start: (fleet) => fleet.migrate(),
   },
 ];

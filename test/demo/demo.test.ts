@@ -5,9 +5,18 @@
  * services and probers take. The board is photographed during the outage
  * (`UPDATE_DEMO_SCREENSHOT=1` writes `docs/demo-outage.png`, otherwise `test-artifacts/`).
  *
- * The run takes about six minutes: the flapping alert looks back five minutes (the
- * collector's shortest flapping window), so its resolution is the last thing seen. The
- * model retirement (its events fall inside the phases' time) adds checks, not waiting.
+ * What bounds the run (under five minutes): the `--fast` timeline (20 + 45 + 30 + 20 + 30 +
+ * 25 s), then one to two minutes while the last phase's alerts resolve: their windows are
+ * 60 s, the collector's minimum, over data counted in whole minutes. The flapping alert
+ * looks back one minute with `--fast` (five in the normal timeline), and with `--fast` a
+ * breaker's cooldown stays 10 s, so none is held open past its phase. Each phase lasts about
+ * twice what its checks take on a loaded machine (logged as "after N s of a M s phase" and
+ * "N s before its deadline"); the flapping phase needs its five bursts. The model retirement
+ * adds checks, not waiting: its events fall inside the flapping and outage phases, and its
+ * test runs after the quota phase's. Shorter phases would not compress it much further (the
+ * checks wait for telemetry intervals, probe rounds and alert windows); one scaled clock for
+ * every process of the demo would, but the prober and the fake providers' latencies run on
+ * the wall clock (only the collector and the SDK take a Clock).
  */
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -40,6 +49,9 @@ const brief = (v: VerdictEntry | undefined) =>
 
 let demo: DemoProcess;
 let api: ReturnType<typeof readApi>;
+/** When the timeline's first phase started (ms since the epoch): the logged times count from it. */
+let t0: number;
+const sinceStart = (at: number) => `${Math.round((at - t0) / 1000)} s into the timeline`;
 
 /** Waits for the phase, then for `key`'s verdict over the phase (so far) to satisfy `accept`. */
 async function verdictDuring(phase: PhaseSeen, key: BreakerKey, what: string, accept: (v: VerdictEntry) => boolean): Promise<VerdictEntry> {
@@ -62,7 +74,7 @@ async function verdictDuring(phase: PhaseSeen, key: BreakerKey, what: string, ac
 /** Waits for an alert of `rule` on `key` in `state`. */
 async function alertOn(rule: string, key: BreakerKey, state: AlertEntry['state'], deadline: number): Promise<AlertEntry> {
   let seen: AlertEntry[] = [];
-  return eventually(
+  const found = await eventually(
     `${rule} alert ${state} on ${key.model}`,
     deadline,
     async () => {
@@ -71,6 +83,9 @@ async function alertOn(rule: string, key: BreakerKey, state: AlertEntry['state']
     },
     () => JSON.stringify(seen.map((a) => `${a.rule} ${a.key?.model ?? a.key} ${a.state}`)),
   );
+  // The margin a slower machine has left, as verdictDuring logs it.
+  console.info(`demo: ${rule} alert ${state} on ${key.model} seen ${sinceStart(Date.now())}, ${Math.round((deadline - Date.now()) / 1000)} s before its deadline`);
+  return found;
 }
 
 /** Signs in to the dashboard with the read token and photographs the board once gpt-4o shows its outage. */
@@ -96,6 +111,7 @@ describe('npm run demo -- --fast --once', () => {
     await ensureBuilt();
     demo = await startDemoProcess(['--fast', '--once', '--port', '0'], { ...process.env });
     api = readApi(demo.url, demo.token);
+    t0 = (await demo.phase('healthy', 60_000)).start;
   }, 180_000);
 
   afterAll(() => {
@@ -196,27 +212,6 @@ describe('npm run demo -- --fast --once', () => {
     expect(degraded).toEqual({ 'support-triage': true, 'ticket-drafts': false });
   }, 6 * MINUTE);
 
-  it('slow success: claude-sonnet-4 breakers open on slow calls, with no failed call', async () => {
-    const phase = await demo.phase('slow', 6 * MINUTE);
-    let transitions: string[] = [];
-    await eventually(
-      'slow: a claude-sonnet-4 breaker opening on slow calls',
-      phase.end + GRACE_MS,
-      async () => {
-        const detail = await api.key(SONNET, phase.start, Math.max(phase.start + 1_000, Date.now()));
-        transitions = detail.transitions.map((t) => `${t.from}->${t.to} ${t.reason}`);
-        return detail.transitions.find((t) => t.from === 'closed' && t.to === 'open' && t.reason === 'slow_calls');
-      },
-      () => transitions.join(', '),
-    );
-    // The breaker's transition is pushed at once, before the SDKs' windows with the slow calls
-    // arrive: wait for those, as the outage phase waits for its 503s.
-    const v = await verdictDuring(phase, SONNET, 'provider_outage on slow calls', (e) => e.verdict === 'provider_outage' && e.hint === null && e.clients.slow >= 5);
-    expect(v.clients.slow).toBeGreaterThanOrEqual(5);
-    expect(v.clients.failed).toBe(0);
-    expect(Object.values(v.probes).map((p) => p.status)).toEqual(['failing', 'failing']);
-  }, 7 * MINUTE);
-
   it('model retirement: after its instant the snapshot is model_retired and pages critical; the shadow comparison projects the bill; the migration serves it', async () => {
     const retired = await demo.event('retirement', 8 * MINUTE);
     expect(Math.abs(retired - demo.retireAt)).toBeLessThan(5_000);
@@ -259,6 +254,27 @@ describe('npm run demo -- --fast --once', () => {
     await verdictDuring(after, NEXT, 'called by ticket-drafts, no answer cut', (e) => e.clients.calls >= 20 && !(e.clients.errors.truncated! > 0));
   }, 9 * MINUTE);
 
+  it('slow success: claude-sonnet-4 breakers open on slow calls, with no failed call', async () => {
+    const phase = await demo.phase('slow', 6 * MINUTE);
+    let transitions: string[] = [];
+    await eventually(
+      'slow: a claude-sonnet-4 breaker opening on slow calls',
+      phase.end + GRACE_MS,
+      async () => {
+        const detail = await api.key(SONNET, phase.start, Math.max(phase.start + 1_000, Date.now()));
+        transitions = detail.transitions.map((t) => `${t.from}->${t.to} ${t.reason}`);
+        return detail.transitions.find((t) => t.from === 'closed' && t.to === 'open' && t.reason === 'slow_calls');
+      },
+      () => transitions.join(', '),
+    );
+    // The breaker's transition is pushed at once, before the SDKs' windows with the slow calls
+    // arrive: wait for those, as the outage phase waits for its 503s.
+    const v = await verdictDuring(phase, SONNET, 'provider_outage on slow calls', (e) => e.verdict === 'provider_outage' && e.hint === null && e.clients.slow >= 5);
+    expect(v.clients.slow).toBeGreaterThanOrEqual(5);
+    expect(v.clients.failed).toBe(0);
+    expect(Object.values(v.probes).map((p) => p.status)).toEqual(['failing', 'failing']);
+  }, 7 * MINUTE);
+
   it('failing fallback: the fine-tuned triage model is provider_outage and the critical fallback_failing alert fires on it', async () => {
     const phase = await demo.phase('fallback_failing', 7 * MINUTE);
     const alert = await alertOn('fallback_failing', TRIAGE, 'firing', phase.end + GRACE_MS);
@@ -266,7 +282,7 @@ describe('npm run demo -- --fast --once', () => {
     await verdictDuring(phase, TRIAGE, 'provider_outage', (e) => e.verdict === 'provider_outage' && e.hint === null);
   }, 8 * MINUTE);
 
-  it('after the timeline every alert resolves: the flapping one about five minutes after the flapping stopped, model_retiring once the service migrated', async () => {
+  it('after the timeline every alert resolves: the flapping one a look-back (one minute) after the flapping stopped, model_retiring once the service migrated', async () => {
     const flapping = await demo.phase('flapping', MINUTE);
     await demo.line(/timeline done/, 8 * MINUTE);
     const resolved = await alertOn('flapping', HAIKU, 'resolved', flapping.end + 6 * MINUTE);
@@ -284,6 +300,11 @@ describe('npm run demo -- --fast --once', () => {
       },
       () => JSON.stringify(open.map((a) => a.summary)),
     );
+    // What bounds the run's tail: the last alert to resolve.
+    const last = await demo.phase('fallback_failing', MINUTE);
+    for (const a of (await api.alerts('resolved')).sort((x, y) => x.resolved_at! - y.resolved_at!)) {
+      console.info(`demo: ${a.rule} on ${a.key?.model ?? 'no key'} resolved ${sinceStart(a.resolved_at!)}, ${Math.round((a.resolved_at! - last.end) / 1000)} s after the timeline ended`);
+    }
   }, 10 * MINUTE);
 
   it('SIGINT stops the probers, closes the collector and removes the temporary database', async () => {
