@@ -35,7 +35,8 @@ for (const file of files) {
   for (const [i, id] of p.samples.entries()) {
     const dt = p.timeDeltas[i] ?? 0;
     const n = byId.get(id)!;
-    if (n.callFrame.functionName === '(idle)') {
+    // The inspector's own call that stops the profile is not the pass's.
+    if (n.callFrame.functionName === '(idle)' || n.callFrame.url === 'node:inspector') {
       idle += dt;
       continue;
     }
@@ -57,7 +58,7 @@ const show = (title: string, m: Map<string, number>) => {
     console.log(`${((100 * us) / total).toFixed(1).padStart(6)} %  ${(us / 1000 / files.length).toFixed(1).padStart(8)} ms/profile  ${name}`);
   }
 };
-console.log(`${files.length} profiles, ${(total / 1000 / files.length).toFixed(0)} ms on CPU a profile (idle ${(idle / 1000 / files.length).toFixed(0)} ms)`);
+console.log(`${files.length} profiles, ${(total / 1000 / files.length).toFixed(0)} ms sampled a profile (idle and the inspector's own stop ${(idle / 1000 / files.length).toFixed(0)} ms left out)`);
 show('self time:', self);
 show('inclusive time:', inclusive);
 show('self time by file:', perFile);
