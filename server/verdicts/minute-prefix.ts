@@ -51,30 +51,39 @@ export function foldPacked<K2>(acc: FoldState<K2>, parts: Packed<K2>[], width: n
 
 /**
  * The sums (`sum + err`, the number SQLite returns) of a kept fold `prefix` continued with
- * `tail` (the minutes after it), as nested maps in no particular order (the caller sorts);
- * `prefix` is left as it was.
+ * `minute` (the one minute after it: each id and inner key at most once), as nested maps in no
+ * particular order (the caller sorts); `prefix` is left as it was. One new array per row.
  */
-export function finishFold<K2>(prefix: FoldState<K2>, tail: Packed<K2>[], width: number): Map<number, Map<K2, Float64Array>> {
-  const touched = foldPacked(new Map(), tail, width, prefix);
+export function finishFold<K2>(prefix: FoldState<K2>, minute: Packed<K2>, width: number): Map<number, Map<K2, Float64Array>> {
   const out = new Map<number, Map<K2, Float64Array>>();
   for (const [id, inner] of prefix) {
-    const t = touched.get(id);
     const done = new Map<K2, Float64Array>();
     for (const [k, [sum, err]] of inner) {
-      if (t?.has(k)) continue;
       const v = new Float64Array(width);
       for (let c = 0; c < width; c++) v[c] = sum[c]! + err[c]!;
       done.set(k, v);
     }
     out.set(id, done);
   }
-  for (const [id, inner] of touched) {
+  const p = minute;
+  const zero = new Float64Array(width);
+  for (let i = 0; i < p.ids.length; i++) {
+    const id = p.ids[i]!;
+    const k = p.inner[i]!;
+    const kept = prefix.get(id)?.get(k);
+    // The kept running sum and error, continued with this row's columns (unchanged columns keep sum + err as above).
+    const [sum, err] = kept ?? [zero, zero];
     let done = out.get(id);
     if (!done) out.set(id, (done = new Map()));
-    for (const [k, [sum, err]] of inner) {
-      for (let c = 0; c < width; c++) sum[c]! += err[c]!;
-      done.set(k, sum);
+    const v = done.get(k) ?? new Float64Array(width);
+    for (let j = p.at[i]!; j < p.at[i + 1]!; j++) {
+      const c = p.cols[j]!;
+      const s = sum[c]!;
+      const r = p.vals[j]!;
+      const t = s + r;
+      v[c] = t + (err[c]! + (Math.abs(s) > Math.abs(r) ? s - t + r : r - t + s));
     }
+    done.set(k, v);
   }
   return out;
 }

@@ -6,6 +6,9 @@ import { P } from './counters.ts';
 import { addReporting, finishFold, finishRecent, finishReporting, foldPacked, type FoldState, type Packed, type RecentRows } from './minute-prefix.ts';
 
 const MINUTE = 60_000;
+const packedNone = <K2>(width: number): Packed<K2> => ({ ids: new Int32Array(0), inner: [], at: new Int32Array(1), cols: new Uint8Array(0), vals: new Float64Array(0), width });
+/** A minute without rows. */
+const EMPTY = { keys: packedNone<number>(KEY_COLUMNS.length), sources: new Int32Array(0), probes: packedNone<string>(PROBE_COLUMNS.length) };
 /** Kept folds of a span's older minutes, one per first minute (server/verdicts/minute-prefix.ts). */
 const MAX_PREFIXES = 4;
 
@@ -176,12 +179,13 @@ export function createMinuteWindow(reader: Pick<RollupsPart, 'keyServiceSums' | 
     const span: Minute[] = [];
     for (let m = first; m <= last; m += MINUTE) span.push(minutes.get(m)!);
     const p = prefixOf(first, span.slice(0, -1));
-    const tail = span.slice(-1);
+    // An empty window (`end` at `first`) reads no minute.
+    const newest = span.at(-1) ?? EMPTY;
     return {
-      byService: sortedNested(finishFold(p.keys, tail.map((x) => x.keys), KEY_COLUMNS.length), byNumber),
-      reporting: sortedNested(finishReporting(p.reporting, tail.map((x) => x.sources)), byNumber),
-      probeSums: sortedNested(finishFold(p.probes, tail.map((x) => x.probes), PROBE_COLUMNS.length), byText),
-      recent: sortedNested(finishRecent(p.recent, recentOf(tail, last)), byText),
+      byService: sortedNested(finishFold(p.keys, newest.keys, KEY_COLUMNS.length), byNumber),
+      reporting: sortedNested(finishReporting(p.reporting, [newest.sources]), byNumber),
+      probeSums: sortedNested(finishFold(p.probes, newest.probes, PROBE_COLUMNS.length), byText),
+      recent: sortedNested(finishRecent(p.recent, recentOf(span.slice(-1), last)), byText),
     };
   }
 
