@@ -193,7 +193,7 @@ export function createMinuteWindow(reader: Pick<RollupsPart, 'keyServiceSums' | 
     read(first, end) {
       // One read at a time: each refresh moves the cursor the next one starts from.
       const p = queue.then(() => read(first, end));
-      queue = p.catch(() => undefined);
+      queue = p.then(() => undefined, () => undefined); // not its result: the queue keeps no answer alive
       return p;
     },
     covers,

@@ -98,7 +98,7 @@ export function createProbeMinuteLog(reader: Pick<RollupsPart, 'probeOutcomes'>,
   /** One read at a time: each refresh moves the cursor the next one starts from. */
   const serial = <T>(f: () => Promise<T>): Promise<T> => {
     const p = queue.then(f);
-    queue = p.catch(() => undefined);
+    queue = p.then(() => undefined, () => undefined); // not its result: the queue keeps no answer alive
     return p;
   };
 
