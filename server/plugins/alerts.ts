@@ -7,6 +7,7 @@ import { createSilenceStore, type SilenceStore } from '../alerts/silences.ts';
 import { createDispatcher, type Dispatcher } from '../notifiers/dispatcher.ts';
 import { leaderJob } from './leader-job.ts';
 import { createProbesLanded } from '../suspicion/probes-landed.ts';
+import { createProbeMinuteLog, withProbeMinuteLog } from '../verdicts/probe-minute-log.ts';
 import { AlertsRoute, CreateSilenceRoute, ExpireSilenceRoute, NotificationsRoute, SilencesRoute } from '../schemas/alerts.ts';
 
 declare module 'fastify' {
@@ -46,8 +47,16 @@ export const alertsPlugin = fp(
       clock: app.clock,
       mayDeliver: () => storage.lease.isHeld(),
     });
+    // The probe minutes probe_failing and prober_silent read, kept in memory where the change feed sees every write (SQLite, incremental).
+    const keepProbes = app.config.verdicts.incremental && storage.engine === 'sqlite';
+    const probeLog = keepProbes
+      ? createProbeMinuteLog(storage.rollups, app.storageChanges, Math.max(cfg.rules.prober_silent.lookback_s, cfg.rules.probe_failing.lookback_s) * 1000 + 2 * 60_000, cfg.rules.probe_failing.lookback_s * 1000 + 2 * 60_000)
+      : undefined;
+    const ruleStorage = probeLog
+      ? { alerts: storage.alerts, notifications: storage.notifications, rollups: withProbeMinuteLog(storage.rollups, probeLog), events: storage.events, lease: storage.lease, samples: storage.samples, telemetry: storage.telemetry }
+      : storage;
     const engine = createAlertEngine({
-      storage, calendar: app.retirements, verdicts: app.verdicts, config: cfg, silences, dispatcher, log: app.log, clock: app.clock, verdictThresholds: app.config.verdicts,
+      storage: ruleStorage, calendar: app.retirements, verdicts: app.verdicts, config: cfg, silences, dispatcher, log: app.log, clock: app.clock, verdictThresholds: app.config.verdicts,
       onVerdicts: async (now, analyses) => {
         // The /metrics state gauges show this pass's states while they are fresh (docs/metrics.md).
         app.metricsStates.record(now, cfg.verdict_window_s * 1000, () => statesOf(analyses));

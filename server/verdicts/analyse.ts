@@ -31,7 +31,9 @@ export interface KeyAnalysis {
   /** Every location that probed the key (set-aside ones flagged), joined keys' probes included. */
   probes: Record<string, ProbeFigures>;
   decision: Decision;
+  /** The evidence sentences: built on first read, from the figures and decision above. */
   evidence: string[];
+  /** What to use instead: built on first read, like the evidence. */
   alternative: Alternative;
   state: KeyState;
   /** Summed counters per service id. */
@@ -268,18 +270,14 @@ export async function analysePass(deps: AnalyseDeps, range: TimeRange, options: 
     const state = keyState(instances, states);
     const joined = joinedIds.map((other) => keys.get(other)!.key);
     const context = { stateText: state.open + state.half_open > 0 ? state.text : null, joined, near, health, aliases: t.provider_aliases, key: info.key, failingSince };
-    const alternative = alternativeOf(keyDecision, keyDecision.service?.led ? keyDecision.service.lead.figures : clients, usable, t);
-    const said = evidence(keyDecision, clients, probes, t, context, alternative);
-    if (citesSamples(keyDecision, clients)) citing.push({ keyId: id, evidence: said });
+    const figures = keyDecision.service?.led ? keyDecision.service.lead.figures : clients;
     // A retirement date on the calendar: the model_retired hint turns on when `to` passes it.
     if (clients.degraded || keyDecision.service || decision.verdict === 'insufficient_data' || decision !== named || retirements?.calendar.of(info.key.provider, info.key.model)) timeDependent.add(id);
-    out.push({
+    const analysis = {
       info,
       clients,
       probes,
       decision: keyDecision,
-      evidence: said,
-      alternative,
       state,
       serviceSums: services,
       services: perService,
@@ -290,13 +288,38 @@ export async function analysePass(deps: AnalyseDeps, range: TimeRange, options: 
       joined,
       nearMatches: near,
       proberHealth: health,
-    });
+    } as KeyAnalysis;
+    // The text is built when read (a page, /api/key, the rows of /api/verdicts asked for), from the inputs the verdict used.
+    lazyField(analysis, 'alternative', () => alternativeOf(keyDecision, figures, usable, t));
+    lazyField(analysis, 'evidence', () => evidence(keyDecision, clients, probes, t, context, analysis.alternative));
+    if (citesSamples(keyDecision, clients)) citing.push({ keyId: id, evidence: analysis.evidence });
+    out.push(analysis);
   }
   // After the loop: one bounded read for just the keys that cite samples.
   await citeSamples(storage.samples, citing, range);
   for (const c of citing) timeDependent.add(c.keyId);
   const healthJson = JSON.stringify([...health].sort(([a], [b]) => a.localeCompare(b)));
   return { list: out, timeDependent, probes: probeFiguresOf, healthJson };
+}
+
+/**
+ * Defines `o[name]` as computed on first read by `make` (then a plain value): the pass decides
+ * every key's verdict, and only the keys shown or sent have their text built. Enumerable, so
+ * spreads, JSON and structured clones read it like any field.
+ */
+function lazyField<T extends object, K extends keyof T>(o: T, name: K, make: () => T[K]): void {
+  Object.defineProperty(o, name, {
+    enumerable: true,
+    configurable: true,
+    get() {
+      const value = make();
+      Object.defineProperty(o, name, { value, enumerable: true, writable: true, configurable: true });
+      return value;
+    },
+    set(value: T[K]) {
+      Object.defineProperty(o, name, { value, enumerable: true, writable: true, configurable: true });
+    },
+  });
 }
 
 /** `decide`, reading the fleet split (a query) only when the rules ask for it. */

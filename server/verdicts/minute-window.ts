@@ -3,8 +3,14 @@ import type { KeyLocationSums, KeyServiceSums, KeySourceMinutes, ProbeMinute, Re
 import { floorMinute } from './window.ts';
 import { KEY_COLUMNS, PROBE_COLUMNS } from '@breakerbox/protocol';
 import { P } from './counters.ts';
+import { addReporting, finishFold, finishRecent, finishReporting, foldPacked, type FoldState, type Packed, type RecentRows } from './minute-prefix.ts';
 
 const MINUTE = 60_000;
+const packedNone = <K2>(width: number): Packed<K2> => ({ ids: new Int32Array(0), inner: [], at: new Int32Array(1), cols: new Uint8Array(0), vals: new Float64Array(0), width });
+/** A minute without rows. */
+const EMPTY = { keys: packedNone<number>(KEY_COLUMNS.length), sources: new Int32Array(0), probes: packedNone<string>(PROBE_COLUMNS.length) };
+/** Kept folds of a span's older minutes, one per first minute (server/verdicts/minute-prefix.ts). */
+const MAX_PREFIXES = 4;
 
 /** What a short window's client and probe reads return, summed over its minutes. */
 export interface MinuteReads {
@@ -12,20 +18,6 @@ export interface MinuteReads {
   reporting: KeySourceMinutes;
   probeSums: KeyLocationSums;
   recent: RecentProbes;
-}
-
-/**
- * One minute's rows of one rollup table, packed (no object per row): row `i` is
- * (`ids[i]`, `inner[i]`) and its nonzero columns `cols[at[i]..at[i+1])` with values `vals[…]`.
- * Most histogram buckets of a minute are zero, and adding a zero changes no sum.
- */
-interface Packed<K2> {
-  ids: Int32Array;
-  inner: K2[];
-  at: Int32Array;
-  cols: Uint8Array;
-  vals: Float64Array;
-  width: number;
 }
 
 /** One minute's key, source and probe rows, as the rollup reads return them for that minute alone. */
@@ -89,44 +81,6 @@ const byNumber = (a: number, b: number) => a - b;
 // The rollup reads order text groups (probe locations) as bytes: locations are ASCII.
 const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
-/**
- * Sums packed minutes into nested maps, inner and outer keys in the reads' order (sorted once
- * at the end), each column with Kahan-Babuska-Neumaier compensation: the steps SQLite's SUM()
- * takes over REAL values, in the same order (minutes ascending, as SQLite scans them), so
- * `sum + err` is the number SQLite returns, to the last bit.
- */
-function sumPacked<K2 extends number | string>(parts: Packed<K2>[], width: number, inner: (a: K2, b: K2) => number): Map<number, Map<K2, Float64Array>> {
-  const acc = new Map<number, Map<K2, [Float64Array, Float64Array]>>();
-  for (const p of parts) {
-    for (let i = 0; i < p.ids.length; i++) {
-      const id = p.ids[i]!;
-      let into = acc.get(id);
-      if (!into) acc.set(id, (into = new Map()));
-      let a = into.get(p.inner[i]!);
-      if (!a) into.set(p.inner[i]!, (a = [new Float64Array(width), new Float64Array(width)]));
-      const [sum, err] = a;
-      for (let j = p.at[i]!; j < p.at[i + 1]!; j++) {
-        const c = p.cols[j]!;
-        const s = sum[c]!;
-        const r = p.vals[j]!;
-        const t = s + r;
-        err[c]! += Math.abs(s) > Math.abs(r) ? s - t + r : r - t + s;
-        sum[c] = t;
-      }
-    }
-  }
-  const out = new Map<number, Map<K2, Float64Array>>();
-  for (const [id, into] of acc) {
-    const done = new Map<K2, Float64Array>();
-    for (const [k, [sum, err]] of into) {
-      for (let c = 0; c < width; c++) sum[c]! += err[c]!;
-      done.set(k, sum);
-    }
-    out.set(id, done);
-  }
-  return sortedNested(out, inner);
-}
-
 /** The map with outer keys in number order and inner keys in `inner` order (inner maps of one entry as they are). */
 function sortedNested<K2, V>(acc: Map<number, Map<K2, V>>, inner: (a: K2, b: K2) => number): Map<number, Map<K2, V>> {
   const out = new Map<number, Map<K2, V>>();
@@ -167,22 +121,9 @@ export function createMinuteWindow(reader: Pick<RollupsPart, 'keyServiceSums' | 
 
   const covers = (first: number, end: number) => first % MINUTE === 0 && floorMinute(end - 1) - first < spanMs;
 
-  async function read(first: number, end: number): Promise<MinuteReads | null> {
-    const last = floorMinute(end - 1);
-    if (!covers(first, end)) return null;
-    await refresh(first, last);
-    const span: Minute[] = [];
-    for (let m = first; m <= last; m += MINUTE) span.push(minutes.get(m)!);
-    const reporting = new Map<number, Map<number, number>>();
-    for (const x of span) {
-      for (let i = 0; i < x.sources.length; i += 3) {
-        const id = x.sources[i]!;
-        let into = reporting.get(id);
-        if (!into) reporting.set(id, (into = new Map()));
-        into.set(x.sources[i + 1]!, (into.get(x.sources[i + 1]!) ?? 0) + x.sources[i + 2]!);
-      }
-    }
-    const recent = new Map<number, Map<string, ProbeMinute[]>>();
+  /** Per key and location, the probe rows of `span` (minutes ascending, the newest `last`) newest first. */
+  const recentOf = (span: Minute[], last: number): RecentRows => {
+    const recent: RecentRows = new Map();
     // Newest minute first, as the rollup read orders them.
     for (let n = span.length - 1; n >= 0; n--) {
       const p = span[n]!.probes;
@@ -197,11 +138,54 @@ export function createMinuteWindow(reader: Pick<RollupsPart, 'keyServiceSums' | 
         else into.set(p.inner[i]!, [row]);
       }
     }
+    return recent;
+  };
+
+  /**
+   * The fold of a span's minutes but its newest, kept per first minute: a pass inside the same
+   * minute as the previous one (a live fleet writes only the newest minute) folds that one
+   * minute onto it. Valid while its minutes are the very ones kept (a minute read again is a
+   * new object).
+   */
+  interface Prefix {
+    parts: Minute[];
+    keys: FoldState<number>;
+    probes: FoldState<string>;
+    reporting: Map<number, Map<number, number>>;
+    recent: RecentRows;
+  }
+  const prefixes = new Map<number, Prefix>();
+  const prefixOf = (first: number, head: Minute[]): Prefix => {
+    const kept = prefixes.get(first);
+    if (kept && kept.parts.length === head.length && kept.parts.every((x, i) => x === head[i])) return kept;
+    const p: Prefix = {
+      parts: head,
+      keys: foldPacked(new Map(), head.map((x) => x.keys), KEY_COLUMNS.length),
+      probes: foldPacked(new Map(), head.map((x) => x.probes), PROBE_COLUMNS.length),
+      reporting: addReporting(new Map(), head.map((x) => x.sources)),
+      recent: recentOf(head, first + (head.length - 1) * MINUTE),
+    };
+    prefixes.delete(first);
+    prefixes.set(first, p);
+    // A few windows at once (15 m and 5 m); the oldest first minutes go first.
+    while (prefixes.size > MAX_PREFIXES) prefixes.delete(prefixes.keys().next().value!);
+    return p;
+  };
+
+  async function read(first: number, end: number): Promise<MinuteReads | null> {
+    const last = floorMinute(end - 1);
+    if (!covers(first, end)) return null;
+    await refresh(first, last);
+    const span: Minute[] = [];
+    for (let m = first; m <= last; m += MINUTE) span.push(minutes.get(m)!);
+    const p = prefixOf(first, span.slice(0, -1));
+    // An empty window (`end` at `first`) reads no minute.
+    const newest = span.at(-1) ?? EMPTY;
     return {
-      byService: sumPacked(span.map((x) => x.keys), KEY_COLUMNS.length, byNumber),
-      reporting: sortedNested(reporting, byNumber),
-      probeSums: sumPacked(span.map((x) => x.probes), PROBE_COLUMNS.length, byText),
-      recent: sortedNested(recent, byText),
+      byService: sortedNested(finishFold(p.keys, newest.keys, KEY_COLUMNS.length), byNumber),
+      reporting: sortedNested(finishReporting(p.reporting, [newest.sources]), byNumber),
+      probeSums: sortedNested(finishFold(p.probes, newest.probes, PROBE_COLUMNS.length), byText),
+      recent: sortedNested(finishRecent(p.recent, recentOf(span.slice(-1), last)), byText),
     };
   }
 
@@ -209,7 +193,7 @@ export function createMinuteWindow(reader: Pick<RollupsPart, 'keyServiceSums' | 
     read(first, end) {
       // One read at a time: each refresh moves the cursor the next one starts from.
       const p = queue.then(() => read(first, end));
-      queue = p.catch(() => undefined);
+      queue = p.then(() => undefined, () => undefined); // not its result: the queue keeps no answer alive
       return p;
     },
     covers,

@@ -23,6 +23,7 @@ const plain = (v: unknown): unknown =>
   v instanceof Map ? [...v].map(([k, x]) => [k, plain(x)]) : v instanceof Float64Array ? [...v] : Array.isArray(v) ? v.map(plain) : v;
 
 describe('the minutes kept in memory read what the rollup tables hold', () => {
+  // Fractional costs: float sums whose compensation terms are not zero (the kept folds must continue them as SQLite does).
   it('over random writes: minute edges, late data inside a kept minute, data ahead of the clock, pruning', { timeout: 60_000 }, async () => {
     const tmp = tempDir();
     try {
@@ -55,7 +56,7 @@ describe('the minutes kept in memory read what the rollup tables hold', () => {
             const at = now + shift;
             const q = pick();
             const events: TelemetryEvent[] =
-              q < 0.5 ? windows(key, at - 20_000, at, { calls: 20, errors: { server: Math.floor(pick() * 5) }, slow: 2 })
+              q < 0.5 ? windows(key, at - 20_000, at, { calls: 20, errors: { server: Math.floor(pick() * 5) }, slow: 2 }).map((w) => ({ ...w, cost_usd: 0.1 + pick() / 3 }))
                 : q < 0.8 ? probes(key, pick() < 0.5 ? 'eu' : 'us', at - MIN, at, pick() < 0.3 ? 'error' : 'ok')
                   : [transition(key, at, 'closed', 'open')];
             await storage.telemetry.insertBatch({ batch_id: `b-${seed}-${step}`, source: { ...source, sdk: 'test/0' }, events }, now);
