@@ -51,6 +51,14 @@ export interface ProbeEventRow {
   systemFingerprint: string | null;
 }
 
+/** One probe's sighting of the served model version behind its key (issue 39). */
+export interface ServedSighting {
+  ts: number;
+  location: string;
+  modelServed: string | null;
+  systemFingerprint: string | null;
+}
+
 /** Reads of the raw events (kept `retention.raw_days`): transitions, probes, config. */
 export interface EventsPart {
   /** Per key × source, the last transition before `before` (its state holds at `before`); one key when given. Unordered. */
@@ -79,4 +87,10 @@ export interface EventsPart {
   warmOutcomes(keyId: number, location: string, from: number, to: number, at: number): Promise<string[]>;
   /** Failed warm probes per location in `[from, to)`, and how many of them were network or timeout. */
   probeFailureClasses(from: number, to: number): Promise<Map<string, { failed: number; network: number }>>;
+  /**
+   * One key's probes in `[from, to)` that named a served model version (`model_served` or
+   * `system_fingerprint`), oldest first by event time (then insertion): the input of
+   * served-model changes (server/verdicts/served-changes.ts).
+   */
+  servedSightings(keyId: number, from: number, to: number): Promise<ServedSighting[]>;
 }

@@ -31,6 +31,8 @@ const SQL = {
     JOIN keys k ON k.id = p.key_id WHERE p.key_id = $1 AND p.location = $2 AND p.ts <= $3 AND p.cold = 0 ORDER BY p.ts DESC, p.id DESC LIMIT 1`,
   warmOutcomes: `SELECT outcome FROM probe_events WHERE key_id = $1 AND location = $2 AND ts >= $3 AND ts < $4 AND ts <= $5 AND cold = 0
     ORDER BY ts DESC, id DESC`,
+  served: `SELECT ts, location, model_served, system_fingerprint FROM probe_events
+    WHERE key_id = $1 AND ts >= $2 AND ts < $3 AND (model_served IS NOT NULL OR system_fingerprint IS NOT NULL) ORDER BY ts, id`,
   failureClasses: `SELECT location, COUNT(*)::int AS failed, SUM(CASE WHEN error_class IN ('network', 'timeout') THEN 1 ELSE 0 END)::int AS network
     FROM probe_events WHERE ts >= $1 AND ts < $2 AND outcome <> 'ok' AND cold = 0 GROUP BY location`,
 };
@@ -89,6 +91,11 @@ export function createPostgresEventReads(pool: PgPool): EventsPart {
     },
     async probeFailureClasses(from, to) {
       return new Map((await q<{ location: string; failed: number; network: number }>('ev_failure_classes', SQL.failureClasses, [from, to])).map((r) => [r.location, { failed: r.failed, network: r.network }]));
+    },
+    async servedSightings(keyId, from, to) {
+      return (await q<{ ts: number; location: string; model_served: string | null; system_fingerprint: string | null }>('ev_served', SQL.served, [keyId, from, to])).map((r) => ({
+        ts: r.ts, location: r.location, modelServed: r.model_served, systemFingerprint: r.system_fingerprint,
+      }));
     },
   };
 }

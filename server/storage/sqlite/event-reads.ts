@@ -30,6 +30,8 @@ export function createEventReads(db: Db): SyncPart<EventsPart> {
     lastWarm: db.prepare(`SELECT p.outcome, p.error_class AS errorClass, p.status, k.provider, k.endpoint, k.model, k.region FROM probe_events p
       JOIN keys k ON k.id = p.key_id WHERE p.key_id = ? AND p.location = ? AND p.ts <= ? AND p.cold = 0 ORDER BY p.ts DESC, p.id DESC LIMIT 1`),
     warmOutcomes: db.prepare('SELECT outcome FROM probe_events WHERE key_id = ? AND location = ? AND ts >= ? AND ts < ? AND ts <= ? AND cold = 0 ORDER BY ts DESC, id DESC').pluck(),
+    served: db.prepare(`SELECT ts, location, model_served, system_fingerprint FROM probe_events
+      WHERE key_id = ? AND ts >= ? AND ts < ? AND (model_served IS NOT NULL OR system_fingerprint IS NOT NULL) ORDER BY ts, id`).raw(),
     failureClasses: db.prepare(`SELECT location, COUNT(*), SUM(CASE WHEN error_class IN ('network', 'timeout') THEN 1 ELSE 0 END) FROM probe_events
       WHERE ts >= ? AND ts < ? AND outcome <> 'ok' AND cold = 0 GROUP BY location`).raw(),
   };
@@ -69,5 +71,7 @@ export function createEventReads(db: Db): SyncPart<EventsPart> {
     warmOutcomes: (keyId, location, from, to, at) => s.warmOutcomes.all(keyId, location, from, to, at) as string[],
     probeFailureClasses: (from, to) =>
       new Map((s.failureClasses.all(from, to) as [string, number, number][]).map(([location, failed, network]) => [location, { failed, network }])),
+    servedSightings: (keyId, from, to) =>
+      (s.served.all(keyId, from, to) as [number, string, string | null, string | null][]).map(([ts, location, modelServed, systemFingerprint]) => ({ ts, location, modelServed, systemFingerprint })),
   };
 }
