@@ -107,6 +107,27 @@ export function storageContract(engine: string, open: OpenStorage): void {
       expect(rows[1]!.message).toContain('expected the word');
     });
 
+    it("reads one key's probes that named a served version in a range, oldest first by event time whatever the arrival order (issue 39)", async () => {
+      const base = { type: 'probe' as const, location: 'eu-west', outcome: 'ok' as const, latency_ms: { total: 200 } };
+      const source = { service: 'prober', instance: 'p', sdk: 'breakerbox-probe/0.1.0' };
+      await s.telemetry.insertBatch({ batch_id: 'served-1', source, events: [
+        { ...base, key: KEY, ts: now + 3_000, model_served: 'm', system_fingerprint: 'fp_b' },
+        { ...base, key: KEY, ts: now + 1_000, model_served: 'm', system_fingerprint: 'fp_a' },
+        // Names nothing: left out.
+        { ...base, key: KEY, ts: now + 2_000, outcome: 'error', error_class: 'server', status: 503 },
+        { ...base, key: OTHER, ts: now + 2_000, model_served: 'claude-x-1' },
+      ] }, now + MIN);
+      // Late: between the two above.
+      await s.telemetry.insertBatch({ batch_id: 'served-2', source, events: [{ ...base, key: KEY, location: 'us-east', ts: now + 2_500, system_fingerprint: 'fp_a' }] }, now + MIN);
+      const [id] = (await s.telemetry.findKeyIds([KEY])) as number[];
+      expect(await s.events.servedSightings(id!, now, now + MIN)).toEqual([
+        { ts: now + 1_000, location: 'eu-west', modelServed: 'm', systemFingerprint: 'fp_a' },
+        { ts: now + 2_500, location: 'us-east', modelServed: null, systemFingerprint: 'fp_a' },
+        { ts: now + 3_000, location: 'eu-west', modelServed: 'm', systemFingerprint: 'fp_b' },
+      ]);
+      expect(await s.events.servedSightings(id!, now + 1_001, now + 3_000)).toEqual([{ ts: now + 2_500, location: 'us-east', modelServed: null, systemFingerprint: 'fp_a' }]);
+    });
+
     it('sums completed tasks and each failover level per operation over a span of minutes, across services (taskLevelSums)', async () => {
       const tasks = (operation: string, start: number, levels: Record<string, number>) => {
         const completed = Object.values(levels).reduce((a, b) => a + b, 0);
