@@ -139,10 +139,13 @@ export const ServedVersion = Type.Object({
 });
 export type ServedVersion = Static<typeof ServedVersion>;
 
-/** A change of the served version behind the key, at the probe (event time) that first named the new one. */
+/** A change of the served version behind the key, at the probe or call sample (event time) that first named the new one. */
 export const ServedChange = Type.Object({
   ts: Type.Integer(),
-  location: Type.String(),
+  /** `probe`: a probe event; `call`: an SDK call sample (of a failed or slow call). */
+  seen_in: StringEnum(['probe', 'call'] as const),
+  /** The probe's location, or the call's `service/instance`. */
+  by: Type.String(),
   from: ServedVersion,
   to: ServedVersion,
 });

@@ -1,7 +1,8 @@
 /**
  * A model swapped behind its name (issue 39): the served version behind a key changes when a
- * probe names a `model_served` or `system_fingerprint` different from the last one named for
- * the key. Derived on read from the raw probe events (nothing else is stored): the changes are
+ * probe (or an SDK call sample) names a `model_served` or `system_fingerprint` different from
+ * the last one named for the key. Derived on read from the raw probe events and call samples
+ * (nothing else is stored): the changes are
  * decided in event-time order, so a probe that arrives late lands where its `ts` puts it and
  * cannot invent a flip-flop; the same version seen again is no change. A field a probe does not
  * name (an Anthropic answer has no fingerprint, a failed probe names nothing) carries over.
@@ -28,7 +29,7 @@ export function servedChanges(sightings: readonly ServedSighting[], from: number
     const model = s.modelServed !== null && last.model_served !== null && s.modelServed !== last.model_served;
     const fingerprint = s.systemFingerprint !== null && last.system_fingerprint !== null && s.systemFingerprint !== last.system_fingerprint;
     const next: ServedVersion = { model_served: s.modelServed ?? last.model_served, system_fingerprint: s.systemFingerprint ?? last.system_fingerprint };
-    if ((model || fingerprint) && s.ts >= from) out.push({ ts: s.ts, location: s.location, from: { ...last }, to: next });
+    if ((model || fingerprint) && s.ts >= from) out.push({ ts: s.ts, seen_in: s.seenIn, by: s.by, from: { ...last }, to: next });
     last.model_served = next.model_served;
     last.system_fingerprint = next.system_fingerprint;
   }
@@ -43,9 +44,12 @@ export async function readServedChanges(storage: Pick<Storage, 'events'>, keyId:
 const versionText = (v: ServedVersion): string =>
   [v.model_served, v.system_fingerprint !== null ? `(system_fingerprint ${v.system_fingerprint})` : null].filter((x) => x !== null).join(' ') || 'unknown';
 
+/** Where a change was seen: "probe from eu-west", "call from drafts/pod-3". */
+export const seenText = (c: ServedChange): string => `${c.seen_in} from ${c.by}`;
+
 /** "served model changed from gpt-4o-2024-08-06 (system_fingerprint fp_a) to … at 14:02:05 UTC (probe from eu-west)". */
 export function servedChangeSentence(c: ServedChange): string {
-  return `served model changed from ${versionText(c.from)} to ${versionText(c.to)} at ${clockTime(c.ts)} (probe from ${c.location})`;
+  return `served model changed from ${versionText(c.from)} to ${versionText(c.to)} at ${clockTime(c.ts)} (${seenText(c)})`;
 }
 
 /** A key whose evidence may name a served-model change: its id and the evidence list to extend. */

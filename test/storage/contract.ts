@@ -121,11 +121,26 @@ export function storageContract(engine: string, open: OpenStorage): void {
       await s.telemetry.insertBatch({ batch_id: 'served-2', source, events: [{ ...base, key: KEY, location: 'us-east', ts: now + 2_500, system_fingerprint: 'fp_a' }] }, now + MIN);
       const [id] = (await s.telemetry.findKeyIds([KEY])) as number[];
       expect(await s.events.servedSightings(id!, now, now + MIN)).toEqual([
-        { ts: now + 1_000, location: 'eu-west', modelServed: 'm', systemFingerprint: 'fp_a' },
-        { ts: now + 2_500, location: 'us-east', modelServed: null, systemFingerprint: 'fp_a' },
-        { ts: now + 3_000, location: 'eu-west', modelServed: 'm', systemFingerprint: 'fp_b' },
+        { ts: now + 1_000, seenIn: 'probe', by: 'eu-west', modelServed: 'm', systemFingerprint: 'fp_a' },
+        { ts: now + 2_500, seenIn: 'probe', by: 'us-east', modelServed: null, systemFingerprint: 'fp_a' },
+        { ts: now + 3_000, seenIn: 'probe', by: 'eu-west', modelServed: 'm', systemFingerprint: 'fp_b' },
       ]);
-      expect(await s.events.servedSightings(id!, now + 1_001, now + 3_000)).toEqual([{ ts: now + 2_500, location: 'us-east', modelServed: null, systemFingerprint: 'fp_a' }]);
+      expect(await s.events.servedSightings(id!, now + 1_001, now + 3_000)).toEqual([{ ts: now + 2_500, seenIn: 'probe', by: 'us-east', modelServed: null, systemFingerprint: 'fp_a' }]);
+    });
+
+    it("reads the served model of a key's call samples among its sightings, by time, with the calling service and instance (issue 39)", async () => {
+      const b = batch('served-calls', now + 30_000);
+      const w = b.events[0] as Extract<TelemetryBatch['events'][number], { type: 'window' }>;
+      const sample = { outcome: 'error' as const, error_class: 'invalid_output' as const, status: 200, attempt: 1, duration_ms: 300 };
+      w.samples = [{ ...sample, ts: now + 25_000, model_served: 'm-2' }, { ...sample, ts: now + 26_000 }];
+      b.events.push({ type: 'probe', key: KEY, location: 'eu-west', outcome: 'ok', latency_ms: { total: 200 }, ts: now + 25_000, model_served: 'm-1' });
+      await s.telemetry.insertBatch(b, now + MIN);
+      const [id] = (await s.telemetry.findKeyIds([KEY])) as number[];
+      // Same time: the probe first. The sample that names no model is left out.
+      expect(await s.events.servedSightings(id!, now, now + MIN)).toEqual([
+        { ts: now + 25_000, seenIn: 'probe', by: 'eu-west', modelServed: 'm-1', systemFingerprint: null },
+        { ts: now + 25_000, seenIn: 'call', by: 'ticket-drafts/pod-1', modelServed: 'm-2', systemFingerprint: null },
+      ]);
     });
 
     it('sums completed tasks and each failover level per operation over a span of minutes, across services (taskLevelSums)', async () => {

@@ -12,6 +12,7 @@ import { servedChanges } from '../../server/verdicts/served-changes.ts';
 const SWAPPED: BreakerKey = { provider: 'openai', endpoint: 'chat', model: 'gpt-4o', region: 'us' };
 const HEALTHY: BreakerKey = { provider: 'openai', endpoint: 'chat', model: 'gpt-4o-mini', region: 'us' };
 const LATE: BreakerKey = { provider: 'openai', endpoint: 'chat', model: 'gpt-4.1', region: 'us' };
+const CALLED: BreakerKey = { provider: 'openai', endpoint: 'chat', model: 'o3', region: 'us' };
 const clock = (ms: number) => `${new Date(ms).toISOString().slice(11, 19)} UTC`;
 const v = (model_served: string | null, system_fingerprint: string | null) => ({ model_served, system_fingerprint });
 
@@ -43,6 +44,10 @@ beforeAll(async () => {
   const straggler = late.splice(10, 1);
   await c.send({ service: 'prober', instance: 'eu' }, late);
   await c.send({ service: 'prober', instance: 'eu' }, straggler);
+  // CALLED: no probes; its SDK's failed-call samples name o3-2025-04-16, then o3-2025-06-01.
+  const called = windows(CALLED, from, to, { calls: 10, errors: { invalid_output: 1 } });
+  called.forEach((w) => (w.samples = [{ ts: w.end - 1_000, outcome: 'error', error_class: 'invalid_output', status: 200, attempt: 1, duration_ms: 400, model_served: w.end <= swapAt ? 'o3-2025-04-16' : 'o3-2025-06-01' }]));
+  await c.send({ service: 'drafts', instance: 'pod-2' }, called);
 });
 afterAll(async () => {
   await c?.close();
@@ -53,7 +58,7 @@ describe('served-model changes', () => {
     const detail = await c.get<{ served_changes: unknown[] }>(`/api/key?${keyQuery(SWAPPED)}&from=${from}&to=${to}`);
     // The same fingerprint on the 29 probes after the first fp_b is no new change.
     expect(detail.served_changes).toEqual([
-      { ts: swapAt + 5_000, location: 'eu-west', from: v('gpt-4o-2024-08-06', 'fp_a'), to: v('gpt-4o-2024-08-06', 'fp_b') },
+      { ts: swapAt + 5_000, seen_in: 'probe', by: 'eu-west', from: v('gpt-4o-2024-08-06', 'fp_a'), to: v('gpt-4o-2024-08-06', 'fp_b') },
     ]);
   });
 
@@ -68,6 +73,11 @@ describe('served-model changes', () => {
     const detail = await c.get<{ served_changes: { ts: number; from: unknown; to: unknown }[] }>(`/api/key?${keyQuery(LATE)}&from=${from}&to=${to}`);
     expect(detail.served_changes).toHaveLength(1);
     expect(detail.served_changes[0]).toMatchObject({ ts: swapAt + 5_000, from: v('gpt-4o-2024-08-06', 'fp_a'), to: v('gpt-4o-2024-08-06', 'fp_b') });
+  });
+
+  it("shows a change of the served model named by the SDK's call samples", async () => {
+    const detail = await c.get<{ served_changes: unknown[] }>(`/api/key?${keyQuery(CALLED)}&from=${from}&to=${to}`);
+    expect(detail.served_changes).toEqual([{ ts: swapAt + 9_000, seen_in: 'call', by: 'drafts/pod-2', from: v('o3-2025-04-16', null), to: v('o3-2025-06-01', null) }]);
   });
 
   it('names the change in the evidence of a verdict degraded after it', async () => {
@@ -113,11 +123,11 @@ describe('served-model changes', () => {
 });
 
 describe('servedChanges', () => {
-  const s = (ts: number, modelServed: string | null, systemFingerprint: string | null, location = 'eu-west') => ({ ts, location, modelServed, systemFingerprint });
+  const s = (ts: number, modelServed: string | null, systemFingerprint: string | null, by = 'eu-west') => ({ ts, seenIn: 'probe' as const, by, modelServed, systemFingerprint });
 
   it('carries a field a probe does not name over, and counts a model change without a fingerprint', () => {
     const changes = servedChanges([s(1, 'claude-a', null), s(2, null, null), s(3, 'claude-a', null), s(4, 'claude-b', null), s(5, 'claude-b', null)], 0);
-    expect(changes).toEqual([{ ts: 4, location: 'eu-west', from: v('claude-a', null), to: v('claude-b', null) }]);
+    expect(changes).toEqual([{ ts: 4, seen_in: 'probe', by: 'eu-west', from: v('claude-a', null), to: v('claude-b', null) }]);
   });
 
   it('sets the version in force from sightings before the range without listing their changes', () => {

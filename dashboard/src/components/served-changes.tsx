@@ -9,7 +9,7 @@ export const versionText = (v: Version): string =>
   [v.model_served, v.system_fingerprint !== null ? `(${v.system_fingerprint})` : null].filter((x) => x !== null).join(' ') || 'unknown';
 
 /** What the tooltip and the list say of one change. */
-export const changeText = (c: Change): string => `${formatDateTime(c.ts)}: served model ${versionText(c.from)} → ${versionText(c.to)} (probe from ${c.location})`;
+export const changeText = (c: Change): string => `${formatDateTime(c.ts)}: served model ${versionText(c.from)} → ${versionText(c.to)} (${c.seen_in} from ${c.by})`;
 
 /** Marks on the verdict strip's time axis, one per served-model change (the list below says the same in words). */
 export function ServedChangeMarks({ changes, window }: { changes: Change[]; window: { from: number; to: number } }) {
@@ -17,7 +17,7 @@ export function ServedChangeMarks({ changes, window }: { changes: Change[]; wind
   return (
     <>
       {changes.map((c) => (
-        <span key={`${c.ts}-${c.location}`} className="timeline-swap" style={{ left: `${((c.ts - window.from) / span) * 100}%` }} title={changeText(c)} />
+        <span key={`${c.ts}-${c.by}`} className="timeline-swap" style={{ left: `${((c.ts - window.from) / span) * 100}%` }} title={changeText(c)} />
       ))}
     </>
   );
@@ -30,7 +30,7 @@ export function ServedChanges({ changes }: { changes: Change[] }) {
     <section aria-labelledby="served-changes-title">
       <h2 id="served-changes-title">Served model changes <span className="muted">(newest first)</span></h2>
       <ol className="served-changes" data-testid="served-changes">
-        {[...changes].reverse().map((c) => <li key={`${c.ts}-${c.location}`}>{changeText(c)}</li>)}
+        {[...changes].reverse().map((c) => <li key={`${c.ts}-${c.by}`}>{changeText(c)}</li>)}
       </ol>
     </section>
   );

@@ -51,10 +51,13 @@ export interface ProbeEventRow {
   systemFingerprint: string | null;
 }
 
-/** One probe's sighting of the served model version behind its key (issue 39). */
+/** A probe's or an SDK call sample's sighting of the served model version behind its key (issue 39). */
 export interface ServedSighting {
   ts: number;
-  location: string;
+  /** `probe`: a probe event; `call`: an SDK call sample (failed or slow calls only; no fingerprint). */
+  seenIn: 'probe' | 'call';
+  /** The probe's location, or the call's `service/instance`. */
+  by: string;
   modelServed: string | null;
   systemFingerprint: string | null;
 }
@@ -88,9 +91,10 @@ export interface EventsPart {
   /** Failed warm probes per location in `[from, to)`, and how many of them were network or timeout. */
   probeFailureClasses(from: number, to: number): Promise<Map<string, { failed: number; network: number }>>;
   /**
-   * One key's probes in `[from, to)` that named a served model version (`model_served` or
-   * `system_fingerprint`), oldest first by event time (then insertion): the input of
-   * served-model changes (server/verdicts/served-changes.ts).
+   * One key's probes and call samples in `[from, to)` that named a served model version
+   * (`model_served`, a probe's `system_fingerprint`), oldest first by event time (a probe before
+   * a call at the same time, then insertion): the input of served-model changes
+   * (server/verdicts/served-changes.ts).
    */
   servedSightings(keyId: number, from: number, to: number): Promise<ServedSighting[]>;
 }

@@ -30,8 +30,13 @@ export function createEventReads(db: Db): SyncPart<EventsPart> {
     lastWarm: db.prepare(`SELECT p.outcome, p.error_class AS errorClass, p.status, k.provider, k.endpoint, k.model, k.region FROM probe_events p
       JOIN keys k ON k.id = p.key_id WHERE p.key_id = ? AND p.location = ? AND p.ts <= ? AND p.cold = 0 ORDER BY p.ts DESC, p.id DESC LIMIT 1`),
     warmOutcomes: db.prepare('SELECT outcome FROM probe_events WHERE key_id = ? AND location = ? AND ts >= ? AND ts < ? AND ts <= ? AND cold = 0 ORDER BY ts DESC, id DESC').pluck(),
-    served: db.prepare(`SELECT ts, location, model_served, system_fingerprint FROM probe_events
-      WHERE key_id = ? AND ts >= ? AND ts < ? AND (model_served IS NOT NULL OR system_fingerprint IS NOT NULL) ORDER BY ts, id`).raw(),
+    served: db.prepare(`SELECT ts, 'probe', location, model_served, system_fingerprint, 0 AS kind, id FROM probe_events
+      WHERE key_id = @key AND ts >= @from AND ts < @to AND (model_served IS NOT NULL OR system_fingerprint IS NOT NULL)
+      UNION ALL
+      SELECT c.ts, 'call', v.name || '/' || s.instance, json_extract(c.sample, '$.model_served'), NULL, 1 AS kind, c.id FROM call_samples c
+      JOIN sources s ON s.id = c.source_id JOIN services v ON v.id = s.service_id
+      WHERE c.key_id = @key AND c.ts >= @from AND c.ts < @to AND json_extract(c.sample, '$.model_served') IS NOT NULL
+      ORDER BY 1, kind, id`).raw(),
     failureClasses: db.prepare(`SELECT location, COUNT(*), SUM(CASE WHEN error_class IN ('network', 'timeout') THEN 1 ELSE 0 END) FROM probe_events
       WHERE ts >= ? AND ts < ? AND outcome <> 'ok' AND cold = 0 GROUP BY location`).raw(),
   };
@@ -72,6 +77,6 @@ export function createEventReads(db: Db): SyncPart<EventsPart> {
     probeFailureClasses: (from, to) =>
       new Map((s.failureClasses.all(from, to) as [string, number, number][]).map(([location, failed, network]) => [location, { failed, network }])),
     servedSightings: (keyId, from, to) =>
-      (s.served.all(keyId, from, to) as [number, string, string | null, string | null][]).map(([ts, location, modelServed, systemFingerprint]) => ({ ts, location, modelServed, systemFingerprint })),
+      (s.served.all({ key: keyId, from, to }) as [number, 'probe' | 'call', string, string | null, string | null][]).map(([ts, seenIn, by, modelServed, systemFingerprint]) => ({ ts, seenIn, by, modelServed, systemFingerprint })),
   };
 }
