@@ -19,11 +19,12 @@ export const SERVED_BEFORE_MS = 24 * 3_600_000;
 export const SERVED_CHANGES_LISTED = 100;
 
 /**
- * The changes among `sightings` (oldest first) at or after `from`; sightings before `from` only
- * set the version in force. Newest last, at most `limit` (the newest kept).
+ * The changes among `sightings` (oldest first) at or after `from`, starting from the version in
+ * force `before`; sightings before `from` only set the version in force. Newest last, at most
+ * `limit` (the newest kept).
  */
-export function servedChanges(sightings: readonly ServedSighting[], from: number, limit = SERVED_CHANGES_LISTED): ServedChange[] {
-  const last: ServedVersion = { model_served: null, system_fingerprint: null };
+export function servedChanges(sightings: readonly ServedSighting[], from: number, limit = SERVED_CHANGES_LISTED, before: ServedVersion = { model_served: null, system_fingerprint: null }): ServedChange[] {
+  const last: ServedVersion = { ...before };
   const out: ServedChange[] = [];
   for (const s of sightings) {
     const model = s.modelServed !== null && last.model_served !== null && s.modelServed !== last.model_served;
@@ -38,7 +39,8 @@ export function servedChanges(sightings: readonly ServedSighting[], from: number
 
 /** One key's served-model changes in `[from, to)`, the version in force looked for `SERVED_BEFORE_MS` before. */
 export async function readServedChanges(storage: Pick<Storage, 'events'>, keyId: number, from: number, to: number): Promise<ServedChange[]> {
-  return servedChanges(await storage.events.servedSightings(keyId, from - SERVED_BEFORE_MS, to), from);
+  const [before, sightings] = await Promise.all([storage.events.servedBefore(keyId, from, from - SERVED_BEFORE_MS), storage.events.servedSightings(keyId, from, to)]);
+  return servedChanges(sightings, from, SERVED_CHANGES_LISTED, { model_served: before.modelServed, system_fingerprint: before.systemFingerprint });
 }
 
 const versionText = (v: ServedVersion): string =>

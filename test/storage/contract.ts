@@ -126,6 +126,10 @@ export function storageContract(engine: string, open: OpenStorage): void {
         { ts: now + 3_000, seenIn: 'probe', by: 'eu-west', modelServed: 'm', systemFingerprint: 'fp_b' },
       ]);
       expect(await s.events.servedSightings(id!, now + 1_001, now + 3_000)).toEqual([{ ts: now + 2_500, seenIn: 'probe', by: 'us-east', modelServed: null, systemFingerprint: 'fp_a' }]);
+      // In force before 3 s: the model of 1 s (2.5 s named none), the fingerprint of 2.5 s; nothing before `since`.
+      expect(await s.events.servedBefore(id!, now + 3_000, now)).toEqual({ modelServed: 'm', systemFingerprint: 'fp_a' });
+      expect(await s.events.servedBefore(id!, now + MIN, now + 2_000)).toEqual({ modelServed: 'm', systemFingerprint: 'fp_b' });
+      expect(await s.events.servedBefore(id!, now + 3_000, now + 1_001)).toEqual({ modelServed: null, systemFingerprint: 'fp_a' });
     });
 
     it("reads the served model of a key's call samples among its sightings, by time, with the calling service and instance (issue 39)", async () => {
@@ -141,6 +145,8 @@ export function storageContract(engine: string, open: OpenStorage): void {
         { ts: now + 25_000, seenIn: 'probe', by: 'eu-west', modelServed: 'm-1', systemFingerprint: null },
         { ts: now + 25_000, seenIn: 'call', by: 'ticket-drafts/pod-1', modelServed: 'm-2', systemFingerprint: null },
       ]);
+      // The call sample comes after the probe of the same time: its model is the one in force.
+      expect(await s.events.servedBefore(id!, now + MIN, now)).toEqual({ modelServed: 'm-2', systemFingerprint: null });
     });
 
     it('sums completed tasks and each failover level per operation over a span of minutes, across services (taskLevelSums)', async () => {

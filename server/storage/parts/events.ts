@@ -97,4 +97,10 @@ export interface EventsPart {
    * (server/verdicts/served-changes.ts).
    */
   servedSightings(keyId: number, from: number, to: number): Promise<ServedSighting[]>;
+  /**
+   * The served version in force for a key at `before`: the last `model_served` and the last
+   * `system_fingerprint` its sightings in `[since, before)` named (each null when none did), in
+   * `servedSightings`' order. Two index lookups, not a read of every sighting.
+   */
+  servedBefore(keyId: number, before: number, since: number): Promise<{ modelServed: string | null; systemFingerprint: string | null }>;
 }

@@ -37,6 +37,16 @@ export function createEventReads(db: Db): SyncPart<EventsPart> {
       JOIN sources s ON s.id = c.source_id JOIN services v ON v.id = s.service_id
       WHERE c.key_id = @key AND c.ts >= @from AND c.ts < @to AND json_extract(c.sample, '$.model_served') IS NOT NULL
       ORDER BY 1, kind, id`).raw(),
+    // The last named model: the later of the probes' and the call samples' last (same order as `served`).
+    beforeModel: db.prepare(`SELECT m FROM (
+        SELECT * FROM (SELECT ts, 0 AS kind, id, model_served AS m FROM probe_events
+          WHERE key_id = @key AND ts >= @since AND ts < @before AND model_served IS NOT NULL ORDER BY ts DESC, id DESC LIMIT 1)
+        UNION ALL
+        SELECT * FROM (SELECT ts, 1 AS kind, id, json_extract(sample, '$.model_served') AS m FROM call_samples
+          WHERE key_id = @key AND ts >= @since AND ts < @before AND json_extract(sample, '$.model_served') IS NOT NULL ORDER BY ts DESC, id DESC LIMIT 1)
+      ) ORDER BY ts DESC, kind DESC, id DESC LIMIT 1`).pluck(),
+    beforeFingerprint: db.prepare(`SELECT system_fingerprint FROM probe_events
+      WHERE key_id = @key AND ts >= @since AND ts < @before AND system_fingerprint IS NOT NULL ORDER BY ts DESC, id DESC LIMIT 1`).pluck(),
     failureClasses: db.prepare(`SELECT location, COUNT(*), SUM(CASE WHEN error_class IN ('network', 'timeout') THEN 1 ELSE 0 END) FROM probe_events
       WHERE ts >= ? AND ts < ? AND outcome <> 'ok' AND cold = 0 GROUP BY location`).raw(),
   };
@@ -76,6 +86,10 @@ export function createEventReads(db: Db): SyncPart<EventsPart> {
     warmOutcomes: (keyId, location, from, to, at) => s.warmOutcomes.all(keyId, location, from, to, at) as string[],
     probeFailureClasses: (from, to) =>
       new Map((s.failureClasses.all(from, to) as [string, number, number][]).map(([location, failed, network]) => [location, { failed, network }])),
+    servedBefore(keyId, before, since) {
+      const p = { key: keyId, before, since };
+      return { modelServed: (s.beforeModel.get(p) as string | undefined) ?? null, systemFingerprint: (s.beforeFingerprint.get(p) as string | undefined) ?? null };
+    },
     servedSightings: (keyId, from, to) =>
       (s.served.all({ key: keyId, from, to }) as [number, 'probe' | 'call', string, string | null, string | null][]).map(([ts, seenIn, by, modelServed, systemFingerprint]) => ({ ts, seenIn, by, modelServed, systemFingerprint })),
   };
