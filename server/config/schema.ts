@@ -41,6 +41,7 @@ const VerdictsSection = Type.Object(
     slow_probe_ratio: Type.Number({ minimum: 1, default: 3, description: 'probe p50 at least this many times its baseline p50 (and slow_probe_min_delta_ms above it): the location is slow' }),
     slow_probe_min_delta_ms: Type.Integer({ minimum: 0, default: 1000, description: 'how far above its baseline p50 a probe p50 must be to count as slow, ms' }),
     stale_probe_lookback_s: Type.Integer({ minimum: 60, default: 3600, description: 'a key with no probe in the window that a location probed this recently reads probes_stale (naming the location), not no_probes' }),
+    served_change_lookback_s: Type.Integer({ minimum: 0, default: 21_600, description: 'a verdict that is not healthy names a change of the served model behind its key (model_served or system_fingerprint of its probes) this recent; 0: never' }),
     prober_min_keys: Type.Integer({ minimum: 1, default: 3, description: 'failing keys a location needs before it can be judged a prober problem' }),
     prober_min_providers: Type.Integer({ minimum: 1, default: 2, description: 'providers those keys must span' }),
     prober_failing_share: Share(0.8, 'share of the location\'s probed keys that must be failing'),

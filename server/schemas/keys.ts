@@ -132,6 +132,25 @@ export const TransitionRecord = Type.Object({
 });
 export type TransitionRecord = Static<typeof TransitionRecord>;
 
+/** The served model version a probe named (issue 39); null: not named so far. */
+export const ServedVersion = Type.Object({
+  model_served: Nullable('string'),
+  system_fingerprint: Nullable('string'),
+});
+export type ServedVersion = Static<typeof ServedVersion>;
+
+/** A change of the served version behind the key, at the probe or call sample (event time) that first named the new one. */
+export const ServedChange = Type.Object({
+  ts: Type.Integer(),
+  /** `probe`: a probe event; `call`: an SDK call sample (of a failed or slow call). */
+  seen_in: StringEnum(['probe', 'call'] as const),
+  /** The probe's location, or the call's `service/instance`. */
+  by: Type.String(),
+  from: ServedVersion,
+  to: ServedVersion,
+});
+export type ServedChange = Static<typeof ServedChange>;
+
 /** Reply of `GET /api/key`. */
 export const KeyDetail = Type.Object({
   key: BreakerKeySchema,
@@ -166,6 +185,8 @@ export const KeyDetail = Type.Object({
   series: Type.Array(SeriesPoint),
   probe_series: Type.Record(Type.String(), Type.Array(ProbePoint)),
   transitions: Type.Array(TransitionRecord),
+  /** Served-model changes in the window, oldest first (at most the newest 100; server/verdicts/served-changes.ts). */
+  served_changes: Type.Array(ServedChange),
 });
 export type KeyDetail = Static<typeof KeyDetail>;
 

@@ -3,6 +3,7 @@ import { alternativeOf } from './alternative.ts';
 import { addInto, newKeySums, type KeySums } from './counters.ts';
 import { evidence } from './evidence.ts';
 import { citeSamples, citesSamples, type CitingKey } from './sample-evidence.ts';
+import { citeServedChanges, type SwapCitingKey } from './served-changes.ts';
 import { joinGroups, nearMatches } from './key-join.ts';
 import { proberHealthOf, type LocationHealth } from './prober-health.ts';
 import type { KeyInfo, KeyServiceSums, KeySourceMinutes, ProbeActivity, SourceInfo, Storage } from '../storage/storage.ts';
@@ -187,6 +188,7 @@ export async function analysePass(deps: AnalyseDeps, range: TimeRange, options: 
 
   const out: KeyAnalysis[] = [];
   const citing: CitingKey[] = [];
+  const swapped: SwapCitingKey[] = [];
   for (const id of ids) {
     const info = keys.get(id);
     if (!info) continue;
@@ -293,11 +295,15 @@ export async function analysePass(deps: AnalyseDeps, range: TimeRange, options: 
     lazyField(analysis, 'alternative', () => alternativeOf(keyDecision, figures, usable, t));
     lazyField(analysis, 'evidence', () => evidence(keyDecision, clients, probes, t, context, analysis.alternative));
     if (citesSamples(keyDecision, clients)) citing.push({ keyId: id, evidence: analysis.evidence });
+    // A degraded verdict names a model swapped behind the key's name shortly before (issue 39).
+    if (keyDecision.verdict !== 'healthy' && citesSamples(keyDecision, clients)) swapped.push({ keyId: id, evidence: analysis.evidence });
     out.push(analysis);
   }
   // After the loop: one bounded read for just the keys that cite samples.
   await citeSamples(storage.samples, citing, range);
   for (const c of citing) timeDependent.add(c.keyId);
+  // The look-back slides with `to`: a key that names a change is judged again.
+  for (const id of await citeServedChanges(storage, swapped, to, t.served_change_lookback_s * 1000)) timeDependent.add(id);
   const healthJson = JSON.stringify([...health].sort(([a], [b]) => a.localeCompare(b)));
   return { list: out, timeDependent, probes: probeFiguresOf, healthJson };
 }

@@ -30,6 +30,7 @@ export interface VerdictThresholds {
   slow_probe_ratio: number;
   slow_probe_min_delta_ms: number;
   stale_probe_lookback_s: number;
+  served_change_lookback_s: number;
   prober_min_keys: number;
   prober_min_providers: number;
   prober_failing_share: number;

@@ -9,6 +9,7 @@ import { leadWithWorstService } from './service-lead.ts';
 import type { ProbeFigures } from './types.ts';
 import { floorMinute, type TimeRange } from './window.ts';
 import { fallbackHealth } from './fallback-health.ts';
+import { readServedChanges } from './served-changes.ts';
 import type { KeyDetail, SeriesPoint } from '../schemas/keys.ts';
 
 const MINUTE = 60_000;
@@ -184,9 +185,10 @@ export async function keyDetail(deps: AnalyseDeps, keyId: number, range: TimeRan
     };
   });
 
-  const [config, transitions] = await Promise.all([
+  const [config, transitions, servedChanges] = await Promise.all([
     storage.events.latestConfig(keyId),
     storage.events.keyTransitions(keyId, range.from, range.to, TRANSITIONS_LISTED) as Promise<KeyDetail['transitions']>,
+    readServedChanges(storage, keyId, range.from, range.to),
   ]);
 
   return {
@@ -206,6 +208,7 @@ export async function keyDetail(deps: AnalyseDeps, keyId: number, range: TimeRan
     series,
     probe_series: probeSeries,
     transitions,
+    served_changes: servedChanges,
   };
 }
 

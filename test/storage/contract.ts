@@ -107,6 +107,48 @@ export function storageContract(engine: string, open: OpenStorage): void {
       expect(rows[1]!.message).toContain('expected the word');
     });
 
+    it("reads one key's probes that named a served version in a range, oldest first by event time whatever the arrival order (issue 39)", async () => {
+      const base = { type: 'probe' as const, location: 'eu-west', outcome: 'ok' as const, latency_ms: { total: 200 } };
+      const source = { service: 'prober', instance: 'p', sdk: 'breakerbox-probe/0.1.0' };
+      await s.telemetry.insertBatch({ batch_id: 'served-1', source, events: [
+        { ...base, key: KEY, ts: now + 3_000, model_served: 'm', system_fingerprint: 'fp_b' },
+        { ...base, key: KEY, ts: now + 1_000, model_served: 'm', system_fingerprint: 'fp_a' },
+        // Names nothing: left out.
+        { ...base, key: KEY, ts: now + 2_000, outcome: 'error', error_class: 'server', status: 503 },
+        { ...base, key: OTHER, ts: now + 2_000, model_served: 'claude-x-1' },
+      ] }, now + MIN);
+      // Late: between the two above.
+      await s.telemetry.insertBatch({ batch_id: 'served-2', source, events: [{ ...base, key: KEY, location: 'us-east', ts: now + 2_500, system_fingerprint: 'fp_a' }] }, now + MIN);
+      const [id] = (await s.telemetry.findKeyIds([KEY])) as number[];
+      expect(await s.events.servedSightings(id!, now, now + MIN)).toEqual([
+        { ts: now + 1_000, seenIn: 'probe', by: 'eu-west', modelServed: 'm', systemFingerprint: 'fp_a' },
+        { ts: now + 2_500, seenIn: 'probe', by: 'us-east', modelServed: null, systemFingerprint: 'fp_a' },
+        { ts: now + 3_000, seenIn: 'probe', by: 'eu-west', modelServed: 'm', systemFingerprint: 'fp_b' },
+      ]);
+      expect(await s.events.servedSightings(id!, now + 1_001, now + 3_000)).toEqual([{ ts: now + 2_500, seenIn: 'probe', by: 'us-east', modelServed: null, systemFingerprint: 'fp_a' }]);
+      // In force before 3 s: the model of 1 s (2.5 s named none), the fingerprint of 2.5 s; nothing before `since`.
+      expect(await s.events.servedBefore(id!, now + 3_000, now)).toEqual({ modelServed: 'm', systemFingerprint: 'fp_a' });
+      expect(await s.events.servedBefore(id!, now + MIN, now + 2_000)).toEqual({ modelServed: 'm', systemFingerprint: 'fp_b' });
+      expect(await s.events.servedBefore(id!, now + 3_000, now + 1_001)).toEqual({ modelServed: null, systemFingerprint: 'fp_a' });
+    });
+
+    it("reads the served model of a key's call samples among its sightings, by time, with the calling service and instance (issue 39)", async () => {
+      const b = batch('served-calls', now + 30_000);
+      const w = b.events[0] as Extract<TelemetryBatch['events'][number], { type: 'window' }>;
+      const sample = { outcome: 'error' as const, error_class: 'invalid_output' as const, status: 200, attempt: 1, duration_ms: 300 };
+      w.samples = [{ ...sample, ts: now + 25_000, model_served: 'm-2' }, { ...sample, ts: now + 26_000 }];
+      b.events.push({ type: 'probe', key: KEY, location: 'eu-west', outcome: 'ok', latency_ms: { total: 200 }, ts: now + 25_000, model_served: 'm-1' });
+      await s.telemetry.insertBatch(b, now + MIN);
+      const [id] = (await s.telemetry.findKeyIds([KEY])) as number[];
+      // Same time: the probe first. The sample that names no model is left out.
+      expect(await s.events.servedSightings(id!, now, now + MIN)).toEqual([
+        { ts: now + 25_000, seenIn: 'probe', by: 'eu-west', modelServed: 'm-1', systemFingerprint: null },
+        { ts: now + 25_000, seenIn: 'call', by: 'ticket-drafts/pod-1', modelServed: 'm-2', systemFingerprint: null },
+      ]);
+      // The call sample comes after the probe of the same time: its model is the one in force.
+      expect(await s.events.servedBefore(id!, now + MIN, now)).toEqual({ modelServed: 'm-2', systemFingerprint: null });
+    });
+
     it('sums completed tasks and each failover level per operation over a span of minutes, across services (taskLevelSums)', async () => {
       const tasks = (operation: string, start: number, levels: Record<string, number>) => {
         const completed = Object.values(levels).reduce((a, b) => a + b, 0);

@@ -1,6 +1,7 @@
 import type { Hint, SeriesPoint, Verdict } from '../api/types.ts';
 import { HINT_WORDS, VERDICT_LOOK } from '../format.ts';
 import { formatDateTime, formatTime } from '../time-range.ts';
+import type { ReactNode } from 'react';
 
 interface Run {
   verdict: Verdict;
@@ -23,9 +24,10 @@ export function verdictRuns(series: SeriesPoint[], stepMs: number, end: number):
 
 /**
  * The verdict over time: a strip of runs on the charts' time axis (icon per run, so it
- * reads without colour), and the same runs as sentences, newest first.
+ * reads without colour), and the same runs as sentences, newest first. `marks`: events drawn on
+ * the same axis (served-model changes).
  */
-export function VerdictTimeline({ series, stepMs, window }: { series: SeriesPoint[]; stepMs: number; window: { from: number; to: number } }) {
+export function VerdictTimeline({ series, stepMs, window, marks }: { series: SeriesPoint[]; stepMs: number; window: { from: number; to: number }; marks?: ReactNode }) {
   const runs = verdictRuns(series, stepMs, window.to);
   if (runs.length === 0) return null;
   const span = window.to - window.from || 1;
@@ -45,6 +47,7 @@ export function VerdictTimeline({ series, stepMs, window }: { series: SeriesPoin
             {VERDICT_LOOK[run.verdict].icon}
           </span>
         ))}
+        {marks}
       </div>
       </div>
       <ol className="timeline-list" reversed>

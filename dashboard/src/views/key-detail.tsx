@@ -7,6 +7,7 @@ import { FallbackHealthTable } from '../components/fallback-health.tsx';
 import { FleetPanel } from '../components/fleet-panel.tsx';
 import { Link } from '../components/link.tsx';
 import { RefreshStatus } from '../components/refresh-status.tsx';
+import { ServedChangeMarks, ServedChanges } from '../components/served-changes.tsx';
 import { ShadowComparison } from '../components/shadow-comparison.tsx';
 import { ProbeStatusBadge, StateBadge, VerdictBadge } from '../components/verdict-badge.tsx';
 import { VerdictTimeline } from '../components/verdict-timeline.tsx';
@@ -88,7 +89,8 @@ export default function KeyDetail({ canAdmin = false }: { canAdmin?: boolean }) 
           </section>
           <FleetPanel fleetKey={key} canAdmin={canAdmin} />
           <Figures c={detail.clients} />
-          <VerdictTimeline series={detail.series} stepMs={detail.step_ms} window={detail.window} />
+          <VerdictTimeline series={detail.series} stepMs={detail.step_ms} window={detail.window} marks={<ServedChangeMarks changes={detail.served_changes} window={detail.window} />} />
+          <ServedChanges changes={detail.served_changes} />
           <KeyCharts detail={detail} />
           <FailedCalls keyOf={key} range={rangeToApi(range)} />
           <ShadowComparison keyOf={key} range={rangeToApi(range)} />

@@ -51,6 +51,17 @@ export interface ProbeEventRow {
   systemFingerprint: string | null;
 }
 
+/** A probe's or an SDK call sample's sighting of the served model version behind its key (issue 39). */
+export interface ServedSighting {
+  ts: number;
+  /** `probe`: a probe event; `call`: an SDK call sample (failed or slow calls only; no fingerprint). */
+  seenIn: 'probe' | 'call';
+  /** The probe's location, or the call's `service/instance`. */
+  by: string;
+  modelServed: string | null;
+  systemFingerprint: string | null;
+}
+
 /** Reads of the raw events (kept `retention.raw_days`): transitions, probes, config. */
 export interface EventsPart {
   /** Per key × source, the last transition before `before` (its state holds at `before`); one key when given. Unordered. */
@@ -79,4 +90,17 @@ export interface EventsPart {
   warmOutcomes(keyId: number, location: string, from: number, to: number, at: number): Promise<string[]>;
   /** Failed warm probes per location in `[from, to)`, and how many of them were network or timeout. */
   probeFailureClasses(from: number, to: number): Promise<Map<string, { failed: number; network: number }>>;
+  /**
+   * One key's probes and call samples in `[from, to)` that named a served model version
+   * (`model_served`, a probe's `system_fingerprint`), oldest first by event time (a probe before
+   * a call at the same time, then insertion): the input of served-model changes
+   * (server/verdicts/served-changes.ts).
+   */
+  servedSightings(keyId: number, from: number, to: number): Promise<ServedSighting[]>;
+  /**
+   * The served version in force for a key at `before`: the last `model_served` and the last
+   * `system_fingerprint` its sightings in `[since, before)` named (each null when none did), in
+   * `servedSightings`' order. Two index lookups, not a read of every sighting.
+   */
+  servedBefore(keyId: number, before: number, since: number): Promise<{ modelServed: string | null; systemFingerprint: string | null }>;
 }

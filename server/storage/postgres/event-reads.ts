@@ -31,6 +31,23 @@ const SQL = {
     JOIN keys k ON k.id = p.key_id WHERE p.key_id = $1 AND p.location = $2 AND p.ts <= $3 AND p.cold = 0 ORDER BY p.ts DESC, p.id DESC LIMIT 1`,
   warmOutcomes: `SELECT outcome FROM probe_events WHERE key_id = $1 AND location = $2 AND ts >= $3 AND ts < $4 AND ts <= $5 AND cold = 0
     ORDER BY ts DESC, id DESC`,
+  served: `SELECT ts, 'probe' AS seen_in, location AS by, model_served, system_fingerprint, 0 AS kind, id FROM probe_events
+    WHERE key_id = $1 AND ts >= $2 AND ts < $3 AND (model_served IS NOT NULL OR system_fingerprint IS NOT NULL)
+    UNION ALL
+    SELECT c.ts, 'call', v.name || '/' || s.instance, c.sample::json ->> 'model_served', NULL, 1, c.id FROM call_samples c
+    JOIN sources s ON s.id = c.source_id JOIN services v ON v.id = s.service_id
+    WHERE c.key_id = $1 AND c.ts >= $2 AND c.ts < $3 AND c.sample::json ->> 'model_served' IS NOT NULL
+    ORDER BY 1, kind, id`,
+  // The last named model: the later of the probes' and the call samples' last (same order as `served`).
+  beforeModel: `SELECT m FROM (
+      (SELECT ts, 0 AS kind, id, model_served AS m FROM probe_events
+        WHERE key_id = $1 AND ts >= $3 AND ts < $2 AND model_served IS NOT NULL ORDER BY ts DESC, id DESC LIMIT 1)
+      UNION ALL
+      (SELECT ts, 1 AS kind, id, sample::json ->> 'model_served' AS m FROM call_samples
+        WHERE key_id = $1 AND ts >= $3 AND ts < $2 AND sample::json ->> 'model_served' IS NOT NULL ORDER BY ts DESC, id DESC LIMIT 1)
+    ) last ORDER BY ts DESC, kind DESC, id DESC LIMIT 1`,
+  beforeFingerprint: `SELECT system_fingerprint FROM probe_events
+    WHERE key_id = $1 AND ts >= $3 AND ts < $2 AND system_fingerprint IS NOT NULL ORDER BY ts DESC, id DESC LIMIT 1`,
   failureClasses: `SELECT location, COUNT(*)::int AS failed, SUM(CASE WHEN error_class IN ('network', 'timeout') THEN 1 ELSE 0 END)::int AS network
     FROM probe_events WHERE ts >= $1 AND ts < $2 AND outcome <> 'ok' AND cold = 0 GROUP BY location`,
 };
@@ -89,6 +106,18 @@ export function createPostgresEventReads(pool: PgPool): EventsPart {
     },
     async probeFailureClasses(from, to) {
       return new Map((await q<{ location: string; failed: number; network: number }>('ev_failure_classes', SQL.failureClasses, [from, to])).map((r) => [r.location, { failed: r.failed, network: r.network }]));
+    },
+    async servedBefore(keyId, before, since) {
+      const [model, fingerprint] = await Promise.all([
+        q<{ m: string }>('ev_served_before_model', SQL.beforeModel, [keyId, before, since]),
+        q<{ system_fingerprint: string }>('ev_served_before_fp', SQL.beforeFingerprint, [keyId, before, since]),
+      ]);
+      return { modelServed: model[0]?.m ?? null, systemFingerprint: fingerprint[0]?.system_fingerprint ?? null };
+    },
+    async servedSightings(keyId, from, to) {
+      return (await q<{ ts: number; seen_in: 'probe' | 'call'; by: string; model_served: string | null; system_fingerprint: string | null }>('ev_served', SQL.served, [keyId, from, to])).map((r) => ({
+        ts: r.ts, seenIn: r.seen_in, by: r.by, modelServed: r.model_served, systemFingerprint: r.system_fingerprint,
+      }));
     },
   };
 }

@@ -30,6 +30,23 @@ export function createEventReads(db: Db): SyncPart<EventsPart> {
     lastWarm: db.prepare(`SELECT p.outcome, p.error_class AS errorClass, p.status, k.provider, k.endpoint, k.model, k.region FROM probe_events p
       JOIN keys k ON k.id = p.key_id WHERE p.key_id = ? AND p.location = ? AND p.ts <= ? AND p.cold = 0 ORDER BY p.ts DESC, p.id DESC LIMIT 1`),
     warmOutcomes: db.prepare('SELECT outcome FROM probe_events WHERE key_id = ? AND location = ? AND ts >= ? AND ts < ? AND ts <= ? AND cold = 0 ORDER BY ts DESC, id DESC').pluck(),
+    served: db.prepare(`SELECT ts, 'probe', location, model_served, system_fingerprint, 0 AS kind, id FROM probe_events
+      WHERE key_id = @key AND ts >= @from AND ts < @to AND (model_served IS NOT NULL OR system_fingerprint IS NOT NULL)
+      UNION ALL
+      SELECT c.ts, 'call', v.name || '/' || s.instance, json_extract(c.sample, '$.model_served'), NULL, 1 AS kind, c.id FROM call_samples c
+      JOIN sources s ON s.id = c.source_id JOIN services v ON v.id = s.service_id
+      WHERE c.key_id = @key AND c.ts >= @from AND c.ts < @to AND json_extract(c.sample, '$.model_served') IS NOT NULL
+      ORDER BY 1, kind, id`).raw(),
+    // The last named model: the later of the probes' and the call samples' last (same order as `served`).
+    beforeModel: db.prepare(`SELECT m FROM (
+        SELECT * FROM (SELECT ts, 0 AS kind, id, model_served AS m FROM probe_events
+          WHERE key_id = @key AND ts >= @since AND ts < @before AND model_served IS NOT NULL ORDER BY ts DESC, id DESC LIMIT 1)
+        UNION ALL
+        SELECT * FROM (SELECT ts, 1 AS kind, id, json_extract(sample, '$.model_served') AS m FROM call_samples
+          WHERE key_id = @key AND ts >= @since AND ts < @before AND json_extract(sample, '$.model_served') IS NOT NULL ORDER BY ts DESC, id DESC LIMIT 1)
+      ) ORDER BY ts DESC, kind DESC, id DESC LIMIT 1`).pluck(),
+    beforeFingerprint: db.prepare(`SELECT system_fingerprint FROM probe_events
+      WHERE key_id = @key AND ts >= @since AND ts < @before AND system_fingerprint IS NOT NULL ORDER BY ts DESC, id DESC LIMIT 1`).pluck(),
     failureClasses: db.prepare(`SELECT location, COUNT(*), SUM(CASE WHEN error_class IN ('network', 'timeout') THEN 1 ELSE 0 END) FROM probe_events
       WHERE ts >= ? AND ts < ? AND outcome <> 'ok' AND cold = 0 GROUP BY location`).raw(),
   };
@@ -69,5 +86,11 @@ export function createEventReads(db: Db): SyncPart<EventsPart> {
     warmOutcomes: (keyId, location, from, to, at) => s.warmOutcomes.all(keyId, location, from, to, at) as string[],
     probeFailureClasses: (from, to) =>
       new Map((s.failureClasses.all(from, to) as [string, number, number][]).map(([location, failed, network]) => [location, { failed, network }])),
+    servedBefore(keyId, before, since) {
+      const p = { key: keyId, before, since };
+      return { modelServed: (s.beforeModel.get(p) as string | undefined) ?? null, systemFingerprint: (s.beforeFingerprint.get(p) as string | undefined) ?? null };
+    },
+    servedSightings: (keyId, from, to) =>
+      (s.served.all({ key: keyId, from, to }) as [number, 'probe' | 'call', string, string | null, string | null][]).map(([ts, seenIn, by, modelServed, systemFingerprint]) => ({ ts, seenIn, by, modelServed, systemFingerprint })),
   };
 }
