@@ -11,6 +11,7 @@ import { ServedChangeMarks, ServedChanges } from '../components/served-changes.t
 import { ShadowComparison } from '../components/shadow-comparison.tsx';
 import { ProbeStatusBadge, StateBadge, VerdictBadge } from '../components/verdict-badge.tsx';
 import { VerdictTimeline } from '../components/verdict-timeline.tsx';
+import { WrongAnswerMarks, WrongAnswers, wrongAnswerBuckets } from '../components/wrong-answers.tsx';
 import { keyContext, keyFromParams, keyParams, ms, num, pct, usd, VERDICT_LOOK } from '../format.ts';
 import { describeRange, formatDateTime, rangeToApi } from '../time-range.ts';
 import { useUrlParams, viewHref } from '../url-state.ts';
@@ -57,6 +58,7 @@ export default function KeyDetail({ canAdmin = false }: { canAdmin?: boolean }) 
     return <p className="error-panel" role="alert">This link names no key (provider, endpoint and model are required). <Link href={back}>Back to the board</Link></p>;
   }
   const detail = polled.data;
+  const wrong = detail ? wrongAnswerBuckets(detail.probe_series) : [];
   const missing = polled.error?.kind === 'missing';
 
   return (
@@ -89,8 +91,19 @@ export default function KeyDetail({ canAdmin = false }: { canAdmin?: boolean }) 
           </section>
           <FleetPanel fleetKey={key} canAdmin={canAdmin} />
           <Figures c={detail.clients} />
-          <VerdictTimeline series={detail.series} stepMs={detail.step_ms} window={detail.window} marks={<ServedChangeMarks changes={detail.served_changes} window={detail.window} />} />
+          <VerdictTimeline
+            series={detail.series}
+            stepMs={detail.step_ms}
+            window={detail.window}
+            marks={
+              <>
+                <WrongAnswerMarks buckets={wrong} stepMs={detail.step_ms} window={detail.window} />
+                <ServedChangeMarks changes={detail.served_changes} window={detail.window} />
+              </>
+            }
+          />
           <ServedChanges changes={detail.served_changes} />
+          <WrongAnswers buckets={wrong} stepMs={detail.step_ms} window={detail.window} />
           <KeyCharts detail={detail} />
           <FailedCalls keyOf={key} range={rangeToApi(range)} />
           <ShadowComparison keyOf={key} range={rangeToApi(range)} />
