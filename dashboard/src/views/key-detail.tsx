@@ -11,7 +11,7 @@ import { ServedChangeMarks, ServedChanges } from '../components/served-changes.t
 import { ShadowComparison } from '../components/shadow-comparison.tsx';
 import { ProbeStatusBadge, StateBadge, VerdictBadge } from '../components/verdict-badge.tsx';
 import { VerdictTimeline } from '../components/verdict-timeline.tsx';
-import { WrongAnswerMarks, WrongAnswers, wrongAnswerBuckets } from '../components/wrong-answers.tsx';
+import { WrongAnswerMarks, WrongAnswers, wrongAnswerRuns } from '../components/wrong-answers.tsx';
 import { keyContext, keyFromParams, keyParams, ms, num, pct, usd, VERDICT_LOOK } from '../format.ts';
 import { describeRange, formatDateTime, rangeToApi } from '../time-range.ts';
 import { useUrlParams, viewHref } from '../url-state.ts';
@@ -58,7 +58,7 @@ export default function KeyDetail({ canAdmin = false }: { canAdmin?: boolean }) 
     return <p className="error-panel" role="alert">This link names no key (provider, endpoint and model are required). <Link href={back}>Back to the board</Link></p>;
   }
   const detail = polled.data;
-  const wrong = detail ? wrongAnswerBuckets(detail.probe_series) : [];
+  const wrong = detail ? wrongAnswerRuns(detail.probe_series, detail.step_ms) : [];
   const missing = polled.error?.kind === 'missing';
 
   return (
@@ -97,13 +97,13 @@ export default function KeyDetail({ canAdmin = false }: { canAdmin?: boolean }) 
             window={detail.window}
             marks={
               <>
-                <WrongAnswerMarks buckets={wrong} stepMs={detail.step_ms} window={detail.window} />
+                <WrongAnswerMarks runs={wrong} window={detail.window} />
                 <ServedChangeMarks changes={detail.served_changes} window={detail.window} />
               </>
             }
           />
           <ServedChanges changes={detail.served_changes} />
-          <WrongAnswers buckets={wrong} stepMs={detail.step_ms} window={detail.window} />
+          <WrongAnswers runs={wrong} window={detail.window} />
           <KeyCharts detail={detail} />
           <FailedCalls keyOf={key} range={rangeToApi(range)} />
           <ShadowComparison keyOf={key} range={rangeToApi(range)} />
