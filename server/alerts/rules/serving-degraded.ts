@@ -1,3 +1,4 @@
+import { TASK_COLUMNS } from '@breakerbox/protocol';
 import { clockTime } from '../../verdicts/evidence.ts';
 import { onsetSpan, runOnset, type MinuteHolds } from '../data-onset.ts';
 import { fingerprint } from '../fingerprint.ts';
@@ -6,11 +7,11 @@ import type { Condition } from '../types.ts';
 import type { Rule, RulesConfig } from './context.ts';
 
 const MINUTE = 60_000;
-/** Where `completed` and `level0` sit in a `TaskMinuteRow`'s values (TASK_COLUMNS order). */
-const COMPLETED = 0;
-const LEVEL0 = 5;
-/** The SDK's failover levels: 0 the primary … 4 the degraded (cached or templated) answer. */
-const LAST_LEVEL = 4;
+/** Where `completed` and `level0` sit in a `TaskMinuteRow`'s values: the rollup's one column list says. */
+const COMPLETED = TASK_COLUMNS.indexOf('completed');
+const LEVEL0 = TASK_COLUMNS.indexOf('level0');
+/** The SDK's failover levels: 0 the primary … the last, the degraded (cached or templated) answer. */
+const LAST_LEVEL = TASK_COLUMNS.filter((c) => /^level\d+$/.test(c)).length - 1;
 
 /** "level 4", "levels 3–4". */
 const levelsText = (from: number) => (from === LAST_LEVEL ? `level ${from}` : `levels ${from}–${LAST_LEVEL}`);
