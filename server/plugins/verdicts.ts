@@ -37,8 +37,8 @@ export const verdictsPlugin = fp(
     // Probe on suspicion: verdicts wait for the probes asked for (docs/alerts.md).
     const pendingMaxMs = s.enabled ? s.pending_max_s * 1000 : null;
     const pending = pendingMaxMs === null ? undefined : pendingProbesSource(app.storage.suspicions, pendingMaxMs);
-    // Incremental on SQLite only: the change feed sees this process's writes, and on PostgreSQL other collectors write too.
-    const incremental = app.config.verdicts.incremental && app.storage.engine === 'sqlite';
+    // Incremental where the change feed sees every collector's writes: SQLite's one writer, PostgreSQL's shared change log.
+    const incremental = app.config.verdicts.incremental && (app.storage.engine === 'sqlite' || app.storageChanges.sync !== undefined);
     const engine = createVerdictEngine(app.storage, app.config.verdicts, pending, app.retirements, incremental ? app.storageChanges : undefined);
     const maxSpanMs = app.config.retention.rollup_days * DAY;
     app.decorate('verdicts', engine);

@@ -1,4 +1,6 @@
 import { minuteOf, type BreakerKey, type TelemetryBatch } from '@breakerbox/protocol';
+import type { ChangeLogPart, ChangeLogRead } from './parts/change-log.ts';
+import { keyFromRow } from './key-rows.ts';
 import type { Storage } from './storage.ts';
 
 /** The identity the feed files a key's changes under (a key id is not known before its batch is stored). */
@@ -24,14 +26,20 @@ export interface Changes {
 }
 
 /**
- * A cursor over this process's storage writes, for the incremental verdict analysis
- * (docs/verdict-engine.md). It sees only the writes made through the storage object it
- * wraps: complete on SQLite (one writer), not on PostgreSQL with several collectors.
+ * A cursor over the storage's writes, for the incremental verdict analysis
+ * (docs/verdict-engine.md). It sees the writes made through the storage object it wraps
+ * (complete on SQLite: one writer) and, on PostgreSQL, every collector's writes through the
+ * shared change log, brought in by `sync`.
  */
 export interface ChangeFeed {
   /** The version of the latest write. */
   cursor(): number;
   since(cursor: number): Changes;
+  /**
+   * Brings in what other collectors wrote (PostgreSQL's change log; absent where the feed
+   * sees every write): every write committed before the call is in the feed when it resolves.
+   */
+  sync?(): Promise<void>;
 }
 
 /** What a feed passes to another thread's copy (the read worker): the changes since a cursor, and the cursor they reach. */
@@ -46,7 +54,7 @@ export interface FeedDelta {
 }
 
 /** The per-minute rollup tables the verdicts' kept minutes hold (server/verdicts/minute-window.ts). */
-const MINUTE_TABLES = ['key_minutes', 'key_minute_sources', 'probe_minutes'];
+export const MINUTE_TABLES = ['key_minutes', 'key_minute_sources', 'probe_minutes'];
 
 /** Writes whose earliest minute the feed remembers (older cursors read minute 0: everything). */
 const MINUTES_REMEMBERED = 4096;
@@ -115,6 +123,43 @@ export function feedMirror(): { feed: ChangeFeed; apply(delta: FeedDelta): void 
   };
 }
 
+/** Files one read of the shared change log under one new version of `log`. */
+function applyLogRead(log: ReturnType<typeof feedLog>, read: ChangeLogRead): void {
+  const at = log.next();
+  // The rows before this read may be incomplete: everything may have changed.
+  if (read.reset) {
+    log.global(at);
+    log.pruned(at);
+  }
+  for (const r of read.rows) {
+    if (r.kind === 'key' || r.kind === 'probe') {
+      if (r.kind === 'probe') log.probes(at);
+      if (r.minute !== null) log.minute(at, r.minute);
+      // A key this process had not seen (or gone from the keys table since): its groups change.
+      if (!r.key || !log.key(at, changeKeyOf(keyFromRow(r.key)), r.ts ?? 0)) log.global(at);
+      continue;
+    }
+    if (r.kind === 'prune_minutes') log.pruned(at);
+    log.global(at);
+  }
+}
+
+/** `sync` over a change log: one read at a time; a call waits for a read that starts after it. */
+function logSync(log: ReturnType<typeof feedLog>, changeLog: ChangeLogPart): () => Promise<void> {
+  let tail: Promise<void> = Promise.resolve();
+  let queued: Promise<void> | null = null;
+  return () => {
+    if (queued) return queued;
+    const next = tail.catch(() => undefined).then(async () => {
+      queued = null;
+      applyLogRead(log, await changeLog.read());
+    });
+    queued = next;
+    tail = next;
+    return next;
+  };
+}
+
 /**
  * Wraps the storage's write paths that feed the verdict analysis (ingest, pruning, hourly
  * aggregation, suspicions) so each write bumps the feed, and returns the storage with the feed. Memory: one entry per key ever written (two numbers).
@@ -170,5 +215,7 @@ export function watchChanges(storage: Storage): { storage: Storage; feed: Change
     rollups: { ...rollups, buildHour: after(rollups.buildHour, bumpGlobal), warmHours: after(rollups.warmHours, bumpGlobal, (r) => !r || r.built > 0) },
     suspicions: { ...suspicions, open: after(suspicions.open, bumpGlobal), take: after(suspicions.take, bumpGlobal) },
   } satisfies Partial<Storage>);
-  return { storage, feed: log.feed };
+  // Several collectors (PostgreSQL): their writes reach this feed through the shared change log.
+  const feed: ChangeFeed = storage.changeLog ? { ...log.feed, sync: logSync(log, storage.changeLog) } : log.feed;
+  return { storage, feed };
 }

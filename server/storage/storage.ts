@@ -15,6 +15,7 @@ import type { LeaderLease } from './parts/lease.ts';
 import type { FleetPart } from './parts/fleet.ts';
 import type { DrillsPart } from './parts/drills.ts';
 import type { ShadowPart } from './parts/shadow.ts';
+import type { ChangeLogPart } from './parts/change-log.ts';
 
 export type * from './parts/alerts.ts';
 export type * from './parts/events.ts';
@@ -32,6 +33,7 @@ export * from './parts/tokens.ts';
 export type * from './parts/fleet.ts';
 export type * from './parts/drills.ts';
 export type * from './parts/shadow.ts';
+export type * from './parts/change-log.ts';
 
 /** The engines behind the interface. */
 export type StorageEngine = 'sqlite' | 'postgres';
@@ -79,6 +81,11 @@ export interface Storage {
   readonly retention: RetentionPart;
   /** Fault watch and readiness. */
   readonly health: HealthPart;
+  /**
+   * The change log every collector's write transactions append to (PostgreSQL only: several
+   * collectors write; on SQLite the in-process feed sees every write). Read by the change feed.
+   */
+  readonly changeLog?: ChangeLogPart;
   /**
    * Which collector runs the once-per-fleet jobs (alert evaluation and notifications, hourly
    * aggregation, retention): always held on SQLite, an advisory lock on PostgreSQL.

@@ -94,6 +94,8 @@ export function createAnalysisCache(deps: AnalyseDeps, feed: ChangeFeed, options
   }
 
   async function answer(name: string, range: TimeRange, all: boolean): Promise<KeyAnalysis[]> {
+    // Other collectors' writes (PostgreSQL's change log) into the feed before its cursor is read.
+    await feed.sync?.();
     const k = kept.get(name);
     if (!k || range.to < k.to) return full(name, range, all);
     // A window the kept minutes cover slides: its minute edges and probes dirty only the keys they touch.

@@ -1,6 +1,7 @@
 import { KEY_COLUMNS, PROBE_COLUMNS } from '@breakerbox/protocol';
 import { lastSealedEnd, sealedHours, spanSegments, type Segment } from '../hour-segments.ts';
 import { sumList } from '../sum-list.ts';
+import { appendGlobal } from './change-log.ts';
 import { inTransaction, type PgPool } from './pool.ts';
 
 const HOUR = 3_600_000;
@@ -62,6 +63,7 @@ export function createPostgresHourRollups(pool: PgPool): PostgresHourRollups {
       await c.query({ name: 'hours_del_probes', text: SQL.delProbes, values: [hour] });
       await c.query({ name: 'hours_ins_probes', text: SQL.insProbes, values: [hour, hour + HOUR] });
       await c.query({ name: 'hours_record', text: SQL.record, values: [hour, now] });
+      await appendGlobal(c, 'hour');
     });
   return {
     async plan(first, end, now) {

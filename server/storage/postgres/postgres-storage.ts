@@ -5,6 +5,7 @@ import type { StorageFault } from '../parts/health.ts';
 import type { RetentionPolicy } from '../parts/retention.ts';
 import type { Storage } from '../storage.ts';
 import { createPostgresAlerts } from './alerts.ts';
+import { createChangeLogReader } from './change-log.ts';
 import { createPostgresEventReads } from './event-reads.ts';
 import { createPostgresSampleReads } from './sample-reads.ts';
 import { createPostgresShadowReads } from './shadow-reads.ts';
@@ -101,6 +102,7 @@ export async function createPostgresStorage(options: PostgresStorageOptions): Pr
     drills: createPostgresDrills(pool),
     metrics: createPostgresMetricsReads(pool),
     retention: createPostgresPruner(pool, options.retention),
+    changeLog: createChangeLogReader(pool),
     health: createPostgresHealth(pool, { retryAfterS: options.retryAfterS, onFault: options.onFault }),
     async close() {
       await lease.close();

@@ -1,5 +1,6 @@
 import type { DeliveredRequest, OnDemandCounts, RecentWindow, SuspicionRow, SuspicionsPart } from '../parts/suspicions.ts';
 import { keyFromRow } from '../key-rows.ts';
+import { appendGlobal } from './change-log.ts';
 import { inTransaction, type PgPool } from './pool.ts';
 
 const SQL = {
@@ -16,11 +17,14 @@ const SQL = {
   insertRequests: `INSERT INTO probe_requests (suspicion_id, key_id, location, created_at, not_before, expires_at)
     SELECT $1, $2, l, $3, n, n + $4 FROM UNNEST($5::text[], $6::bigint[]) AS r(l, n)`,
   // Claimed and marked in one statement; SKIP LOCKED keeps two collectors serving one location from handing out a request twice.
+  // A take is a global change for the verdicts (pending probes): one change-log row in the same statement when any was taken.
   take: `WITH due AS (
       SELECT id FROM probe_requests WHERE location = $1 AND delivered_at IS NULL AND not_before <= $2 AND expires_at > $2
-      ORDER BY not_before, id LIMIT $3 FOR UPDATE SKIP LOCKED)
-    UPDATE probe_requests r SET delivered_at = $2 FROM due, keys k WHERE r.id = due.id AND k.id = r.key_id
-    RETURNING r.id, r.suspicion_id, r.created_at, r.not_before, k.provider, k.endpoint, k.model, k.region`,
+      ORDER BY not_before, id LIMIT $3 FOR UPDATE SKIP LOCKED),
+    taken AS (UPDATE probe_requests r SET delivered_at = $2 FROM due, keys k WHERE r.id = due.id AND k.id = r.key_id
+      RETURNING r.id, r.suspicion_id, r.created_at, r.not_before, k.provider, k.endpoint, k.model, k.region),
+    logged AS (INSERT INTO change_log (xid, kind) SELECT pg_current_xact_id(), 'suspicion' WHERE EXISTS (SELECT 1 FROM taken))
+    SELECT * FROM taken`,
   nextDue: 'SELECT min(not_before) AS m FROM probe_requests WHERE location = $1 AND delivered_at IS NULL AND expires_at > $2',
   probesSince: `SELECT location, count(*) AS n,
     sum(CASE WHEN outcome IN ('slow', 'error') AND coalesce(error_class, '') NOT IN ('auth', 'bad_request', 'context_length') THEN 1 ELSE 0 END) AS failed
@@ -81,6 +85,7 @@ export function createPostgresSuspicions(pool: PgPool): SuspicionsPart {
         const ns: number[] = [];
         for (const r of input.requests) for (const at of r.notBefore) (ls.push(r.location), ns.push(at));
         if (ls.length > 0) await c.query({ name: 'susp_requests', text: SQL.insertRequests, values: [id, input.keyId, input.triggeredAt, input.ttlMs, ls, ns] });
+        await appendGlobal(c, 'suspicion');
         return { id, keyId: input.keyId, startedAt: input.startedAt, triggeredAt: input.triggeredAt, reason: input.reason, locations };
       });
     },

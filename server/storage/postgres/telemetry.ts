@@ -4,6 +4,7 @@ import { RollupAccumulator } from '../rollups.ts';
 import { KEY_CACHE_MAX, keyFromRow, regionColumn } from '../key-rows.ts';
 import { SIGNALS_ALL, SIGNAL_UPSERT, SignalAccumulator, signalsOf, type SignalRow } from '../signal-rows.ts';
 import { PASSTHROUGH_MINUTE_UPSERT, PASSTHROUGH_RANGE, PASSTHROUGH_TOTAL_UPSERT, PassthroughAccumulator, passthroughRowsOf } from '../passthrough-rows.ts';
+import { ChangeLogRows } from './change-log.ts';
 import { EventColumns } from './event-writes.ts';
 import { inTransaction, type PgClient, type PgPool } from './pool.ts';
 import { writeRollups } from './rollup-writes.ts';
@@ -139,11 +140,14 @@ export function createPostgresTelemetry(pool: PgPool): TelemetryPart {
     const acc = new RollupAccumulator();
     const signals = new SignalAccumulator();
     const passthrough = new PassthroughAccumulator();
+    // What other collectors' change feeds read of this transaction (docs/verdict-engine.md, "Several collectors").
+    const changes = new ChangeLogRows();
     for (const b of todo) {
       const sourceId = sourceOf.get(b)!;
       const svc = serviceId.get(b.source.service)!;
       passthrough.add(svc, receivedAt, b.passthrough);
       for (const e of b.events) {
+        changes.add(e.type === 'tasks' ? undefined : keyId.get(keyCacheId(e.key)), e);
         switch (e.type) {
           case 'window': {
             const k = keyId.get(keyCacheId(e.key))!;
@@ -179,6 +183,7 @@ export function createPostgresTelemetry(pool: PgPool): TelemetryPart {
     }
     await events.write(c);
     await writeRollups(c, acc);
+    await changes.write(c);
     for (const row of signals.rows()) await c.query({ name: 'ingest_signal', text: SQL.signal, values: row });
     for (const row of passthrough.minuteRows()) await c.query({ name: 'ingest_passthrough_minute', text: SQL.passthroughMinute, values: row });
     for (const row of passthrough.totalRows()) await c.query({ name: 'ingest_passthrough_total', text: SQL.passthroughTotal, values: row });
