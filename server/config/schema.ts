@@ -31,7 +31,7 @@ const VerdictsSection = Type.Object(
     capacity_max_slow_share: Share(0.05, 'capacity hint only while slow share stays at or below this (latency normal)'),
     local_min_calls: Type.Integer({ minimum: 1, default: 10, description: 'calls a service or instance needs to count as healthy for the local hint' }),
     instance_lookback_s: Type.Integer({ minimum: 60, default: 3600, description: 'per-instance figures (raw windows) cover at most this end of the window' }),
-    incremental: Type.Boolean({ default: true, description: 'keep each key\'s analysis and judge again only keys whose inputs changed (docs/verdict-engine.md); SQLite only: on PostgreSQL every pass is full' }),
+    incremental: Type.Boolean({ default: true, description: 'keep each key\'s analysis and judge again only keys whose inputs changed (docs/verdict-engine.md); on PostgreSQL every collector\'s writes reach it through the shared change log' }),
     open_idle_after_s: Type.Integer({ minimum: 60, default: 300, description: 'an open breaker whose instance stopped reporting the key counts as open this long after its last report' }),
     probe_refute_max_chance: Share(0.05, 'clean probes refute a provider-side cause only if they would all pass with at most this chance at the clients\' failure share'),
     probe_intermittent_share: Share(0.1, 'probes of an ok location that failed at least this share of the window: the provider fails intermittently'),

@@ -1,7 +1,7 @@
 /**
  * Verdicts and alerts benchmark (issues 5, 13 and 30), on each storage engine
- * (`--engine sqlite|postgres|both`, default SQLite: the incremental analysis is SQLite's;
- * PostgreSQL on a throwaway durable local cluster). A database holding `--hours` (24) for
+ * (`--engine sqlite|postgres|both`, default SQLite; on PostgreSQL the full collector stores the traffic and
+ * the incremental one hears of it through the change log; PostgreSQL on a throwaway durable local cluster). A database holding `--hours` (24) for
  * `--keys` (200; a list such as `200,2000` runs each size) keys x 5 instances (10-second
  * windows) plus probes from 2 locations every minute (`verdicts-seed.ts`: the last
  * `--recent-hours` (2) through the real store, the hours before written straight into the
@@ -120,7 +120,7 @@ function endOf(path: string): { keys: number; end: number } {
   }
 }
 
-const engines = benchEngines(process.argv.slice(2), 'the incremental analysis runs on SQLite; --engine postgres (or both) adds PostgreSQL, whose passes are all full');
+const engines = benchEngines(process.argv.slice(2), 'SQLite by default; --engine postgres (or both) adds PostgreSQL, where the incremental collector hears of the traffic (written by the other collector) through the change log');
 const sizes = arg('keys', '200').split(',').map(Number);
 const table: Row[] = [];
 let cluster: PostgresCluster | undefined;
