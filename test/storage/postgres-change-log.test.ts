@@ -71,7 +71,7 @@ describe.skipIf(!postgres.available)('the PostgreSQL change log', () => {
     postgres.defer(() => slow.end());
     const client = await slow.connect();
     await client.query('BEGIN');
-    const { rows: [{ id: slowXid }] } = await client.query<{ id: string }>('SELECT pg_current_xact_id()::text AS id');
+    const slowXid = (await client.query<{ id: string }>('SELECT pg_current_xact_id()::text AS id')).rows[0]!.id;
     await write(b, windows(GPT, START - 3 * MIN, START - 2 * MIN, { calls: 10 }));
     const first = await reader.read();
     expect(first.reset).toBe(false);
@@ -83,7 +83,7 @@ describe.skipIf(!postgres.available)('the PostgreSQL change log', () => {
     client.release();
     const late = await reader.read();
     expect(late.rows.map((r) => [r.kind, r.key?.model, r.ts])).toEqual([['key', 'claude-sonnet-4', 1]]);
-    expect(BigInt(slowXid!)).toBeLessThan(BigInt((await a.pool.query<{ x: string }>('SELECT max(xid::text::bigint)::text AS x FROM change_log')).rows[0]!.x));
+    expect(BigInt(slowXid)).toBeLessThan(BigInt((await a.pool.query<{ x: string }>('SELECT max(xid::text::bigint)::text AS x FROM change_log')).rows[0]!.x));
     expect((await reader.read()).rows).toEqual([]);
   });
 
