@@ -47,8 +47,8 @@ export const alertsPlugin = fp(
       clock: app.clock,
       mayDeliver: () => storage.lease.isHeld(),
     });
-    // The probe minutes probe_failing and prober_silent read, kept in memory where the change feed sees every write (SQLite, incremental).
-    const keepProbes = app.config.verdicts.incremental && storage.engine === 'sqlite';
+    // The probe minutes probe_failing and prober_silent read, kept in memory where the change feed sees every write (incremental; SQLite, or PostgreSQL's change log).
+    const keepProbes = app.config.verdicts.incremental && (storage.engine === 'sqlite' || app.storageChanges.sync !== undefined);
     const probeLog = keepProbes
       ? createProbeMinuteLog(storage.rollups, app.storageChanges, Math.max(cfg.rules.prober_silent.lookback_s, cfg.rules.probe_failing.lookback_s) * 1000 + 2 * 60_000, cfg.rules.probe_failing.lookback_s * 1000 + 2 * 60_000)
       : undefined;

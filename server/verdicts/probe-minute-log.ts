@@ -43,7 +43,8 @@ export function withProbeMinuteLog<R extends Pick<RollupsPart, 'probeOutcomes' |
  * memory (docs/verdict-engine.md). Each read asks the feed for the earliest minute written
  * since the previous read (late data included) and reads again only the minutes from there
  * on, and those not kept yet, one minute at a time (`probeOutcomes(m, m)`); pruning drops
- * everything. Only the writes the feed sees are seen: SQLite only.
+ * everything. Only the writes the feed sees are seen: SQLite's, or every collector's on
+ * PostgreSQL through the change log (counts only: no float sums to agree on).
  */
 export function createProbeMinuteLog(reader: Pick<RollupsPart, 'probeOutcomes'>, feed: ChangeFeed, spanMs: number, countsMs: number): ProbeMinuteLog {
   const minutes = new Map<number, Minute>();
@@ -64,6 +65,8 @@ export function createProbeMinuteLog(reader: Pick<RollupsPart, 'probeOutcomes'>,
 
   /** Brings `[first, last]` (minutes) up to date; `counts`: with their probe counts. */
   async function refresh(first: number, last: number, counts: boolean) {
+    // Other collectors' writes (PostgreSQL's change log) into the feed first.
+    await feed.sync?.();
     const at = feed.cursor();
     const { minuteFrom } = feed.since(cursor);
     const newest = Math.max(last, ...minutes.keys());
