@@ -1,20 +1,20 @@
 /** What one kind of change-log row says was written (docs/verdict-engine.md, "Several collectors"). */
 export type ChangeKind = 'key' | 'probe' | 'tasks' | 'prune' | 'prune_minutes' | 'hour' | 'suspicion';
 
-/** One row of the shared change log: a key's data written by some collector's transaction, or a global write. */
+/** What the shared change log says was written since the previous read, folded: per key (every transaction that wrote it), or per global kind. */
 export interface ChangeRow {
   kind: ChangeKind;
-  /** The key written (`key` and `probe` rows), as stored. */
+  /** The key written (`key` and `probe` rows; `probe` when any of its writes held a probe result), as stored. */
   key: { provider: string; endpoint: string; model: string; region: string } | null;
-  /** The earliest rollup minute the transaction touched for the key. */
+  /** The earliest rollup minute the writes touched for the key. */
   minute: number | null;
-  /** The latest event time the transaction wrote for the key. */
+  /** The latest event time written for the key. */
   ts: number | null;
 }
 
 /** What one read of the log returns. */
 export interface ChangeLogRead {
-  /** Rows committed since the previous read (a row may come twice across reads; never missed). */
+  /** What was committed since the previous read (never missed; no transaction's rows twice). */
   rows: ChangeRow[];
   /**
    * The rows since the previous read may be incomplete: the log was pruned past this reader's

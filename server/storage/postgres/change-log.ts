@@ -15,9 +15,16 @@ const SQL = {
   // One statement, one snapshot: its xmin, the horizon and the rows are read together. Every
   // transaction below that xmin had ended (committed and visible here, or rolled back) when the
   // snapshot was taken; one that had not has an id >= it, or gets one later, and is read next time.
-  read: `WITH s AS (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS x, (SELECT below FROM change_log_horizon WHERE id = 1) AS h)
-    SELECT s.x::text AS x, s.h::text AS h, l.xid::text AS xid, l.kind, l.minute, l.ts, k.provider, k.endpoint, k.model, k.region
-    FROM s LEFT JOIN change_log l ON l.xid >= $1::xid8 LEFT JOIN keys k ON k.id = l.key_id`,
+  // Transactions read already ($2) are left out; the rows are folded per key (and per global
+  // kind) here, so a pass receives one row per key however many transactions wrote it; the ids
+  // read at or above the new xmin come back to be left out next time.
+  read: `WITH s AS (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS x, (SELECT below FROM change_log_horizon WHERE id = 1) AS h),
+    l AS (SELECT c.* FROM change_log c WHERE c.xid >= $1::xid8 AND NOT (c.xid = ANY ($2::xid8[]))),
+    above AS (SELECT coalesce(array_agg(DISTINCT l.xid::text), '{}') AS xids FROM l, s WHERE l.xid >= s.x),
+    g AS (SELECT l.key_id, CASE WHEN l.key_id IS NULL THEN min(l.kind) WHEN bool_or(l.kind = 'probe') THEN 'probe' ELSE 'key' END AS kind,
+      min(l.minute) AS minute, max(l.ts) AS ts FROM l GROUP BY l.key_id, CASE WHEN l.key_id IS NULL THEN l.kind END)
+    SELECT s.x::text AS x, s.h::text AS h, above.xids, g.kind, g.minute, g.ts, k.provider, k.endpoint, k.model, k.region
+    FROM s CROSS JOIN above LEFT JOIN g ON TRUE LEFT JOIN keys k ON k.id = g.key_id ORDER BY g.kind, g.key_id`,
   xmin: 'SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS x',
   // Deleted and the horizon moved in one statement: no reader sees rows gone without the horizon that says so.
   prune: `WITH d AS (DELETE FROM change_log WHERE xid < $1::xid8)
@@ -80,24 +87,20 @@ const xidLess = (a: string, b: string) => BigInt(a) < BigInt(b);
 export function createChangeLogReader(pool: PgPool): ChangeLogPart {
   let cursor: string | null = null;
   // Transactions read already whose id is at or above the cursor.
-  let seen = new Set<string>();
+  let seen: string[] = [];
   return {
     async read(): Promise<ChangeLogRead> {
-      type R = { x: string; h: string; xid: string | null; kind: ChangeKind | null; minute: number | null; ts: number | null; provider: string | null; endpoint: string; model: string; region: string };
-      const result = (await pool.query<R>({ name: 'change_log_read', text: SQL.read, values: [cursor] })).rows;
-      const { x, h } = result[0]!;
+      type R = { x: string; h: string; xids: string[]; kind: ChangeKind | null; minute: number | null; ts: number | null; provider: string | null; endpoint: string; model: string; region: string };
+      const result = (await pool.query<R>({ name: 'change_log_read', text: SQL.read, values: [cursor, seen] })).rows;
+      const { x, h, xids } = result[0]!;
       const reset = cursor === null || xidLess(cursor, h);
       const rows: ChangeRow[] = [];
-      const next = new Set<string>();
       for (const r of result) {
-        if (r.xid === null || r.kind === null) continue;
-        if (!xidLess(r.xid, x)) next.add(r.xid);
-        if (seen.has(r.xid)) continue;
+        if (r.kind === null) continue;
         rows.push({ kind: r.kind, key: r.provider === null ? null : { provider: r.provider, endpoint: r.endpoint, model: r.model, region: r.region }, minute: r.minute, ts: r.ts });
       }
-      for (const xid of seen) if (!xidLess(xid, x)) next.add(xid);
+      seen = [...seen.filter((xid) => !xidLess(xid, x)), ...xids];
       cursor = x;
-      seen = next;
       return { rows, reset };
     },
   };
