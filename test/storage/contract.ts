@@ -143,6 +143,13 @@ export function storageContract(engine: string, open: OpenStorage): void {
       expect(await s.events.servedBefore(id!, now + 3_000, now)).toEqual({ modelServed: 'm', systemFingerprint: 'fp_a' });
       expect(await s.events.servedBefore(id!, now + MIN, now + 2_000)).toEqual({ modelServed: 'm', systemFingerprint: 'fp_b' });
       expect(await s.events.servedBefore(id!, now + 3_000, now + 1_001)).toEqual({ modelServed: null, systemFingerprint: 'fp_a' });
+      // Every key's in a span, by key then time: what the /metrics counter reads.
+      const [other] = (await s.telemetry.findKeyIds([OTHER])) as number[];
+      const all = await s.events.servedSightingsIn(now + 1_500, now + MIN);
+      const byKey = (k: number) => all.filter((r) => r.keyId === k).map((r) => [r.ts, r.by, r.systemFingerprint]);
+      expect(byKey(id!)).toEqual([[now + 2_500, 'us-east', 'fp_a'], [now + 3_000, 'eu-west', 'fp_b']]);
+      expect(all.filter((r) => r.keyId === other).map((r) => [r.ts, r.modelServed])).toEqual([[now + 2_000, 'claude-x-1']]);
+      expect(all.map((r) => r.keyId)).toEqual([...all.map((r) => r.keyId)].sort((a, b) => a - b));
     });
 
     it("reads the served model of a key's call samples among its sightings, by time, with the calling service and instance (issue 39)", async () => {

@@ -119,4 +119,10 @@ export interface EventsPart {
    * binary order: what the wrong-answer rule reads (server/verdicts/wrong-answers.ts).
    */
   answerRows(keyId: number, from: number, to: number): Promise<AnswerRow[]>;
+  /**
+   * Every key's sightings with event time in `[from, to)`, by key id, then in
+   * `servedSightings`' order: what the /metrics served-change counter reads each scrape, only
+   * the span since the previous one (server/metrics/served-change-counter.ts).
+   */
+  servedSightingsIn(from: number, to: number): Promise<(ServedSighting & { keyId: number })[]>;
 }
