@@ -28,6 +28,8 @@ import { keyQuery } from '../verdicts/support.ts';
 const LABEL = { type: 'object', properties: { label: { type: 'string', enum: ['refund', 'bug', 'other'] } }, required: ['label'], additionalProperties: false };
 /** triage's schema after its own change: a field the prompt never asked for. */
 const CHANGED = { ...LABEL, properties: { ...LABEL.properties, priority: { type: 'string' } }, required: ['label', 'priority'] };
+/** The canary's fixed task has one right answer: the label of a fixed sentence is "refund". */
+const CANARY = { ...LABEL, properties: { label: { type: 'string', const: 'refund' } } };
 const RIGHT = '{"label":"refund"}';
 /** New weights answering broken JSON (cut mid-string), for every caller. */
 const BROKEN = '{"label": "refu';
@@ -61,18 +63,18 @@ afterAll(async () => {
 /** Runs the real prober's `--once` for the canary target of `model` from `location`; its exit code. */
 async function probeOnce(model: string, location: string): Promise<number> {
   const file = join(dir, `${model}.json`);
-  writeFileSync(file, JSON.stringify({ collector: { flush_interval: '200ms' }, targets: [rawTarget(fake.openaiBaseUrl, model, { canary: { json_schema: LABEL } })] }));
+  writeFileSync(file, JSON.stringify({ collector: { flush_interval: '200ms' }, targets: [rawTarget(fake.openaiBaseUrl, model, { canary: { json_schema: CANARY } })] }));
   const env = { PROBE_TEST_KEY: API_KEY, BREAKERBOX_TOKEN: collector.token, BREAKERBOX_URL: collector.url };
   return main(['probe', '--config', file, '--location', location, '--once'], { env, stdout: () => undefined, stderr: () => undefined, onSignal: () => () => undefined });
 }
 
-/** `calls` calls of `model` by `service` through the SDK, validated against `schema`; the answers that failed. */
-async function serviceCalls(service: string, model: string, schema: Record<string, unknown>, calls: number): Promise<number> {
+/** `calls` calls of `model` by `service` through the SDK, validated against `schema` (none: nothing validated); the answers that failed. */
+async function serviceCalls(service: string, model: string, schema: Record<string, unknown> | undefined, calls: number): Promise<number> {
   const bb = createBreakerbox({
     defaults: { retry: { maxAttempts: 1 }, breaker: { minCalls: 1000 } },
     telemetry: { url: collector.url, token: collector.token, service, instance: 'pod-1', intervalMs: 60_000 },
   });
-  const client = new OpenAI({ baseURL: fake.openaiBaseUrl, apiKey: API_KEY, maxRetries: 0, fetch: bb.fetch({ provider: 'openai', validate: schema }) });
+  const client = new OpenAI({ baseURL: fake.openaiBaseUrl, apiKey: API_KEY, maxRetries: 0, fetch: bb.fetch({ provider: 'openai', ...(schema ? { validate: schema } : {}) }) });
   let failed = 0;
   for (let i = 0; i < calls; i++) {
     await client.chat.completions.create({ model, messages: [{ role: 'user', content: 'Label: "I want my money back."' }] }).catch((e: unknown) => {
@@ -150,6 +152,35 @@ describe('verdicts on answers', () => {
     for (const b of bodies) expect([b.group.title, b.group.incident.verdict, b.group.incident.hint]).toEqual([`openai: ${model}, provider degraded (wrong_answers)`, 'provider_degraded', 'wrong_answers']);
     expect(bodies[1].group.alerts.find((x: any) => x.rule === 'clients_degraded')?.summary).toBe(summary);
     console.info(`(a) webhook ${bodies[1].event}: ${bodies[1].group.title} — ${bodies[1].group.alerts.map((x: any) => `${x.rule}: ${x.summary}`).join(' | ')}`);
+  });
+
+  it('a provider answering wrongly to clients that validate nothing, probed from one location: still provider_degraded / wrong_answers, and a page', async () => {
+    const model = 'gpt-4o-mini-2026-silent';
+    // Well-formed JSON, the wrong label: nothing fails at the clients, which check nothing.
+    fake.script(model, { kind: 'ok', text: '{"label":"bug"}' }, { persistent: true });
+    for (let i = 0; i < 6; i++) expect(await probeOnce(model, 'eu-west')).toBe(1);
+    expect(await serviceCalls('ticket-drafts', model, undefined, 25)).toBe(0);
+
+    clock.set(Date.now());
+    const v = await verdictOf(model);
+    console.info(`(a2) ${v.verdict} / ${v.hint}\n  ${v.evidence.join('\n  ')}`);
+    expect([v.verdict, v.hint]).toEqual(['provider_degraded', 'wrong_answers']);
+    expect(v.clients).toMatchObject({ calls: 25, failed: 0, degraded: false });
+    expect(v.evidence[0]).toBe('provider_degraded: the answer canaries answer wrongly while no call failed: the provider serves wrong answers (200s) that the clients, validating nothing, take as right');
+    const text = v.evidence.join('\n');
+    expect(text).toMatch(/eu-west: 6 of 6 probes wrong over 30 min \(expected JSON matching the canary schema, got JSON failing it at #\/label: Instance does not match "refund"\.; received "\{"label":"bug"\}" at \d\d:\d\d:\d\d UTC\)/);
+    expect(text).toContain('from 1 location');
+    expect(text).toContain('clients: no call failed validation (services that validate nothing would not see these answers) — the probes are our own requests, so the verdict rests on them');
+
+    await evaluate();
+    clock.advance(61_000);
+    await evaluate();
+    const alert = (await read('/api/alerts?state=firing')).alerts.find((a: any) => a.key?.model === model && a.rule === 'clients_degraded');
+    console.info(`(a2) page clients_degraded (${alert?.severity}): ${alert?.summary}`);
+    expect(alert).toMatchObject({ severity: 'critical', verdict: 'provider_degraded', hint: 'wrong_answers' });
+    expect(alert.summary).toBe(
+      'clients served wrong answers over the last 5 min: answer canaries wrong from eu-west; 25 calls, none failed validation (nothing validates them) — answer canaries wrong from eu-west 6 of 6 probes: provider serving wrong answers (wrong_answers)',
+    );
   });
 
   it("the provider answering right while one service's own schema changed: self_inflicted naming that service", async () => {
