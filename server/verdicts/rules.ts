@@ -4,7 +4,7 @@ import { CLIENT_CLASSES, PROVIDER_CLASSES } from '@breakerbox/protocol';
 import type { ClientFigures, Hint, PartHealth, ProbeFigures, ProbePower, Verdict } from './types.ts';
 import type { SiblingProbes } from './sibling-probes.ts';
 import { locationSplit, type LocationSplit, type StatusRule } from './location-split.ts';
-import type { AnswerJudgement } from './wrong-answers.ts';
+import type { AnswerJudgement } from './answer-judgement.ts';
 import { judgeLatency, probesAtBaseline, slowLocations, type LatencyJudgement } from './slow-probes.ts';
 
 /** The probe side of a key, summed up over its locations. */
