@@ -47,7 +47,7 @@ export const VERDICT_LOOK: Record<Verdict, { word: string; icon: string; advice:
 
 export const HINT_WORDS: Record<Hint, string> = {
   retry_storm: 'retry storm',
-  client_errors: 'client errors (bad requests, auth, context, policy: ours, probes or not)',
+  client_errors: 'client errors (bad requests, auth, context, policy, answers failing our own validation: ours, probes or not)',
   quota: 'our quota (429s while the probes are served, or our own insufficient_quota)',
   capacity: 'capacity (bulkhead rejections, normal latency)',
   local: 'local (only some services or instances)',
@@ -67,6 +67,7 @@ export const HINT_WORDS: Record<Hint, string> = {
   sibling_probes: "judged by the provider's other keys' probes",
   model_retired: 'model retired (calls to it fail since its shutdown date: move to the successor)',
   slow: 'slow (probes answer far slower than their baseline, clients slow or shedding)',
+  wrong_answers: 'wrong answers (answer canaries answer wrongly: the provider serves 200s with wrong answers)',
 };
 
 /** A share as a percentage ("34%", "0.4%"), or an en dash when undefined. */

@@ -68,6 +68,10 @@ function keyPhrase(a: KeyAnalysis): string {
       if (d.ownClasses && side.ok.length === 0) return `failures of our own classes, no probe needed: self-inflicted${hint}`;
       return `probes fine from ${locations(side.ok.length)}: likely self-inflicted${hint}`;
     case 'provider_degraded':
+      if (d.hint === 'wrong_answers' && d.answers) {
+        const wrong = d.answers.side.locations.filter((l) => l.wrongly).map((l) => `${l.location} ${l.wrong} of ${l.probes}`);
+        return `answer canaries wrong from ${list(wrong)} probes: provider serving wrong answers (wrong_answers)`;
+      }
       return side.ok.length
         ? `clients fine, probes failing from ${list(side.failing)}, fine from ${list(side.ok)}: provider degraded${hint}`
         : `clients fine, probes failing from ${list(side.failing)}: provider degraded${hint}`;

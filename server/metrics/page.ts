@@ -19,6 +19,8 @@ export interface PageSources {
   maxSeries: number;
   /** Seconds to retirement (negative once retired) of each model in use with a calendar entry. */
   retirements(): Promise<{ provider: string; model: string; seconds: number }[]>;
+  /** Served-model changes counted per provider and model (served-change-counter.ts); absent: the family is empty. */
+  servedChanges?(): Promise<{ provider: string; model: string; changes: number }[]>;
 }
 
 /** Keys read per storage query: each query is short, and ingest runs between them. */
@@ -169,6 +171,9 @@ export async function* metricsPage(src: PageSources): AsyncGenerator<string> {
 
   out.family('breakerbox_model_retirement_seconds', 'gauge', 'Seconds until a model in use retires (negative once retired; days: divide by 86400), per provider and model, from the retirement calendar (docs/lifecycle.md); models without a date are not listed.');
   for (const r of await src.retirements()) out.sample('breakerbox_model_retirement_seconds', renderLabels({ provider: r.provider, model: r.model }), r.seconds);
+
+  out.family('breakerbox_served_model_changes_total', 'counter', 'Changes of the served model version behind a requested model (model_served or system_fingerprint, from probes and call samples), per provider and model, counted by this collector since it started, in event-time order once settled (docs/metrics.md).');
+  for (const c of (await src.servedChanges?.()) ?? []) out.sample('breakerbox_served_model_changes_total', renderLabels({ provider: c.provider, model: c.model }), c.changes);
 
   const exporter = src.health.exporter;
   exporter.series = series;

@@ -7,6 +7,7 @@ import { createLatestStates, unpackStates, type LatestStates } from '../metrics/
 import { metricsPage } from '../metrics/page.ts';
 import { MetricsRoute } from '../schemas/metrics.ts';
 import { keysInUse } from '../lifecycle/models-in-use.ts';
+import { createServedChangeCounter } from '../metrics/served-change-counter.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -94,6 +95,9 @@ export const metricsPlugin = fp(
       }
       return [...out.values()];
     };
+    // Counted scrape by scrape from the sightings since the previous one (never all history).
+    const counter = createServedChangeCounter(app.storage);
+    const servedChanges = () => counter.advance(app.clock.now());
     // One page is built at a time (a Prometheus HA pair scrapes together): memory stays that of one
     // page. A client that stops reading holds its turn for at most QUEUE_WAIT_MS.
     let queue: Promise<void> = Promise.resolve();
@@ -103,7 +107,7 @@ export const metricsPlugin = fp(
       queue = new Promise<void>((resolve) => (release = resolve));
       try {
         await Promise.race([previous, sleep(QUEUE_WAIT_MS, undefined, { ref: false })]);
-        yield* metricsPage({ health: app.collectorMetrics, storage: app.storage, states: () => withoutIdleTimeout(socket, states), maxSeries, retirements });
+        yield* metricsPage({ health: app.collectorMetrics, storage: app.storage, states: () => withoutIdleTimeout(socket, states), maxSeries, retirements, servedChanges });
       } finally {
         release();
       }

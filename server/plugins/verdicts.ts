@@ -4,7 +4,7 @@ import { BreakerboxError } from '../errors.ts';
 import { createVerdictEngine, type VerdictEngine } from '../verdicts/verdict-engine.ts';
 import { pendingProbesSource } from '../verdicts/pending-probes.ts';
 import { parseStep, parseWindow, type TimeRange, type WindowQuery } from '../verdicts/window.ts';
-import { page, pageRequest } from '../query/pagination.ts';
+import { pageOf, pageRequest } from '../query/pagination.ts';
 import { probesPage } from '../query/probe-pages.ts';
 import { inThreadReads, startReadWorker, type FleetReads } from '../query/read-worker.ts';
 import { IncidentsRoute, VerdictsRoute } from '../schemas/verdicts.ts';
@@ -69,7 +69,8 @@ export const verdictsPlugin = fp(
       const q = request.query;
       const at = pageRequest(q, paging);
       const range = at.range ?? app.resolveWindow(q, '15m');
-      const { items, next_cursor, total } = page(await fleetReads.verdicts(range), at, range);
+      const { items, total } = await fleetReads.verdictsPage(range, { offset: at.offset, limit: at.limit });
+      const { next_cursor } = pageOf(items, total, at, range);
       return { window: range, verdicts: items, next_cursor, total };
     });
 

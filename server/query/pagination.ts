@@ -30,7 +30,12 @@ export function pageRequest(query: { limit?: string; cursor?: string }, options:
  * cursor pins the window, so paging through a "last 15 minutes" list reads one window.
  */
 export function page<T>(all: T[], request: PageRequest, range: TimeRange): { items: T[]; next_cursor: string | null; total: number } {
+  return pageOf(all.slice(request.offset, request.offset + request.limit), all.length, request, range);
+}
+
+/** A page already cut from a list of `total` rows (`items` = rows `[offset, offset + limit)`), with its next cursor. */
+export function pageOf<T>(items: T[], total: number, request: PageRequest, range: TimeRange): { items: T[]; next_cursor: string | null; total: number } {
   const end = request.offset + request.limit;
-  const next = end < all.length ? Buffer.from(`${range.from}.${range.to}.${end}`).toString('base64url') : null;
-  return { items: all.slice(request.offset, end), next_cursor: next, total: all.length };
+  const next = end < total ? Buffer.from(`${range.from}.${range.to}.${end}`).toString('base64url') : null;
+  return { items, next_cursor: next, total };
 }

@@ -33,7 +33,11 @@ parentPort!.on('message', (message: ReadRequest | 'stop') => {
     return;
   }
   if (message.changes) mirror?.apply(message.changes);
-  const answer = message.op === 'states' ? engine.analyse(message.range).then(packStates) : message.op === 'verdicts' ? engine.verdicts(message.range) : engine.keys(message.range);
+  const answer: Promise<unknown> =
+    message.op === 'states' ? engine.analyse(message.range).then(packStates)
+    : message.op === 'verdicts' ? engine.verdicts(message.range)
+    : message.op === 'verdictsPage' ? engine.verdictsPage(message.range, message.slice!)
+    : engine.keys(message.range);
   answer.then(
     (result): ReadReply => ({ id: message.id, result }),
     (err): ReadReply => {

@@ -2,7 +2,7 @@ import { Worker } from 'node:worker_threads';
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BreakerboxError, type ErrorCode } from '../errors.ts';
-import type { KeyListEntry, VerdictEngine } from '../verdicts/verdict-engine.ts';
+import type { KeyListEntry, VerdictEngine, VerdictSlice } from '../verdicts/verdict-engine.ts';
 import type { VerdictEntry } from '../verdicts/types.ts';
 import type { VerdictThresholds } from '../verdicts/figures.ts';
 import type { TimeRange } from '../verdicts/window.ts';
@@ -25,8 +25,10 @@ export interface ReadWorkerData {
 /** A question to the worker. */
 export interface ReadRequest {
   id: number;
-  op: 'verdicts' | 'keys' | 'states';
+  op: 'verdicts' | 'verdictsPage' | 'keys' | 'states';
   range: TimeRange;
+  /** The rows of a `verdictsPage` question. */
+  slice?: VerdictSlice;
   /** This thread's storage writes since the previous question (incremental only). */
   changes?: FeedDelta;
 }
@@ -37,6 +39,8 @@ export type ReadReply = { id: number; result: unknown } | { id: number; error: {
 /** The whole-fleet read views, answered off the event loop when a worker runs. */
 export interface FleetReads {
   verdicts(range: TimeRange): Promise<VerdictEntry[]>;
+  /** One page of `verdicts(range)` and the count of all: evidence text is built for the page's rows only. */
+  verdictsPage(range: TimeRange, slice: VerdictSlice): Promise<{ items: VerdictEntry[]; total: number }>;
   keys(range: TimeRange): Promise<KeyListEntry[]>;
   /** The `/metrics` state gauges of every key over the window, packed (server/metrics/latest-states.ts). */
   states(range: TimeRange): Promise<Float64Array>;
@@ -46,6 +50,7 @@ export interface FleetReads {
 /** The same views answered in this thread (an in-memory database, or the worker unavailable). */
 export const inThreadReads = (engine: VerdictEngine): FleetReads => ({
   verdicts: async (range) => engine.verdicts(range),
+  verdictsPage: async (range, slice) => engine.verdictsPage(range, slice),
   keys: async (range) => engine.keys(range),
   states: async (range) => packStates(await engine.analyse(range)),
   close: async () => {},
@@ -76,7 +81,7 @@ export function startReadWorker(options: Omit<ReadWorkerData, 'incremental'> & {
     pending.clear();
   };
 
-  const answerHere = (r: ReadRequest): Promise<unknown> => fallback[r.op](r.range);
+  const answerHere = (r: ReadRequest): Promise<unknown> => (r.op === 'verdictsPage' ? fallback.verdictsPage(r.range, r.slice!) : fallback[r.op](r.range));
 
   const spawn = (): Worker => {
     const ext = extname(fileURLToPath(import.meta.url));
@@ -109,9 +114,9 @@ export function startReadWorker(options: Omit<ReadWorkerData, 'incremental'> & {
     return w;
   };
 
-  const ask = <T>(op: ReadRequest['op'], range: TimeRange): Promise<T> => {
+  const ask = <T>(op: ReadRequest['op'], range: TimeRange, slice?: VerdictSlice): Promise<T> => {
     const id = ++seq;
-    const request: ReadRequest = { id, op, range };
+    const request: ReadRequest = { id, op, range, ...(slice ? { slice } : {}) };
     if (failed) return answerHere(request) as Promise<T>;
     worker ??= spawn();
     if (feed) {
@@ -128,6 +133,7 @@ export function startReadWorker(options: Omit<ReadWorkerData, 'incremental'> & {
 
   return {
     verdicts: (range) => ask<VerdictEntry[]>('verdicts', range),
+    verdictsPage: (range, slice) => ask<{ items: VerdictEntry[]; total: number }>('verdictsPage', range, slice),
     keys: (range) => ask<KeyListEntry[]>('keys', range),
     states: (range) => ask<Float64Array>('states', range),
     async close() {

@@ -20,7 +20,7 @@ export type Verdict = Static<typeof Verdict>;
 export const HINTS = [
   'retry_storm', 'client_errors', 'quota', 'capacity', 'local', 'regional', 'regional_unconfirmed', 'probe_misconfigured', 'no_probes', 'low_volume',
   'truncation', 'intermittent', 'probes_inconclusive', 'traffic_shape', 'probe_only', 'probes_set_aside', 'probes_pending', 'probes_stale',
-  'sibling_probes', 'model_retired', 'slow',
+  'sibling_probes', 'model_retired', 'slow', 'wrong_answers',
 ] as const;
 export const Hint = StringEnum(HINTS);
 export type Hint = Static<typeof Hint>;

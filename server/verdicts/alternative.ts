@@ -40,6 +40,16 @@ export function alternativeOf(d: Decision, c: ClientFigures, probes: Record<stri
     const slow = slowLocations(d.latency);
     return { verdict: 'self_inflicted', why: `the probes, which share none of our code, are slow too: ${probePaces(d.latency, slow)}; ${noSelfSignal}` };
   }
+  if (d.hint === 'wrong_answers' && d.answers) {
+    const invalid = d.answers.invalid.reduce((n, v) => n + v.count, 0);
+    if (invalid === 0) {
+      return { verdict: 'healthy', why: `${c.calls > 0 ? 'no call failed' : 'no client traffic'}, but the canaries answer wrongly from ${list(d.answers.side.wrong)}: the answers arrive and are wrong` };
+    }
+    return {
+      verdict: 'self_inflicted',
+      why: `the canaries, our own fixed requests that no prompt or schema change of a service touches, answer wrongly from ${list(d.answers.side.wrong)}${invalid > 0 ? `, and ${invalid} calls failed validation on ${list(d.answers.invalid.map((v) => v.name))} alike` : ''}`,
+    };
+  }
   switch (d.verdict) {
     case 'provider_outage':
       if (d.hint === 'sibling_probes' && d.siblings) {

@@ -23,6 +23,8 @@ import { failingNow, freshenProbes, holdBeforeAsking, holdForProbes, type Pendin
 import type { Alternative, ClientFigures, KeyState, PartHealth, ProbeFigures } from './types.ts';
 import type { SiblingProbes } from './sibling-probes.ts';
 import { floorMinute, type TimeRange } from './window.ts';
+import { errorsOf } from './counters.ts';
+import { judgeAnswers, readAnswerSide, wantsAnswers, type AnswerJudgement } from './wrong-answers.ts';
 import type { MinuteWindow } from './minute-window.ts';
 
 /** Everything decided about one key over a window. */
@@ -250,7 +252,19 @@ export async function analysePass(deps: AnalyseDeps, range: TimeRange, options: 
     const siblings = clients.degraded && Object.keys(usable).length === 0 ? siblingProbes(id, keys, usableOf, probed, t.provider_aliases, group) : undefined;
     // Slow or shedding clients: each ok location's latency baseline, the declared ceiling and the `slow_calls` opens (issue 36).
     const slowOpens = wantsLatency(clients, usable) ? await attachLatencyInputs(storage, id, [id, ...joinedIds], range, usable, probes, t) : 0;
-    const decided = await decideWithFleet(clients, usable, () => fleetParts(deps, id, range, services, instances, openPerSource), t, siblings, slowOpens);
+    const fleetDecided = await decideWithFleet(clients, usable, () => fleetParts(deps, id, range, services, instances, openPerSource), t, siblings, slowOpens);
+    // Answers (issue 39): the canaries over their own lookback, read only for keys with a wrong answer in the window or invalid_output calls.
+    const answerSide = wantsAnswers(clients, usable) ? await readAnswerSide(storage.events, [id, ...joinedIds], to, setAside, t) : null;
+    const invalid: AnswerJudgement['invalid'] = [];
+    if (answerSide) {
+      timeDependent.add(id); // the lookback slides with `to`
+      for (const [service, sums] of services) {
+        const count = errorsOf(sums).invalid_output ?? 0;
+        if (count > 0) invalid.push({ name: instances.find((x) => x.serviceId === service)?.service ?? (await names()).get(service) ?? String(service), count });
+      }
+      invalid.sort((a, b) => b.count - a.count || a.name.localeCompare(b.name));
+    }
+    const decided = judgeAnswers(fleetDecided, clients, answerSide, invalid);
     const named: Decision = await nameMissing(decided, probes, async () => silentLocations(await probeActivity(), id));
 
     const judged = await retiredHint(named, clients, info.key, retirements, to, t, () => failsNotFound(storage.samples, id, from, to));
@@ -259,7 +273,7 @@ export async function analysePass(deps: AnalyseDeps, range: TimeRange, options: 
       : deps.pending && clients.degraded ? await holdOpen(deps.pending, id, judged, states, Object.keys(usable), to, t) : judged;
     // Each service on its own calls; while the key's verdict is held for probes, theirs is too.
     const held = decision !== judged && decision.verdict === 'insufficient_data' ? decision : undefined;
-    const perService =
+    const perService: ServiceHealth[] =
       services.size > 1
         ? serviceHealth(await names(), services, range, instances, openPerSource, usable, t, siblings, held)
         : await Promise.all([...services.keys()].map(async (s) => ({
@@ -267,6 +281,14 @@ export async function analysePass(deps: AnalyseDeps, range: TimeRange, options: 
             name: instances.find((x) => x.serviceId === s)?.service ?? (await names()).get(s) ?? String(s), calls: clients.calls, failed: clients.failed,
             error_share: clients.error_share, degraded: clients.degraded, verdict: clients.degraded ? decision.verdict : null, hint: clients.degraded ? decision.hint : null,
           })));
+    // Each service's own verdict judges the answers too: a service failing invalid_output while the canaries are wrong is the provider's, not its own.
+    if (answerSide && services.size > 1) {
+      for (const s of perService) {
+        if (!s.decision || !s.figures) continue;
+        const own = judgeAnswers(s.decision, s.figures, answerSide, invalid.filter((v) => v.name === s.name));
+        if (own !== s.decision) Object.assign(s, { decision: own, verdict: own.verdict, hint: own.hint });
+      }
+    }
     // The key says what its worst service says: a service hidden by healthy callers leads.
     const keyDecision = leadWithWorstService(decision, perService);
     const state = keyState(instances, states);

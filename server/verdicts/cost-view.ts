@@ -1,6 +1,7 @@
 import type { RollupsPart } from '../storage/storage.ts';
 import { floorMinute, type TimeRange } from './window.ts';
 import type { CostView, OperationCost } from '../schemas/cost.ts';
+import { TASK_COLUMNS } from '@breakerbox/protocol';
 
 const MINUTE = 60_000;
 const DAY = 86_400_000;
@@ -9,15 +10,25 @@ type Levels = Record<(typeof LEVELS)[number], number | null>;
 
 export type { CostView, OperationCost } from '../schemas/cost.ts';
 
-// Column order of the per-minute rows below.
-const C = { completed: 0, failed: 1, degraded: 2, attempts: 3, cost: 4, level0: 5, invoked: 10, fbFailed: 11 } as const;
-const WIDTH = 12;
+// Column positions of the task rollup rows, read from the one column list.
+const col = (name: string) => {
+  const i = TASK_COLUMNS.indexOf(name);
+  if (i < 0) throw new Error(`TASK_COLUMNS has no ${name}`);
+  return i;
+};
+const C = {
+  completed: col('completed'), failed: col('failed'), degraded: col('degraded'), attempts: col('attempts'), cost: col('cost_usd'),
+  level0: col('level0'), invoked: col('fallback_invoked'), fbFailed: col('fallback_failed'),
+} as const;
+const WIDTH = TASK_COLUMNS.length;
+// The levels are consecutive columns, level0 first, one per LEVELS entry.
+if (LEVELS.some((l, i) => col(`level${l}`) !== C.level0 + i)) throw new Error('TASK_COLUMNS levels are not consecutive');
 
 const perSuccess = (cost: number, completed: number) => (completed > 0 ? Number((cost / completed).toFixed(8)) : null);
 
 function levelShares(v: Float64Array): Levels {
   let served = 0;
-  for (let i = 0; i < 5; i++) served += v[C.level0 + i]!;
+  for (let i = 0; i < LEVELS.length; i++) served += v[C.level0 + i]!;
   const out = {} as Levels;
   LEVELS.forEach((l, i) => {
     out[l] = served > 0 ? Number((v[C.level0 + i]! / served).toFixed(4)) : null;

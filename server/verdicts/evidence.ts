@@ -10,6 +10,7 @@ import { pText, splitText } from './location-split.ts';
 import type { LocationHealth } from './prober-health.ts';
 import { failureMix, probeSide, recoveredLocations, type Decision } from './rules.ts';
 import type { Alternative, ClientFigures, ProbeFigures } from './types.ts';
+import { answerSentences, validationLeads } from './wrong-answers.ts';
 import { inconclusiveWithoutFailures, latencyVerdictText, noFailure, shapeHintSentence, slowHintSentence } from './latency-evidence.ts';
 
 export { list, num, pct } from './text.ts';
@@ -79,6 +80,12 @@ function probeSentences(probes: Record<string, ProbeFigures>, t: VerdictThreshol
   const group = (locations: string[]) => {
     const n = locations.reduce((a, l) => a + probes[l]!.recent.probes, 0);
     const ok = locations.reduce((a, l) => a + probes[l]!.recent.probes - probes[l]!.recent.failed, 0);
+    // A wrong answer is no transport failure (docs/alerts.md, "Wrong answers"): say so rather than "ok".
+    const wrong = locations.reduce((a, l) => a + probes[l]!.wrong_answer, 0);
+    if (wrong > 0) {
+      const all = locations.reduce((a, l) => a + probes[l]!.probes, 0);
+      return `${num(ok)} of ${num(n)} recent without a transport failure from ${list(locations)}, ${num(wrong)} of the window's ${num(all)} answered wrongly`;
+    }
     return `${num(ok)} of ${num(n)} recent ok from ${list(locations)}`;
   };
   const out: string[] = [];
@@ -107,6 +114,9 @@ function hintSentence(d: Decision, c: ClientFigures, probes: Record<string, Prob
   const side = probeSide(usableOnly(probes));
   switch (d.hint) {
     case 'client_errors':
+      if (validationLeads(c)) {
+        return `hint client_errors: ${pct(mix.ours)} of failures are our own classes (≥ ${pct(t.hint_dominant_share)}), most of them invalid_output (${num(c.errors.invalid_output ?? 0)}: answers that failed the service's own validation) — a prompt, schema or validator change of ours`;
+      }
       return `hint client_errors: ${pct(Math.max(mix.clientFault, mix.ours))} of failures are our own classes (bad_request/auth/context_length/policy${mix.clientFault < t.hint_dominant_share ? '/quota/truncated' : ''}; ≥ ${pct(t.hint_dominant_share)})`;
     case 'quota':
       return `hint quota: ${pct(mix.quota)} of failures are quota/rate_limit while the probes are served`;
@@ -169,6 +179,8 @@ function hintSentence(d: Decision, c: ClientFigures, probes: Record<string, Prob
       }
       return `hint model_retired: the model retired on ${r.shutdown} (retirement calendar${r.link ? `, ${r.link}` : ''}) and ${pct(r.bad_request_share)} of failures since are bad_request (404 model_not_found) — ${move}`;
     }
+    case 'wrong_answers':
+      return `hint wrong_answers: the provider answers 200 with wrong or malformed answers (new weights, a model swapped behind its name): its answers are judged, not its transport — fail over to another model or provider and tell the provider; not our code`;
     case 'low_volume':
       return `hint low_volume: ${plural(c.calls, 'call')} is below the ${num(t.min_calls)} needed to judge the clients`;
     default:
@@ -220,6 +232,13 @@ function verdictText(d: Decision, c: ClientFigures): string {
     return d.verdict === 'provider_outage'
       ? 'too few calls to judge the clients, and every probe location failing: the provider is down'
       : 'too few calls to judge the clients, and probes failing from some locations';
+  }
+  if (d.hint === 'wrong_answers') {
+    return c.calls === 0
+      ? 'no client traffic, and the answer canaries answer wrongly: the provider serves wrong answers (200s) before anyone needs the key'
+      : (c.errors.invalid_output ?? 0) > 0
+        ? "the answer canaries answer wrongly and the clients' answers fail their validation: the provider serves wrong answers (200s)"
+        : 'the answer canaries answer wrongly while no call failed: the provider serves wrong answers (200s) that the clients, validating nothing, take as right';
   }
   if (d.hint === 'intermittent' && d.verdict === 'provider_degraded') return 'probes failing at random from every location while clients are fine: early warning, not felt yet';
   if (d.hint === 'intermittent') return 'clients degraded and the probes caught the provider failing too, in bursts: not our code — fail over';
@@ -283,8 +302,10 @@ export function evidence(d: Decision, c: ClientFigures, probes: Record<string, P
     ...clientSentences(c, t, x.stateText, x.failingSince),
     ...(Object.keys(probes).length > 0 && Object.keys(usableOnly(probes)).length === 0 ? ['probes: none usable in the window'] : probeSentences(usableOnly(probes), t)),
     ...(d.split ? [splitText(d.split)] : []),
+    ...answerSentences(s?.led ? s.lead.decision : d, t),
     ...joinSentences(probes, x),
-    ...[ownClassSentence(d, own), siblingSentence(d)].filter((x): x is string => x !== null),
+    // Answers judged (wrong-answers.ts) say what the probes show of them; "a provider answers the same whatever its health" is not true of invalid_output.
+    ...[d.answers || s?.lead.decision.answers ? null : ownClassSentence(d, own), siblingSentence(d)].filter((x): x is string => x !== null),
     ...(power ? [power] : []),
     ...(hint ? [hint] : []),
     `why not ${alternative.verdict}: ${alternative.why}`,

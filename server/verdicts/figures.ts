@@ -31,6 +31,10 @@ export interface VerdictThresholds {
   slow_probe_min_delta_ms: number;
   stale_probe_lookback_s: number;
   served_change_lookback_s: number;
+  wrong_answer_lookback_s: number;
+  wrong_answer_min: number;
+  wrong_answer_share: number;
+  wrong_answer_min_locations: number;
   prober_min_keys: number;
   prober_min_providers: number;
   prober_failing_share: number;

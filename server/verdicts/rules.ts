@@ -4,6 +4,7 @@ import { CLIENT_CLASSES, PROVIDER_CLASSES } from '@breakerbox/protocol';
 import type { ClientFigures, Hint, PartHealth, ProbeFigures, ProbePower, Verdict } from './types.ts';
 import type { SiblingProbes } from './sibling-probes.ts';
 import { locationSplit, type LocationSplit, type StatusRule } from './location-split.ts';
+import type { AnswerJudgement } from './answer-judgement.ts';
 import { judgeLatency, probesAtBaseline, slowLocations, type LatencyJudgement } from './slow-probes.ts';
 
 /** The probe side of a key, summed up over its locations. */
@@ -78,6 +79,12 @@ export interface Decision {
   service?: ServiceLead;
   /** With degraded clients whose probes' baseline was read: the clients' latency signals and each ok location's pace (`slow`, `traffic_shape`). */
   latency?: LatencyJudgement;
+  /**
+   * The answer canaries judged with the clients' `invalid_output` (wrong-answers.ts): with
+   * `wrong_answers` the canaries that answered wrongly; on a `self_inflicted` led by
+   * `invalid_output`, the services that failed validation and what the probes showed.
+   */
+  answers?: AnswerJudgement;
 }
 
 /** What the hold rests on, for the evidence and the summary. */

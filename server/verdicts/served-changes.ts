@@ -24,17 +24,27 @@ export const SERVED_CHANGES_LISTED = 100;
  * `limit` (the newest kept).
  */
 export function servedChanges(sightings: readonly ServedSighting[], from: number, limit = SERVED_CHANGES_LISTED, before: ServedVersion = { model_served: null, system_fingerprint: null }): ServedChange[] {
+  const out = servedFold(sightings, from, before).changes;
+  return out.length > limit ? out.slice(out.length - limit) : out;
+}
+
+/**
+ * The one derivation of served changes: every change among `sightings` (oldest first) at or
+ * after `from`, starting from `before`, and the version in force after the last sighting —
+ * what the /metrics counter carries from one scrape to the next (server/metrics/served-change-counter.ts).
+ */
+export function servedFold(sightings: readonly ServedSighting[], from: number, before: ServedVersion): { changes: ServedChange[]; last: ServedVersion } {
   const last: ServedVersion = { ...before };
-  const out: ServedChange[] = [];
+  const changes: ServedChange[] = [];
   for (const s of sightings) {
     const model = s.modelServed !== null && last.model_served !== null && s.modelServed !== last.model_served;
     const fingerprint = s.systemFingerprint !== null && last.system_fingerprint !== null && s.systemFingerprint !== last.system_fingerprint;
     const next: ServedVersion = { model_served: s.modelServed ?? last.model_served, system_fingerprint: s.systemFingerprint ?? last.system_fingerprint };
-    if ((model || fingerprint) && s.ts >= from) out.push({ ts: s.ts, seen_in: s.seenIn, by: s.by, from: { ...last }, to: next });
+    if ((model || fingerprint) && s.ts >= from) changes.push({ ts: s.ts, seen_in: s.seenIn, by: s.by, from: { ...last }, to: next });
     last.model_served = next.model_served;
     last.system_fingerprint = next.system_fingerprint;
   }
-  return out.length > limit ? out.slice(out.length - limit) : out;
+  return { changes, last };
 }
 
 /** One key's served-model changes in `[from, to)`, the version in force looked for `SERVED_BEFORE_MS` before. */

@@ -16,8 +16,12 @@ import { VERDICTS } from './types.ts';
  */
 export const HURT: readonly Verdict[] = ['provider_outage', 'provider_suspected', 'self_inflicted', 'provider_degraded'];
 
-/** A key's own decision that already speaks for hurt clients; `provider_degraded` does only with `slow` (clients slow), else it is an early warning over clients that are fine. */
-const keyHurts = (d: Decision): boolean => HURT.includes(d.verdict) && (d.verdict !== 'provider_degraded' || d.hint === 'slow');
+/**
+ * A key's own decision that already speaks for hurt clients; `provider_degraded` does only with
+ * `slow` (clients slow) or `wrong_answers` (clients served wrong answers, whether their validation
+ * catches them or not), else it is an early warning over clients that are fine.
+ */
+const keyHurts = (d: Decision): boolean => HURT.includes(d.verdict) && (d.verdict !== 'provider_degraded' || d.hint === 'slow' || d.hint === 'wrong_answers');
 
 export type { HurtService, ServiceLead } from './rules.ts';
 

@@ -24,6 +24,11 @@ export interface VerdictEngine {
   analyse(range: TimeRange, options?: { keyId?: number; all?: boolean }): Promise<KeyAnalysis[]>;
   /** Keys with a verdict over the window, worst verdict first, then most calls. */
   verdicts(range: TimeRange): Promise<VerdictEntry[]>;
+  /**
+   * The entries `[offset, offset + limit)` of `verdicts(range)` and how many there are: the
+   * evidence and alternative text (built on first read) is built for the page's rows only.
+   */
+  verdictsPage(range: TimeRange, slice: VerdictSlice): Promise<{ items: VerdictEntry[]; total: number }>;
   /** Every known key, by provider, endpoint, model, region. */
   keys(range: TimeRange): Promise<KeyListEntry[]>;
   /** Null when the key never reported. */
@@ -42,6 +47,16 @@ export interface VerdictEngine {
 export const KEPT_MINUTES = 16;
 
 const rank = (v: VerdictEntry['verdict']) => VERDICTS.indexOf(v);
+
+/** Which rows of the ordered verdicts a page shows. */
+export interface VerdictSlice {
+  offset: number;
+  limit: number;
+}
+
+/** Worst verdict first, then most calls, then the oldest key: the order of `/api/verdicts`. */
+const verdictOrder = (a: KeyAnalysis, b: KeyAnalysis) =>
+  rank(a.decision.verdict) - rank(b.decision.verdict) || b.clients.calls - a.clients.calls || a.info.id - b.info.id;
 
 /** Shapes an analysis as a `/api/verdicts` entry. */
 export function toVerdictEntry(a: KeyAnalysis): VerdictEntry {
@@ -86,9 +101,12 @@ export function createVerdictEngine(
     cacheStats: () => cache?.stats() ?? null,
     keptMinutes: () => minutes?.size() ?? null,
     async verdicts(range) {
-      return (await fleet(range))
-        .sort((a, b) => rank(a.decision.verdict) - rank(b.decision.verdict) || b.clients.calls - a.clients.calls || a.info.id - b.info.id)
-        .map(toVerdictEntry);
+      return (await fleet(range)).sort(verdictOrder).map(toVerdictEntry);
+    },
+    async verdictsPage(range, slice) {
+      // Sorting is cheap; shaping an entry reads its evidence, which builds its text.
+      const all = (await fleet(range)).sort(verdictOrder);
+      return { items: all.slice(slice.offset, slice.offset + slice.limit).map(toVerdictEntry), total: all.length };
     },
     async keys(range) {
       return (await fleet(range, { all: true }))

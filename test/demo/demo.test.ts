@@ -172,7 +172,6 @@ describe('npm run demo -- --fast --once', () => {
     const v = await verdictDuring(phase, GPT_4O, 'provider_outage from both locations, with the 503s counted and breakers open',
       (e) => e.verdict === 'provider_outage' && e.hint === null && (e.clients.errors.server ?? 0) > 0 && (e.clients.open_share ?? 0) > 0);
     expect(Object.values(v.probes).map((p) => p.status)).toEqual(['failing', 'failing']);
-    expect(v.clients.opens).toBeGreaterThan(0);
     // The fallback's tasks arrive with the instances' next windows, possibly after the verdict.
     let draft: Awaited<ReturnType<typeof api.cost>> | undefined;
     await eventually(

@@ -111,10 +111,12 @@ describe('whole-fleet reads', () => {
     const here = { verdicts: await t.app.verdicts.verdicts(t.app.resolveWindow({ window: '15m' }, '15m')) };
     const onMain = vi.spyOn(t.app.verdicts, 'verdicts');
     const onMainKeys = vi.spyOn(t.app.verdicts, 'keys');
+    const onMainPage = vi.spyOn(t.app.verdicts, 'verdictsPage');
     const verdicts = (await get('/api/verdicts')).json().verdicts;
     const keys = (await get('/api/keys')).json().keys;
     expect(onMain).not.toHaveBeenCalled();
     expect(onMainKeys).not.toHaveBeenCalled();
+    expect(onMainPage).not.toHaveBeenCalled();
     expect(verdicts.map((v: { key: BreakerKey }) => v.key)).toEqual(here.verdicts.map((v) => v.key));
     expect(keys).toHaveLength(6);
   });

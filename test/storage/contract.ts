@@ -105,6 +105,19 @@ export function storageContract(engine: string, open: OpenStorage): void {
         ['error', null, null, null],
       ]);
       expect(rows[1]!.message).toContain('expected the word');
+      // The answer rule's read: warm probes and wrong answers per location, the latest wrong answer's evidence.
+      await s.telemetry.insertBatch({ batch_id: 'p-canary-2', source: probes.source, events: [
+        { ...base, location: 'us-east', ts: now + 1_500, outcome: 'ok' },
+        { ...base, location: 'eu-west', ts: now + 5_000, outcome: 'wrong_answer', cold: true, status: 200, answer_excerpt: 'cold: not counted' },
+      ] }, now + MIN);
+      expect(await s.events.answerRows(id!, now, now + MIN)).toEqual([
+        { location: 'eu-west', probes: 4, wrong: 2, latest: { ts: now + 3_000, expected: null, excerpt: '' } },
+        { location: 'us-east', probes: 1, wrong: 0, latest: null },
+      ]);
+      expect(await s.events.answerRows(id!, now, now + 2_500)).toEqual([
+        { location: 'eu-west', probes: 2, wrong: 1, latest: { ts: now + 2_000, expected: 'expected the word "OK", got another answer', excerpt: 'Banana' } },
+        { location: 'us-east', probes: 1, wrong: 0, latest: null },
+      ]);
     });
 
     it("reads one key's probes that named a served version in a range, oldest first by event time whatever the arrival order (issue 39)", async () => {
@@ -130,6 +143,13 @@ export function storageContract(engine: string, open: OpenStorage): void {
       expect(await s.events.servedBefore(id!, now + 3_000, now)).toEqual({ modelServed: 'm', systemFingerprint: 'fp_a' });
       expect(await s.events.servedBefore(id!, now + MIN, now + 2_000)).toEqual({ modelServed: 'm', systemFingerprint: 'fp_b' });
       expect(await s.events.servedBefore(id!, now + 3_000, now + 1_001)).toEqual({ modelServed: null, systemFingerprint: 'fp_a' });
+      // Every key's in a span, by key then time: what the /metrics counter reads.
+      const [other] = (await s.telemetry.findKeyIds([OTHER])) as number[];
+      const all = await s.events.servedSightingsIn(now + 1_500, now + MIN);
+      const byKey = (k: number) => all.filter((r) => r.keyId === k).map((r) => [r.ts, r.by, r.systemFingerprint]);
+      expect(byKey(id!)).toEqual([[now + 2_500, 'us-east', 'fp_a'], [now + 3_000, 'eu-west', 'fp_b']]);
+      expect(all.filter((r) => r.keyId === other).map((r) => [r.ts, r.modelServed])).toEqual([[now + 2_000, 'claude-x-1']]);
+      expect(all.map((r) => r.keyId)).toEqual([...all.map((r) => r.keyId)].sort((a, b) => a - b));
     });
 
     it("reads the served model of a key's call samples among its sightings, by time, with the calling service and instance (issue 39)", async () => {

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../server/app.ts';
 import { loadConfig } from '../../server/config/load.ts';
+import type { ServerClock } from '../../server/clock.ts';
 
 /** A started collector; `close` stops it and removes its files. */
 export interface ListeningCollector {
@@ -21,9 +22,10 @@ export interface ListeningCollector {
 
 /**
  * Starts a collector in a temporary directory named after `prefix`; `file` is written as its
- * config file (BREAKERBOX_CONFIG) and `env` adds settings, both through the real config loader.
+ * config file (BREAKERBOX_CONFIG) and `env` adds settings, both through the real config loader;
+ * `clock` replaces the collector's wall clock (a manual one: the test moves time).
  */
-export async function startListeningCollector(prefix: string, options: { file?: object; env?: Record<string, string> } = {}): Promise<ListeningCollector> {
+export async function startListeningCollector(prefix: string, options: { file?: object; env?: Record<string, string>; clock?: ServerClock } = {}): Promise<ListeningCollector> {
   const dir = mkdtempSync(join(tmpdir(), `bbx-${prefix}-`));
   const env: Record<string, string> = { BREAKERBOX_DB: join(dir, 'bbx.db'), BREAKERBOX_PORT: '0', BREAKERBOX_LOG_LEVEL: 'silent', ...options.env };
   if (options.file) {
@@ -31,7 +33,7 @@ export async function startListeningCollector(prefix: string, options: { file?: 
     writeFileSync(env.BREAKERBOX_CONFIG, JSON.stringify(options.file));
   }
   const config = loadConfig({ env });
-  const app = await buildApp({ config, logger: false });
+  const app = await buildApp({ config, logger: false, ...(options.clock ? { clock: options.clock } : {}) });
   try {
     await app.ready();
     const token = (await app.storage.tokens.create('sdk', ['ingest'])).secret;

@@ -62,6 +62,17 @@ export interface ServedSighting {
   systemFingerprint: string | null;
 }
 
+/** One location's answer canaries for a key over a span (issue 39): its warm probes, the wrong answers among them and the latest one's evidence. */
+export interface AnswerRow {
+  location: string;
+  /** Warm probes of the key from the location. */
+  probes: number;
+  /** Of them, `wrong_answer` probes. */
+  wrong: number;
+  /** The latest wrong answer: what the canary expected (`message`) and the answer's first characters, redacted by the prober. */
+  latest: { ts: number; expected: string | null; excerpt: string | null } | null;
+}
+
 /** Reads of the raw events (kept `retention.raw_days`): transitions, probes, config. */
 export interface EventsPart {
   /** Per key × source, the last transition before `before` (its state holds at `before`); one key when given. Unordered. */
@@ -103,4 +114,15 @@ export interface EventsPart {
    * `servedSightings`' order. Two index lookups, not a read of every sighting.
    */
   servedBefore(keyId: number, before: number, since: number): Promise<{ modelServed: string | null; systemFingerprint: string | null }>;
+  /**
+   * One key's answer canaries in `[from, to)` per location (warm probes only), locations in
+   * binary order: what the wrong-answer rule reads (server/verdicts/wrong-answers.ts).
+   */
+  answerRows(keyId: number, from: number, to: number): Promise<AnswerRow[]>;
+  /**
+   * Every key's sightings with event time in `[from, to)`, by key id, then in
+   * `servedSightings`' order: what the /metrics served-change counter reads each scrape, only
+   * the span since the previous one (server/metrics/served-change-counter.ts).
+   */
+  servedSightingsIn(from: number, to: number): Promise<(ServedSighting & { keyId: number })[]>;
 }

@@ -1,5 +1,5 @@
 import type { BreakerStateName } from '@breakerbox/protocol';
-import type { EventsPart, ProbeEventRow, TransitionListed, TransitionRow } from '../parts/events.ts';
+import type { AnswerRow, EventsPart, ProbeEventRow, TransitionListed, TransitionRow } from '../parts/events.ts';
 import { keyFromRow } from '../key-rows.ts';
 import type { PgPool } from './pool.ts';
 
@@ -38,6 +38,13 @@ const SQL = {
     JOIN sources s ON s.id = c.source_id JOIN services v ON v.id = s.service_id
     WHERE c.key_id = $1 AND c.ts >= $2 AND c.ts < $3 AND c.sample::json ->> 'model_served' IS NOT NULL
     ORDER BY 1, kind, id`,
+  servedAll: `SELECT key_id, ts, 'probe' AS seen_in, location AS by, model_served, system_fingerprint, 0 AS kind, id FROM probe_events
+    WHERE ts >= $1 AND ts < $2 AND (model_served IS NOT NULL OR system_fingerprint IS NOT NULL)
+    UNION ALL
+    SELECT c.key_id, c.ts, 'call', v.name || '/' || s.instance, c.sample::json ->> 'model_served', NULL, 1, c.id FROM call_samples c
+    JOIN sources s ON s.id = c.source_id JOIN services v ON v.id = s.service_id
+    WHERE c.ts >= $1 AND c.ts < $2 AND c.sample::json ->> 'model_served' IS NOT NULL
+    ORDER BY 1, 2, kind, id`,
   // The last named model: the later of the probes' and the call samples' last (same order as `served`).
   beforeModel: `SELECT m FROM (
       (SELECT ts, 0 AS kind, id, model_served AS m FROM probe_events
@@ -48,6 +55,10 @@ const SQL = {
     ) last ORDER BY ts DESC, kind DESC, id DESC LIMIT 1`,
   beforeFingerprint: `SELECT system_fingerprint FROM probe_events
     WHERE key_id = $1 AND ts >= $3 AND ts < $2 AND system_fingerprint IS NOT NULL ORDER BY ts DESC, id DESC LIMIT 1`,
+  answerCounts: `SELECT location, COUNT(*)::int AS probes, SUM(CASE WHEN outcome = 'wrong_answer' THEN 1 ELSE 0 END)::int AS wrong FROM probe_events
+    WHERE key_id = $1 AND ts >= $2 AND ts < $3 AND cold = 0 GROUP BY location ORDER BY location COLLATE "C"`,
+  answerLatest: `SELECT DISTINCT ON (location) location, ts, message, answer_excerpt FROM probe_events
+    WHERE key_id = $1 AND ts >= $2 AND ts < $3 AND cold = 0 AND outcome = 'wrong_answer' ORDER BY location, ts DESC, id DESC`,
   failureClasses: `SELECT location, COUNT(*)::int AS failed, SUM(CASE WHEN error_class IN ('network', 'timeout') THEN 1 ELSE 0 END)::int AS network
     FROM probe_events WHERE ts >= $1 AND ts < $2 AND outcome <> 'ok' AND cold = 0 GROUP BY location`,
 };
@@ -113,6 +124,19 @@ export function createPostgresEventReads(pool: PgPool): EventsPart {
         q<{ system_fingerprint: string }>('ev_served_before_fp', SQL.beforeFingerprint, [keyId, before, since]),
       ]);
       return { modelServed: model[0]?.m ?? null, systemFingerprint: fingerprint[0]?.system_fingerprint ?? null };
+    },
+    async answerRows(keyId, from, to) {
+      const [counts, latest] = await Promise.all([
+        q<{ location: string; probes: number; wrong: number }>('ev_answer_counts', SQL.answerCounts, [keyId, from, to]),
+        q<{ location: string; ts: number; message: string | null; answer_excerpt: string | null }>('ev_answer_latest', SQL.answerLatest, [keyId, from, to]),
+      ]);
+      const last = new Map(latest.map((r) => [r.location, { ts: Number(r.ts), expected: r.message, excerpt: r.answer_excerpt }]));
+      return counts.map((r): AnswerRow => ({ location: r.location, probes: r.probes, wrong: r.wrong, latest: last.get(r.location) ?? null }));
+    },
+    async servedSightingsIn(from, to) {
+      return (await q<{ key_id: number; ts: number; seen_in: 'probe' | 'call'; by: string; model_served: string | null; system_fingerprint: string | null }>('ev_served_all', SQL.servedAll, [from, to])).map((r) => ({
+        keyId: r.key_id, ts: r.ts, seenIn: r.seen_in, by: r.by, modelServed: r.model_served, systemFingerprint: r.system_fingerprint,
+      }));
     },
     async servedSightings(keyId, from, to) {
       return (await q<{ ts: number; seen_in: 'probe' | 'call'; by: string; model_served: string | null; system_fingerprint: string | null }>('ev_served', SQL.served, [keyId, from, to])).map((r) => ({

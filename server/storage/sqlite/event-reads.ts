@@ -1,6 +1,6 @@
 import type { BreakerStateName } from '@breakerbox/protocol';
 import type { Db } from './database.ts';
-import type { EventsPart, ProbeEventRow, TransitionListed, TransitionRow } from '../parts/events.ts';
+import type { AnswerRow, EventsPart, ProbeEventRow, TransitionListed, TransitionRow } from '../parts/events.ts';
 import type { SyncPart } from './sync-part.ts';
 import { keyFromRow } from '../key-rows.ts';
 
@@ -37,6 +37,13 @@ export function createEventReads(db: Db): SyncPart<EventsPart> {
       JOIN sources s ON s.id = c.source_id JOIN services v ON v.id = s.service_id
       WHERE c.key_id = @key AND c.ts >= @from AND c.ts < @to AND json_extract(c.sample, '$.model_served') IS NOT NULL
       ORDER BY 1, kind, id`).raw(),
+    servedAll: db.prepare(`SELECT key_id, ts, 'probe', location, model_served, system_fingerprint, 0 AS kind, id FROM probe_events
+      WHERE ts >= @from AND ts < @to AND (model_served IS NOT NULL OR system_fingerprint IS NOT NULL)
+      UNION ALL
+      SELECT c.key_id, c.ts, 'call', v.name || '/' || s.instance, json_extract(c.sample, '$.model_served'), NULL, 1 AS kind, c.id FROM call_samples c
+      JOIN sources s ON s.id = c.source_id JOIN services v ON v.id = s.service_id
+      WHERE c.ts >= @from AND c.ts < @to AND json_extract(c.sample, '$.model_served') IS NOT NULL
+      ORDER BY 1, 2, kind, id`).raw(),
     // The last named model: the later of the probes' and the call samples' last (same order as `served`).
     beforeModel: db.prepare(`SELECT m FROM (
         SELECT * FROM (SELECT ts, 0 AS kind, id, model_served AS m FROM probe_events
@@ -47,6 +54,11 @@ export function createEventReads(db: Db): SyncPart<EventsPart> {
       ) ORDER BY ts DESC, kind DESC, id DESC LIMIT 1`).pluck(),
     beforeFingerprint: db.prepare(`SELECT system_fingerprint FROM probe_events
       WHERE key_id = @key AND ts >= @since AND ts < @before AND system_fingerprint IS NOT NULL ORDER BY ts DESC, id DESC LIMIT 1`).pluck(),
+    answerCounts: db.prepare(`SELECT location, COUNT(*), SUM(CASE WHEN outcome = 'wrong_answer' THEN 1 ELSE 0 END) FROM probe_events
+      WHERE key_id = ? AND ts >= ? AND ts < ? AND cold = 0 GROUP BY location ORDER BY location`).raw(),
+    // SQLite returns the bare columns of the row holding MAX(ts): the latest wrong answer per location.
+    answerLatest: db.prepare(`SELECT location, MAX(ts), message, answer_excerpt FROM probe_events
+      WHERE key_id = ? AND ts >= ? AND ts < ? AND cold = 0 AND outcome = 'wrong_answer' GROUP BY location`).raw(),
     failureClasses: db.prepare(`SELECT location, COUNT(*), SUM(CASE WHEN error_class IN ('network', 'timeout') THEN 1 ELSE 0 END) FROM probe_events
       WHERE ts >= ? AND ts < ? AND outcome <> 'ok' AND cold = 0 GROUP BY location`).raw(),
   };
@@ -90,6 +102,12 @@ export function createEventReads(db: Db): SyncPart<EventsPart> {
       const p = { key: keyId, before, since };
       return { modelServed: (s.beforeModel.get(p) as string | undefined) ?? null, systemFingerprint: (s.beforeFingerprint.get(p) as string | undefined) ?? null };
     },
+    answerRows(keyId, from, to) {
+      const latest = new Map((s.answerLatest.all(keyId, from, to) as [string, number, string | null, string | null][]).map(([l, ts, expected, excerpt]) => [l, { ts, expected, excerpt }]));
+      return (s.answerCounts.all(keyId, from, to) as [string, number, number][]).map(([location, probes, wrong]): AnswerRow => ({ location, probes, wrong, latest: latest.get(location) ?? null }));
+    },
+    servedSightingsIn: (from, to) =>
+      (s.servedAll.all({ from, to }) as [number, number, 'probe' | 'call', string, string | null, string | null][]).map(([keyId, ts, seenIn, by, modelServed, systemFingerprint]) => ({ keyId, ts, seenIn, by, modelServed, systemFingerprint })),
     servedSightings: (keyId, from, to) =>
       (s.served.all({ key: keyId, from, to }) as [number, 'probe' | 'call', string, string | null, string | null][]).map(([ts, seenIn, by, modelServed, systemFingerprint]) => ({ ts, seenIn, by, modelServed, systemFingerprint })),
   };
