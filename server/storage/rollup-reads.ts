@@ -1,6 +1,7 @@
 import { KEY_COLUMNS, PROBE_COLUMNS } from '@breakerbox/protocol';
 import type { FallbackCounts, InstanceSums, KeySourceMinutes, ProbeMinute, RollupsPart } from './parts/rollups.ts';
 import type { Segment } from './hour-segments.ts';
+import type { KeyScope } from './parts/key-scope.ts';
 import { sumList } from './sum-list.ts';
 
 /** A result row as an array, in the order of the select list. */
@@ -43,11 +44,13 @@ const nested = <A, B, V>(out: Map<A, Map<B, V>>, a: A): Map<B, V> => {
  * ("degraded on pod-0 and pod-1").
  */
 export function createRollupReads(q: RollupQueries): RollupReads {
-  const keyFilter = (keyId: number | undefined) => (keyId === undefined ? 'TRUE' : 'key_id = ?');
-  const span = (keyId: number | undefined, from: number, to: number) => (keyId === undefined ? [from, to] : [keyId, from, to]);
+  // A list of keys is one statement (`= ANY` / `IN json_each`), not one per key (issue 38).
+  const keyFilter = (keyId: KeyScope | undefined) => (keyId === undefined ? 'TRUE' : typeof keyId === 'number' ? 'key_id = ?' : q.inList('key_id'));
+  const span = (keyId: KeyScope | undefined, from: number, to: number) =>
+    keyId === undefined ? [from, to] : [typeof keyId === 'number' ? keyId : q.list(keyId), from, to];
 
   /** A grouped sum per segment, from `<table>_hours` or `<table>_minutes` as planned, folded into nested maps. */
-  const grouped = async <K2>(segments: Segment[], table: 'key' | 'probe', group: string, cols: readonly string[], keyId: number | undefined, make: () => Float64Array) => {
+  const grouped = async <K2>(segments: Segment[], table: 'key' | 'probe', group: string, cols: readonly string[], keyId: KeyScope | undefined, make: () => Float64Array) => {
     const out = new Map<number, Map<K2, Float64Array>>();
     // Ids order as numbers; a text group (a probe location) in binary order.
     const order = table === 'probe' ? q.binary(group) : group;

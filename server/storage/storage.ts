@@ -34,6 +34,7 @@ export type * from './parts/fleet.ts';
 export type * from './parts/drills.ts';
 export type * from './parts/shadow.ts';
 export type * from './parts/change-log.ts';
+export type * from './parts/key-scope.ts';
 
 /** The engines behind the interface. */
 export type StorageEngine = 'sqlite' | 'postgres';

@@ -6,7 +6,7 @@ import { citeSamples, citesSamples, type CitingKey } from './sample-evidence.ts'
 import { citeServedChanges, type SwapCitingKey } from './served-changes.ts';
 import { joinGroups, nearMatches } from './key-join.ts';
 import { proberHealthOf, type LocationHealth } from './prober-health.ts';
-import type { KeyInfo, KeyServiceSums, KeySourceMinutes, ProbeActivity, SourceInfo, Storage } from '../storage/storage.ts';
+import type { KeyInfo, KeyScope, ProbeActivity, SourceInfo, Storage } from '../storage/storage.ts';
 import { clientFigures, share, type VerdictThresholds } from './figures.ts';
 import { probeTable, type ProbeTable } from './probe-table.ts';
 import { isOpenState, type InstanceState, type OpenShareReader, type OpenShareResult, type OpenTime } from './open-share.ts';
@@ -117,28 +117,25 @@ export async function analyse(deps: AnalyseDeps, range: TimeRange, options: { ke
   return (await analysePass(deps, range, options)).list;
 }
 
-/** The client-side reads of a pass: every key in one read each, or (a scope) key by key. */
+/**
+ * The client-side reads of a pass: every key in one read each, or (a scope) its keys in one
+ * read each too (`key_id = ANY(...)`: a partial pass on PostgreSQL made four round trips per
+ * dirty key, issue 38). The kept minutes, when there are any, stand in for the rollup reads.
+ */
 async function clientReads(deps: AnalyseDeps, range: TimeRange, keyId: number | undefined, only: ReadonlySet<number> | undefined) {
   const { rollups: reader } = deps.storage;
   const first = floorMinute(range.from);
   const kept = keyId === undefined ? await deps.minutes?.read(first, range.to) : null;
-  if (!only) {
-    const [byService, reporting] = kept ? [kept.byService, kept.reporting] : await Promise.all([reader.keyServiceSums(first, range.to, keyId), reader.keySources(first, range.to, keyId)]);
-    return { byService, reporting, open: await deps.openShare.compute(range.from, range.to, reporting, keyId) };
-  }
-  const byService: KeyServiceSums = new Map();
-  const reporting: KeySourceMinutes = new Map();
-  const open: OpenShareResult = { perKey: new Map(), states: new Map(), opens: new Map(), intervals: new Map() };
-  const one = <V>(m: Map<number, V>, id: number): Map<number, V> => new Map(m.has(id) ? [[id, m.get(id)!]] : []);
-  for (const id of only) {
-    const [s, r] = kept ? [one(kept.byService, id), one(kept.reporting, id)] : await Promise.all([reader.keyServiceSums(first, range.to, id), reader.keySources(first, range.to, id)]);
-    const o = await deps.openShare.compute(range.from, range.to, r, id);
-    for (const [k, v] of s) byService.set(k, v);
-    for (const [k, v] of r) reporting.set(k, v);
-    for (const part of ['perKey', 'states', 'opens', 'intervals'] as const) for (const [k, v] of o[part]) (open[part] as Map<number, unknown>).set(k, v);
-  }
-  return { byService, reporting, open };
+  const scope: KeyScope | undefined = only ? [...only] : keyId;
+  if (only && only.size === 0) return { byService: new Map(), reporting: new Map(), open: { perKey: new Map(), states: new Map(), opens: new Map(), intervals: new Map() } as OpenShareResult };
+  const [byService, reporting] = !kept
+    ? await Promise.all([reader.keyServiceSums(first, range.to, scope), reader.keySources(first, range.to, scope)])
+    : only ? [pick(kept.byService, only), pick(kept.reporting, only)] : [kept.byService, kept.reporting];
+  return { byService, reporting, open: await deps.openShare.compute(range.from, range.to, reporting, scope) };
 }
+
+/** The entries of `m` whose key is in `ids`. */
+const pick = <V>(m: Map<number, V>, ids: ReadonlySet<number>): Map<number, V> => new Map([...ids].filter((id) => m.has(id)).map((id) => [id, m.get(id)!]));
 
 /** `analyse`, keeping what an incremental pass needs; with `scope`, only the keys in it. */
 export async function analysePass(deps: AnalyseDeps, range: TimeRange, options: { keyId?: number; all?: boolean } = {}, scope?: PassScope): Promise<AnalysisPass> {

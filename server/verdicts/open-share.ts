@@ -1,5 +1,5 @@
 import type { BreakerStateName } from '@breakerbox/protocol';
-import type { EventsPart, KeySourceMinutes } from '../storage/storage.ts';
+import type { EventsPart, KeyScope, KeySourceMinutes } from '../storage/storage.ts';
 
 const MINUTE = 60_000;
 
@@ -30,7 +30,8 @@ export const isOpenState = (s: BreakerStateName | null | undefined): boolean => 
 
 /** Reads breaker transitions (rare, raw) to compute open share and current states. */
 export interface OpenShareReader {
-  compute(from: number, to: number, sources: KeySourceMinutes, keyId?: number): Promise<OpenShareResult>;
+  /** Every key, one (`keyId` a number) or those of a list, each in one read of the transitions. */
+  compute(from: number, to: number, sources: KeySourceMinutes, keyId?: KeyScope): Promise<OpenShareResult>;
 }
 
 /**

@@ -64,6 +64,30 @@ export function storageContract(engine: string, open: OpenStorage): void {
       expect(await s.events.opensPerInstance(now, now + 2 * MIN)).toContainEqual({ keyId: id, key: KEY, instance: 'pod-1', opens: 1 });
     });
 
+    it('reads a list of keys in one call as it reads each of them alone, leaving the other keys out', async () => {
+      const THIRD: BreakerKey = { provider: 'openai', endpoint: 'chat', model: 'gpt-x' };
+      await s.telemetry.insertBatches([batch('l-1', now + 20_000), batch('l-2', now + 30_000, OTHER), batch('l-3', now + MIN + 20_000, THIRD)], now + MIN);
+      // An earlier transition, so the state before the window is one to read.
+      await s.telemetry.insertBatch(batch('l-0', now - 2 * MIN + 20_000, OTHER), now - MIN);
+      const [id, other, third] = (await s.telemetry.findKeyIds([KEY, OTHER, THIRD])) as number[];
+      const [from, to] = [now, now + 2 * MIN];
+      const reads = (keys?: number | number[]) =>
+        Promise.all([s.rollups.keyServiceSums(from, to, keys), s.rollups.keySources(from, to, keys), s.events.stateBefore(now, keys), s.events.transitionsIn(from, to, keys)]);
+      const [sums, sources, before, within] = await reads([third!, id!]);
+      const alone = await Promise.all([id!, third!].map((k) => reads(k)));
+      expect([...sums.keys()].sort()).toEqual([id, third].sort());
+      expect(sums).toEqual(new Map([...alone[0]![0], ...alone[1]![0]]));
+      expect(sources).toEqual(new Map([...alone[0]![1], ...alone[1]![1]]));
+      expect(sums.get(id!)!.values().next().value![CALLS]).toBe(10);
+      expect(sources.get(third!)!.size).toBe(1);
+      expect(within.map((r) => r.keyId)).toEqual([id, third].sort((a, b) => a! - b!));
+      expect(within).toEqual([...alone[0]![3], ...alone[1]![3]].sort((a, b) => a.keyId - b.keyId));
+      expect(before).toEqual([]);
+      expect(await s.events.stateBefore(now, [other!, id!])).toEqual([{ keyId: other, sourceId: expect.any(Number), ts: now - 2 * MIN + 15_000, toState: 'open' }]);
+      const none = await reads([]);
+      expect(none.map((r) => (r instanceof Map ? r.size : r.length))).toEqual([0, 0, 0, 0]);
+    });
+
     it('reads warm probe minutes per key and location, leaving out the pairs it is told to', async () => {
       const probe = (key: BreakerKey, location: string, ts: number, outcome: 'ok' | 'error') => ({ type: 'probe' as const, ts, key, location, outcome, latency_ms: { total: 200 } });
       const probes: TelemetryBatch = {

@@ -1,3 +1,4 @@
+import type { KeyScope } from './key-scope.ts';
 import type { BreakerKey, BreakerStateName, ProbeOutcome } from '@breakerbox/protocol';
 
 /** A transition of one key × source, as stored. */
@@ -75,10 +76,10 @@ export interface AnswerRow {
 
 /** Reads of the raw events (kept `retention.raw_days`): transitions, probes, config. */
 export interface EventsPart {
-  /** Per key × source, the last transition before `before` (its state holds at `before`); one key when given. Unordered. */
-  stateBefore(before: number, keyId?: number): Promise<TransitionRow[]>;
-  /** Transitions in `[from, to)`, ordered by key, source, time, insertion. */
-  transitionsIn(from: number, to: number, keyId?: number): Promise<TransitionRow[]>;
+  /** Per key × source, the last transition before `before` (its state holds at `before`); one key, or the keys of a list, when given. Unordered. */
+  stateBefore(before: number, keyId?: KeyScope): Promise<TransitionRow[]>;
+  /** Transitions in `[from, to)`, ordered by key, source, time, insertion; one key, or the keys of a list, when given. */
+  transitionsIn(from: number, to: number, keyId?: KeyScope): Promise<TransitionRow[]>;
   /** The last minute before `before` in which a source reported a key (windows or transitions), or null. */
   lastReportMinute(keyId: number, sourceId: number, before: number): Promise<number | null>;
   /** One key's transitions in `[from, to)` with service and instance names, newest first, at most `limit`. */

@@ -4,6 +4,7 @@
  * with `first` on a minute; the engine reads built hourly aggregates where they are
  * current and the per-minute rows elsewhere, so callers never choose a table.
  */
+import type { KeyScope } from './key-scope.ts';
 
 /** Per key, per service id: summed key counters (KEY_COLUMNS order). */
 export type KeyServiceSums = Map<number, Map<number, Float64Array>>;
@@ -68,12 +69,12 @@ export interface ProbeActivity {
 
 /** Reads of the rollups (what verdicts, keys, key detail, cost, probes and the alert rules need) and the hourly aggregation. */
 export interface RollupsPart {
-  /** Key counters per key and service over `[first, end)`; one key only when `keyId` is given. */
-  keyServiceSums(first: number, end: number, keyId?: number): Promise<KeyServiceSums>;
+  /** Key counters per key and service over `[first, end)`; one key only when `keyId` is given, the keys of a list when a list. */
+  keyServiceSums(first: number, end: number, keyId?: KeyScope): Promise<KeyServiceSums>;
   /** Probe counters per key and location over `[first, end)`. */
   probeSums(first: number, end: number, keyId?: number): Promise<KeyLocationSums>;
-  /** Minutes each source reported each key over `[first, end)`. */
-  keySources(first: number, end: number, keyId?: number): Promise<KeySourceMinutes>;
+  /** Minutes each source reported each key over `[first, end)` (one key, or the keys of a list, when given). */
+  keySources(first: number, end: number, keyId?: KeyScope): Promise<KeySourceMinutes>;
   /** Per-minute probe counts in `[first, end)`, newest minute first, per key and location. */
   recentProbes(first: number, end: number, keyId?: number): Promise<RecentProbes>;
   /** `probeSums` and `recentProbes` over the same span from one read of the per-minute rows (for short spans). */

@@ -13,6 +13,9 @@ const SQL = {
     WHERE key_id = $1 AND ts < $2 ORDER BY key_id, source_id, ts DESC, id DESC`,
   withinAll: 'SELECT key_id, source_id, ts, to_state FROM transition_events WHERE ts >= $1 AND ts < $2 ORDER BY key_id, source_id, ts, id',
   withinKey: 'SELECT key_id, source_id, ts, to_state FROM transition_events WHERE key_id = $1 AND ts >= $2 AND ts < $3 ORDER BY key_id, source_id, ts, id',
+  beforeKeys: `SELECT DISTINCT ON (key_id, source_id) key_id, source_id, ts, to_state FROM transition_events
+    WHERE key_id = ANY($1::bigint[]) AND ts < $2 ORDER BY key_id, source_id, ts DESC, id DESC`,
+  withinKeys: 'SELECT key_id, source_id, ts, to_state FROM transition_events WHERE key_id = ANY($1::bigint[]) AND ts >= $2 AND ts < $3 ORDER BY key_id, source_id, ts, id',
   lastReport: 'SELECT MAX(minute) AS m FROM key_minute_sources WHERE key_id = $1 AND source_id = $2 AND minute < $3',
   keyTransitions: `SELECT t.ts, v.name AS service, s.instance, t.from_state AS "from", t.to_state AS "to", t.reason FROM transition_events t
     JOIN sources s ON s.id = t.source_id JOIN services v ON v.id = s.service_id
@@ -71,11 +74,13 @@ export function createPostgresEventReads(pool: PgPool): EventsPart {
   const q = async <R extends object>(name: string, text: string, values: unknown[]) => (await pool.query<R>({ name, text, values })).rows;
   return {
     async stateBefore(before, keyId) {
-      const rows = keyId === undefined ? await q<TRow>('ev_before_all', SQL.beforeAll, [before]) : await q<TRow>('ev_before_key', SQL.beforeKey, [keyId, before]);
+      const rows = keyId === undefined ? await q<TRow>('ev_before_all', SQL.beforeAll, [before])
+        : typeof keyId === 'number' ? await q<TRow>('ev_before_key', SQL.beforeKey, [keyId, before]) : await q<TRow>('ev_before_keys', SQL.beforeKeys, [keyId, before]);
       return rows.map(transitionRow);
     },
     async transitionsIn(from, to, keyId) {
-      const rows = keyId === undefined ? await q<TRow>('ev_within_all', SQL.withinAll, [from, to]) : await q<TRow>('ev_within_key', SQL.withinKey, [keyId, from, to]);
+      const rows = keyId === undefined ? await q<TRow>('ev_within_all', SQL.withinAll, [from, to])
+        : typeof keyId === 'number' ? await q<TRow>('ev_within_key', SQL.withinKey, [keyId, from, to]) : await q<TRow>('ev_within_keys', SQL.withinKeys, [keyId, from, to]);
       return rows.map(transitionRow);
     },
     async lastReportMinute(keyId, sourceId, before) {

@@ -13,6 +13,9 @@ export function createEventReads(db: Db): SyncPart<EventsPart> {
     beforeKey: db.prepare('SELECT key_id, source_id, MAX(ts), to_state FROM transition_events WHERE key_id = ? AND ts < ? GROUP BY key_id, source_id').raw(),
     withinAll: db.prepare('SELECT key_id, source_id, ts, to_state FROM transition_events WHERE ts >= ? AND ts < ? ORDER BY key_id, source_id, ts, id').raw(),
     withinKey: db.prepare('SELECT key_id, source_id, ts, to_state FROM transition_events WHERE key_id = ? AND ts >= ? AND ts < ? ORDER BY key_id, source_id, ts, id').raw(),
+    beforeKeys: db.prepare('SELECT key_id, source_id, MAX(ts), to_state FROM transition_events WHERE key_id IN (SELECT value FROM json_each(?)) AND ts < ? GROUP BY key_id, source_id').raw(),
+    withinKeys: db.prepare(`SELECT key_id, source_id, ts, to_state FROM transition_events WHERE key_id IN (SELECT value FROM json_each(?)) AND ts >= ? AND ts < ?
+      ORDER BY key_id, source_id, ts, id`).raw(),
     lastReport: db.prepare('SELECT MAX(minute) FROM key_minute_sources WHERE key_id = ? AND source_id = ? AND minute < ?').pluck(),
     keyTransitions: db.prepare(`SELECT t.ts, v.name AS service, s.instance, t.from_state AS "from", t.to_state AS "to", t.reason FROM transition_events t
       JOIN sources s ON s.id = t.source_id JOIN services v ON v.id = s.service_id
@@ -65,11 +68,13 @@ export function createEventReads(db: Db): SyncPart<EventsPart> {
   const transitionRow = ([keyId, sourceId, ts, toState]: [number, number, number, BreakerStateName]): TransitionRow => ({ keyId, sourceId, ts, toState });
   return {
     stateBefore(before, keyId) {
-      const rows = (keyId === undefined ? s.beforeAll.all(before) : s.beforeKey.all(keyId, before)) as [number, number, number, BreakerStateName][];
+      const rows = (keyId === undefined ? s.beforeAll.all(before)
+        : typeof keyId === 'number' ? s.beforeKey.all(keyId, before) : s.beforeKeys.all(JSON.stringify(keyId), before)) as [number, number, number, BreakerStateName][];
       return rows.map(transitionRow);
     },
     transitionsIn(from, to, keyId) {
-      const rows = (keyId === undefined ? s.withinAll.all(from, to) : s.withinKey.all(keyId, from, to)) as [number, number, number, BreakerStateName][];
+      const rows = (keyId === undefined ? s.withinAll.all(from, to)
+        : typeof keyId === 'number' ? s.withinKey.all(keyId, from, to) : s.withinKeys.all(JSON.stringify(keyId), from, to)) as [number, number, number, BreakerStateName][];
       return rows.map(transitionRow);
     },
     lastReportMinute: (keyId, sourceId, before) => (s.lastReport.get(keyId, sourceId, before) as number | null) ?? null,
