@@ -49,6 +49,8 @@ export class PushClient {
   private readonly flushIntervalMs: number;
   private timer: NodeJS.Timeout | undefined;
   private lastDropLog = 0;
+  /** Stops the push-failure log: nothing is logged after the close's own line (a push that fails after it has been counted as lost). */
+  private stopErrorLog: () => void;
 
   constructor(opts: PushClientOptions) {
     this.log = opts.logger;
@@ -67,7 +69,7 @@ export class PushClient {
       requestTimeoutMs: opts.requestTimeoutMs ?? 10_000,
       ...(opts.random ? { random: opts.random } : {}),
     });
-    this.sender.onError((e) => {
+    this.stopErrorLog = this.sender.onError((e) => {
       if (e.dropped) this.log.error('collector refused a batch: dropped (a bug in the prober or a protocol mismatch)', { status: e.status ?? null, detail: e.message });
       else if (e.auth) this.log.error('collector refused the ingest token; will keep retrying', { status: e.status ?? null });
       else this.log.warn('collector push failed; will retry', { status: e.status ?? null, error: e.message, retry_after_ms: e.retryAfterMs ?? null, pending: e.pending });
@@ -117,6 +119,7 @@ export class PushClient {
     // final push is confirmed before the process ends, bounded by timeoutMs.
     await this.sender.flush(timeoutMs, true);
     const left = await this.sender.close(0);
+    this.stopErrorLog();
     if (left > 0) this.log.error('collector unreachable at shutdown: probe events lost', { lost: left });
     return left;
   }

@@ -15,7 +15,8 @@ let page: Page;
 
 beforeAll(async () => {
   ({ browser, collector } = await startBrowserAndCollector());
-  const now = Date.now() - (Date.now() % 60_000);
+  const clockNow = Date.now();
+  const now = clockNow - (clockNow % 60_000);
   // The cases' sender only needs `send`: route it through this server's ingest endpoint.
   const sender = { send: (source: { service: string; instance: string }, events: never[]) => collector.ingest(events, source) } as unknown as VerdictCollector;
   await verdictCases(now, { prober: true }).send(sender);

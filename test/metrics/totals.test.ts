@@ -69,7 +69,8 @@ describe('counters from the all-time totals', () => {
       const file = join(dir, 'bbx.db');
       const db = openDatabase(file);
       applyMigrations(db, before);
-      const minute = Date.now() - (Date.now() % MIN) - 10 * MIN;
+      const clockNow = Date.now();
+      const minute = clockNow - (clockNow % MIN) - 10 * MIN;
       db.exec(`INSERT INTO keys (id, provider, endpoint, model, region, first_seen, last_seen) VALUES (1, 'mistral', 'chat', 'mistral-large', '', ${minute}, ${minute});
         INSERT INTO services (id, name) VALUES (1, 'svc'), (2, 'other');
         INSERT INTO sources (id, service_id, instance, first_seen, last_seen) VALUES (1, 1, 'a', ${minute}, ${minute});

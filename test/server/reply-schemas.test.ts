@@ -11,7 +11,8 @@ import { probesPage } from '../../server/query/probe-pages.ts';
 
 const MINUTE = 60_000;
 let ctx: Awaited<ReturnType<typeof makeApp>>;
-const now = Date.now() - (Date.now() % MINUTE);
+const clockNow = Date.now();
+const now = clockNow - (clockNow % MINUTE);
 const range = { from: now - 60 * MINUTE, to: now + MINUTE };
 const windowQuery = `from=${range.from}&to=${range.to}`;
 
