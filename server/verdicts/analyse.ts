@@ -23,8 +23,7 @@ import { failingNow, freshenProbes, holdBeforeAsking, holdForProbes, type Pendin
 import type { Alternative, ClientFigures, KeyState, PartHealth, ProbeFigures } from './types.ts';
 import type { SiblingProbes } from './sibling-probes.ts';
 import { floorMinute, type TimeRange } from './window.ts';
-import { errorsOf } from './counters.ts';
-import { judgeAnswers, readAnswerSide, wantsAnswers, type AnswerJudgement } from './wrong-answers.ts';
+import { invalidByService, judgeAnswers, readAnswerSide, wantsAnswers } from './wrong-answers.ts';
 import type { MinuteWindow } from './minute-window.ts';
 
 /** Everything decided about one key over a window. */
@@ -205,6 +204,8 @@ export async function analysePass(deps: AnalyseDeps, range: TimeRange, options: 
       if (isOpenState(st.state) && (sources.get(source)?.lastSeen ?? 0) >= from) counted.add(source);
     }
     const instances = [...counted].map((s) => sources.get(s)).filter((s): s is SourceInfo => s !== undefined);
+    /** A service's name: from the key's instances, else the service table. */
+    const serviceName = async (s: number) => instances.find((x) => x.serviceId === s)?.service ?? (await names()).get(s) ?? String(s);
     const serviceIds = new Set<number>([...services.keys(), ...instances.map((s) => s.serviceId)]);
 
     const openTime = open.perKey.get(id);
@@ -252,15 +253,8 @@ export async function analysePass(deps: AnalyseDeps, range: TimeRange, options: 
     const fleetDecided = await decideWithFleet(clients, usable, () => fleetParts(deps, id, range, services, instances, openPerSource), t, siblings, slowOpens);
     // Answers (issue 39): the canaries over their own lookback, read only for keys with a wrong answer in the window or invalid_output calls.
     const answerSide = wantsAnswers(clients, usable) ? await readAnswerSide(storage.events, [id, ...joinedIds], to, setAside, t) : null;
-    const invalid: AnswerJudgement['invalid'] = [];
-    if (answerSide) {
-      timeDependent.add(id); // the lookback slides with `to`
-      for (const [service, sums] of services) {
-        const count = errorsOf(sums).invalid_output ?? 0;
-        if (count > 0) invalid.push({ name: instances.find((x) => x.serviceId === service)?.service ?? (await names()).get(service) ?? String(service), count });
-      }
-      invalid.sort((a, b) => b.count - a.count || a.name.localeCompare(b.name));
-    }
+    if (answerSide) timeDependent.add(id); // the lookback slides with `to`
+    const invalid = answerSide ? await invalidByService(services, serviceName) : [];
     const decided = judgeAnswers(fleetDecided, clients, answerSide, invalid);
     const named: Decision = await nameMissing(decided, probes, async () => silentLocations(await probeActivity(), id));
 
@@ -275,7 +269,7 @@ export async function analysePass(deps: AnalyseDeps, range: TimeRange, options: 
         ? serviceHealth(await names(), services, range, instances, openPerSource, usable, t, siblings, held)
         : await Promise.all([...services.keys()].map(async (s) => ({
             // The service's name from its instances, or (none counted) from the names table.
-            name: instances.find((x) => x.serviceId === s)?.service ?? (await names()).get(s) ?? String(s), calls: clients.calls, failed: clients.failed,
+            name: await serviceName(s), calls: clients.calls, failed: clients.failed,
             error_share: clients.error_share, degraded: clients.degraded, verdict: clients.degraded ? decision.verdict : null, hint: clients.degraded ? decision.hint : null,
           })));
     // Each service's own verdict judges the answers too: a service failing invalid_output while the canaries are wrong is the provider's, not its own.

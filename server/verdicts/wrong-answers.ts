@@ -26,9 +26,20 @@ import type { AnswerRow, EventsPart } from '../storage/storage.ts';
 import type { VerdictThresholds } from './figures.ts';
 import type { Decision } from './rules.ts';
 import type { ClientFigures, ProbeFigures } from './types.ts';
+import { errorsOf } from './counters.ts';
 import type { AnswerJudgement, AnswerSide, LocationAnswers } from './answer-judgement.ts';
 
 export type { AnswerJudgement, AnswerSide, LocationAnswers } from './answer-judgement.ts';
+
+/** The services whose calls failed `invalid_output` in the window (per-service sums), most first: what a judgement names. */
+export async function invalidByService(services: ReadonlyMap<number, Float64Array>, nameOf: (service: number) => Promise<string>): Promise<AnswerJudgement['invalid']> {
+  const invalid: AnswerJudgement['invalid'] = [];
+  for (const [service, sums] of services) {
+    const count = errorsOf(sums).invalid_output ?? 0;
+    if (count > 0) invalid.push({ name: await nameOf(service), count });
+  }
+  return invalid.sort((a, b) => b.count - a.count || a.name.localeCompare(b.name));
+}
 
 /** Whether a location's canaries answer wrongly by the volume rule. */
 export function answersWrongly(r: Pick<AnswerRow, 'probes' | 'wrong'>, t: Pick<VerdictThresholds, 'wrong_answer_min' | 'wrong_answer_share'>): boolean {

@@ -97,6 +97,14 @@ async function read<T = any>(path: string): Promise<T> {
 
 const verdictOf = async (model: string) => (await read('/api/verdicts?window=15m')).verdicts.find((v: any) => v.key.model === model);
 
+/** Moves the collector's clock to now and returns `model`'s verdict, printed under `label` (the closing note quotes it). */
+async function judged(label: string, model: string) {
+  clock.set(Date.now());
+  const v = await verdictOf(model);
+  console.info(`(${label}) ${v.verdict} / ${v.hint}\n  ${v.evidence.join('\n  ')}`);
+  return v;
+}
+
 /** One alert evaluation at the collector's clock, and its notifications delivered. */
 async function evaluate(): Promise<void> {
   await collector.app.alerts.evaluate();
@@ -113,9 +121,7 @@ describe('verdicts on answers', () => {
     expect(await serviceCalls('ticket-drafts', model, LABEL, 15)).toBe(15);
     expect(await serviceCalls('triage', model, LABEL, 15)).toBe(15);
 
-    clock.set(Date.now());
-    const v = await verdictOf(model);
-    console.info(`(a) ${v.verdict} / ${v.hint}\n  ${v.evidence.join('\n  ')}`);
+    const v = await judged('a', model);
     expect([v.verdict, v.hint]).toEqual(['provider_degraded', 'wrong_answers']);
     expect(v.clients.errors.invalid_output).toBe(30);
     const text = v.evidence.join('\n');
@@ -161,9 +167,7 @@ describe('verdicts on answers', () => {
     for (let i = 0; i < 6; i++) expect(await probeOnce(model, 'eu-west')).toBe(1);
     expect(await serviceCalls('ticket-drafts', model, undefined, 25)).toBe(0);
 
-    clock.set(Date.now());
-    const v = await verdictOf(model);
-    console.info(`(a2) ${v.verdict} / ${v.hint}\n  ${v.evidence.join('\n  ')}`);
+    const v = await judged('a2', model);
     expect([v.verdict, v.hint]).toEqual(['provider_degraded', 'wrong_answers']);
     expect(v.clients).toMatchObject({ calls: 25, failed: 0, degraded: false });
     expect(v.evidence[0]).toBe('provider_degraded: the answer canaries answer wrongly while no call failed: the provider serves wrong answers (200s) that the clients, validating nothing, take as right');
@@ -191,9 +195,7 @@ describe('verdicts on answers', () => {
     // triage's validator now wants a field the prompt never asks for: every answer fails it.
     expect(await serviceCalls('triage', model, CHANGED, 20)).toBe(20);
 
-    clock.set(Date.now());
-    const v = await verdictOf(model);
-    console.info(`(b) ${v.verdict} / ${v.hint}\n  ${v.evidence.join('\n  ')}`);
+    const v = await judged('b', model);
     expect([v.verdict, v.hint]).toEqual(['self_inflicted', 'client_errors']);
     // The service whose own schema changed is named; the other is healthy.
     expect(v.evidence).toContain('services: triage (self_inflicted / client_errors): 100% of 20 calls failed (invalid_output 20); 1 other service healthy (ticket-drafts)');
