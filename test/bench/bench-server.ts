@@ -14,6 +14,8 @@ export interface BenchServerOptions {
   kill?: boolean;
   /** More YAML for the config file (top-level sections other than `ingest`). */
   extraConfig?: string;
+  /** More lines of the `ingest` section, indented two spaces (e.g. `  keys:\n    live_per_token: 20000\n`). */
+  ingestConfig?: string;
   /** `BREAKERBOX_DB`: a `postgres://` URL or a file path (default: `http.db` in the folder). */
   db?: string;
 }
@@ -21,10 +23,11 @@ export interface BenchServerOptions {
 /** Starts `bin/breakerbox.js server` on a free port with a temp database in `dir` (or `o.db`); `admin` is its admin token. */
 export async function startServer(dir: string, admin: string, o: BenchServerOptions = {}): Promise<{ url: string; port: number; pid: number; stop(): Promise<void> }> {
   const env: Record<string, string> = { BREAKERBOX_DB: o.db ?? join(dir, 'http.db'), BREAKERBOX_ADMIN_TOKEN: admin, BREAKERBOX_LOG_LEVEL: o.logLevel ?? 'warn' };
-  if (!o.defaultLimits || o.extraConfig) {
+  if (!o.defaultLimits || o.extraConfig || o.ingestConfig) {
     env.BREAKERBOX_CONFIG = join(dir, 'bench.yaml');
     const lifted = o.defaultLimits ? '' : 'ingest:\n  rate_limit:\n    per_second: 100000\n    burst: 100000\n';
-    writeFileSync(env.BREAKERBOX_CONFIG, `${lifted}${o.extraConfig ?? ''}`);
+    const ingest = o.ingestConfig ? `${lifted || 'ingest:\n'}${o.ingestConfig}` : lifted;
+    writeFileSync(env.BREAKERBOX_CONFIG, `${ingest}${o.extraConfig ?? ''}`);
   }
   const child = spawn(process.execPath, [...(o.nodeArgs ?? []), join(import.meta.dirname, '..', '..', 'bin', 'breakerbox.js'), 'server', '--port', '0'], {
     env: { ...process.env, ...env },
